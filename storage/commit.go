@@ -1,0 +1,120 @@
+package storage
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math/rand/v2"
+	"time"
+
+	"github.com/apache/iceberg-go"
+	"github.com/apache/iceberg-go/catalog"
+	"github.com/apache/iceberg-go/table"
+	"github.com/google/uuid"
+)
+
+func newID() string { return uuid.NewString()[:8] }
+
+// CommitTable applies updates to the table's newest metadata if the
+// requirements hold, and publishes the result as the next
+// v<N>.metadata.json with a create-if-absent write. Commits from this process
+// queue per table; a commit that loses the race to another process, or whose
+// requirements no longer hold, fails with table.ErrCommitFailed so the caller
+// can reload and retry.
+func (w *Warehouse) CommitTable(ctx context.Context, ident table.Identifier, reqs []table.Requirement, updates []table.Update) (table.Metadata, string, error) {
+	ns, name, err := splitIdent(ident)
+	if err != nil {
+		return nil, "", err
+	}
+	loc, ok, err := w.tableLocation(ctx, ns, name)
+	if err != nil {
+		return nil, "", err
+	}
+	if !ok {
+		return nil, "", fmt.Errorf("%w: %s.%s", catalog.ErrNoSuchTable, ns, name)
+	}
+	lock := w.lockFor(loc)
+	lock.Lock()
+	defer lock.Unlock()
+
+	base, baseLoc, version, err := w.loadCurrent(ctx, loc)
+	if err != nil {
+		return nil, "", fmt.Errorf("commit %s.%s: %w", ns, name, err)
+	}
+	for _, r := range reqs {
+		if err := r.Validate(base); err != nil {
+			return nil, "", fmt.Errorf("%w: %s.%s changed underneath: %v", table.ErrCommitFailed, ns, name, err)
+		}
+	}
+	updated, err := table.UpdateTableMetadata(base, updates, baseLoc)
+	if err != nil {
+		return nil, "", fmt.Errorf("commit %s.%s: %w", ns, name, err)
+	}
+	if updated.Location() != base.Location() {
+		return nil, "", fmt.Errorf("commit %s.%s: a table's location cannot change", ns, name)
+	}
+	next := metadataFile(loc, version+1)
+	if err := w.writeMetadata(ctx, next, updated); err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			return nil, "", fmt.Errorf("%w: another writer committed version %d of %s.%s first", table.ErrCommitFailed, version+1, ns, name)
+		}
+		return nil, "", fmt.Errorf("commit %s.%s: %w", ns, name, err)
+	}
+	w.writeVersionHint(ctx, loc, version+1)
+	return updated, next, nil
+}
+
+// Retry limits for commits that lose a race. Appends never conflict with
+// other changes, so they may retry until the budget runs out.
+const (
+	commitAttempts = 50
+	commitBudget   = 2 * time.Minute
+)
+
+// ErrConflict is returned when a commit kept losing races until the retry
+// budget ran out; the caller may retry the whole statement.
+var ErrConflict = errors.New("commit conflict")
+
+// AppendFiles commits already written data files to a table as one append
+// snapshot. On a lost race it reloads the table and tries again: an append
+// never conflicts with what others committed meanwhile.
+func AppendFiles(ctx context.Context, cat catalog.Catalog, ident table.Identifier, files []iceberg.DataFile, summary iceberg.Properties) (*table.Table, error) {
+	return retryCommit(ctx, func() (*table.Table, error) {
+		tbl, err := cat.LoadTable(ctx, ident)
+		if err != nil {
+			return nil, err
+		}
+		tx := tbl.NewTransaction()
+		// Files come from this process with fresh UUID names and field ids, so
+		// neither the duplicate scan (which reads every manifest) nor a name
+		// mapping is needed.
+		if err := tx.AddDataFiles(ctx, files, summary, table.WithoutDuplicateCheck(), table.WithoutAutoNameMapping()); err != nil {
+			return nil, err
+		}
+		return tx.Commit(ctx)
+	})
+}
+
+// retryCommit runs attempt until it succeeds, fails for a reason other than
+// a lost race, or the retry budget is spent. Waits grow exponentially with
+// jitter so racing writers spread out.
+func retryCommit(ctx context.Context, attempt func() (*table.Table, error)) (*table.Table, error) {
+	deadline := time.Now().Add(commitBudget)
+	wait := 2 * time.Millisecond
+	for i := 1; ; i++ {
+		tbl, err := attempt()
+		if err == nil || !errors.Is(err, table.ErrCommitFailed) {
+			return tbl, err
+		}
+		if i >= commitAttempts || time.Now().After(deadline) {
+			return nil, fmt.Errorf("%w after %d attempts: %v", ErrConflict, i, err)
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(wait/2 + rand.N(wait/2+1)):
+		}
+		wait = min(2*wait, 500*time.Millisecond)
+	}
+}

@@ -1,0 +1,206 @@
+// Package storage owns where Iceberg tables live and how their metadata
+// changes: the embedded warehouse catalog, the file stores under it, and
+// commits with conflict detection and retry. It knows nothing of SQL.
+package storage
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+
+	icebergio "github.com/apache/iceberg-go/io"
+)
+
+// Entry is one child of a listed folder.
+type Entry struct {
+	Name  string
+	IsDir bool
+}
+
+// Store is the small file API the warehouse catalog is written against.
+// Locations are URIs ("file:///abs/path", later "s3://bucket/key"). Its one
+// unusual operation, CreateExclusive, is what makes a commit atomic: local
+// disks give it with link(2), S3 with a conditional PUT (If-None-Match: *).
+type Store interface {
+	// ReadFile returns the whole object; fs.ErrNotExist when absent.
+	ReadFile(ctx context.Context, location string) ([]byte, error)
+	// WriteFile creates or replaces the object.
+	WriteFile(ctx context.Context, location string, data []byte) error
+	// CreateExclusive writes the object only if nothing exists at location,
+	// and makes it visible complete or not at all. It returns an error
+	// matching fs.ErrExist when the location is taken.
+	CreateExclusive(ctx context.Context, location string, data []byte) error
+	// List returns the immediate children of a folder (none when absent).
+	List(ctx context.Context, location string) ([]Entry, error)
+	// MakeFolder makes a folder visible to List (a no-op on object stores).
+	MakeFolder(ctx context.Context, location string) error
+	// Remove deletes one object; absent objects are not an error.
+	Remove(ctx context.Context, location string) error
+	// RemoveAll deletes a folder and everything under it.
+	RemoveAll(ctx context.Context, location string) error
+	// IO is the iceberg-go file IO that reads and writes table files.
+	IO() icebergio.IO
+}
+
+// Join appends path elements to a location URI.
+func Join(location string, elems ...string) string {
+	out := strings.TrimRight(location, "/")
+	for _, e := range elems {
+		out += "/" + strings.Trim(e, "/")
+	}
+	return out
+}
+
+// LocalStore is a Store on the local file system.
+type LocalStore struct{}
+
+// LocalLocation turns a local path into the file:// URI used in table metadata.
+func LocalLocation(path string) (string, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", fmt.Errorf("resolve warehouse path %q: %w", path, err)
+	}
+	return (&url.URL{Scheme: "file", Path: filepath.ToSlash(abs)}).String(), nil
+}
+
+func osPath(location string) (string, error) {
+	if !strings.Contains(location, "://") {
+		return filepath.FromSlash(location), nil
+	}
+	u, err := url.Parse(location)
+	if err != nil {
+		return "", fmt.Errorf("parse location %q: %w", location, err)
+	}
+	if u.Scheme != "file" {
+		return "", fmt.Errorf("location %q is not on the local file system", location)
+	}
+	return filepath.FromSlash(u.Path), nil
+}
+
+func (LocalStore) ReadFile(_ context.Context, location string) ([]byte, error) {
+	p, err := osPath(location)
+	if err != nil {
+		return nil, err
+	}
+	return os.ReadFile(p)
+}
+
+func (LocalStore) WriteFile(_ context.Context, location string, data []byte) error {
+	p, err := osPath(location)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return err
+	}
+	tmp, err := writeTemp(p, data)
+	if err != nil {
+		return err
+	}
+	// Rename replaces atomically, so readers never see half a file.
+	if err := os.Rename(tmp, p); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	return nil
+}
+
+func (LocalStore) CreateExclusive(_ context.Context, location string, data []byte) error {
+	p, err := osPath(location)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return err
+	}
+	tmp, err := writeTemp(p, data)
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp)
+	// link(2) fails with EEXIST when p exists, and p appears with its full
+	// content, which O_EXCL followed by a write would not guarantee.
+	if err := os.Link(tmp, p); err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			return fmt.Errorf("create %s: %w", location, fs.ErrExist)
+		}
+		return err
+	}
+	return nil
+}
+
+// writeTemp writes data to a fresh hidden file beside p and syncs it.
+func writeTemp(p string, data []byte) (string, error) {
+	f, err := os.CreateTemp(filepath.Dir(p), "."+filepath.Base(p)+".tmp-*")
+	if err != nil {
+		return "", err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return "", err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return "", err
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(f.Name())
+		return "", err
+	}
+	return f.Name(), nil
+}
+
+func (LocalStore) List(_ context.Context, location string) ([]Entry, error) {
+	p, err := osPath(location)
+	if err != nil {
+		return nil, err
+	}
+	des, err := os.ReadDir(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Entry, 0, len(des))
+	for _, d := range des {
+		out = append(out, Entry{Name: d.Name(), IsDir: d.IsDir()})
+	}
+	return out, nil
+}
+
+func (LocalStore) MakeFolder(_ context.Context, location string) error {
+	p, err := osPath(location)
+	if err != nil {
+		return err
+	}
+	return os.MkdirAll(p, 0o755)
+}
+
+func (LocalStore) Remove(_ context.Context, location string) error {
+	p, err := osPath(location)
+	if err != nil {
+		return err
+	}
+	if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return nil
+}
+
+func (LocalStore) RemoveAll(_ context.Context, location string) error {
+	p, err := osPath(location)
+	if err != nil {
+		return err
+	}
+	return os.RemoveAll(p)
+}
+
+func (LocalStore) IO() icebergio.IO { return icebergio.LocalFS{} }

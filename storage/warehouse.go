@@ -1,0 +1,582 @@
+package storage
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"iter"
+	"maps"
+	"regexp"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/apache/iceberg-go"
+	"github.com/apache/iceberg-go/catalog"
+	icebergio "github.com/apache/iceberg-go/io"
+	"github.com/apache/iceberg-go/table"
+)
+
+// Warehouse is the embedded catalog: it keeps no state outside the warehouse
+// folder, laid out as Iceberg's Hadoop catalog does, so Spark's hadoop
+// catalog and DuckDB's iceberg_scan read it as is:
+//
+//	<root>/<namespace>/<table>/metadata/v<N>.metadata.json
+//	<root>/<namespace>/<table>/metadata/version-hint.text   (a hint only)
+//	<root>/<namespace>/<table>/metadata/snap-*.avro, *-m*.avro
+//	<root>/<namespace>/<table>/data/*.parquet
+//
+// A commit is the create-if-absent of the next v<N>.metadata.json; readers
+// find the newest version by listing metadata/.
+//
+// Renames never move files, since metadata records absolute paths. A renamed
+// table keeps its folder; its new name is a link kept in the namespace's
+// hidden .icesql folder, and its old folder name is marked hidden:
+//
+//	<root>/<namespace>/.icesql/links/<name>.json     {"location": "<table root>"}
+//	<root>/<namespace>/.icesql/hidden/<folder>       the folder is not a table name
+//	<root>/<namespace>/.icesql/tables/<name>-<id>/   tables created over a hidden folder
+//	<root>/<namespace>/.icesql/namespace.json        namespace properties
+//
+// Other engines using the Hadoop layout see tables by folder name only.
+type Warehouse struct {
+	root  string
+	store Store
+
+	mu    sync.Mutex
+	locks map[string]*sync.Mutex // per table location: commits queue here before racing other processes
+}
+
+var _ catalog.Catalog = (*Warehouse)(nil)
+
+// CatalogType names the embedded catalog in iceberg-go's catalog registry terms.
+const CatalogType catalog.Type = "icesql"
+
+// OpenWarehouse opens (and creates, if absent) the warehouse at root, a
+// location URI such as file:///srv/warehouse.
+func OpenWarehouse(ctx context.Context, root string, store Store) (*Warehouse, error) {
+	if err := store.MakeFolder(ctx, root); err != nil {
+		return nil, fmt.Errorf("open warehouse %s: %w", root, err)
+	}
+	return &Warehouse{root: strings.TrimRight(root, "/"), store: store, locks: map[string]*sync.Mutex{}}, nil
+}
+
+// Root is the warehouse location.
+func (w *Warehouse) Root() string { return w.root }
+
+// Store is the file store under the warehouse.
+func (w *Warehouse) Store() Store { return w.store }
+
+func (w *Warehouse) CatalogType() catalog.Type { return CatalogType }
+
+func (w *Warehouse) nsFolder(ns string) string   { return Join(w.root, ns) }
+func (w *Warehouse) hiddenDir(ns string) string  { return Join(w.root, ns, ".icesql") }
+func (w *Warehouse) linkFile(ns, n string) string { return Join(w.hiddenDir(ns), "links", n+".json") }
+func (w *Warehouse) hideMark(ns, n string) string { return Join(w.hiddenDir(ns), "hidden", n) }
+
+func splitIdent(ident table.Identifier) (ns, name string, err error) {
+	if len(ident) != 2 || ident[0] == "" || ident[1] == "" {
+		return "", "", fmt.Errorf("%w: table names have the form namespace.table, got %q",
+			catalog.ErrNoSuchTable, strings.Join(ident, "."))
+	}
+	return ident[0], ident[1], nil
+}
+
+func checkNamespace(ns table.Identifier) (string, error) {
+	if len(ns) != 1 || ns[0] == "" {
+		return "", fmt.Errorf("%w: namespaces have one level, got %q", catalog.ErrNoSuchNamespace, strings.Join(ns, "."))
+	}
+	if strings.HasPrefix(ns[0], ".") || strings.ContainsAny(ns[0], "/\\") {
+		return "", fmt.Errorf("invalid namespace name %q: it may not start with '.' or contain a slash", ns[0])
+	}
+	return ns[0], nil
+}
+
+// ---- namespaces
+
+func (w *Warehouse) CheckNamespaceExists(ctx context.Context, ns table.Identifier) (bool, error) {
+	name, err := checkNamespace(ns)
+	if err != nil {
+		return false, nil
+	}
+	entries, err := w.store.List(ctx, w.root)
+	if err != nil {
+		return false, fmt.Errorf("list warehouse %s: %w", w.root, err)
+	}
+	for _, e := range entries {
+		if e.IsDir && e.Name == name {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+func (w *Warehouse) CreateNamespace(ctx context.Context, ns table.Identifier, props iceberg.Properties) error {
+	name, err := checkNamespace(ns)
+	if err != nil {
+		return err
+	}
+	exists, err := w.CheckNamespaceExists(ctx, ns)
+	if err != nil {
+		return err
+	}
+	if exists {
+		return fmt.Errorf("%w: %s", catalog.ErrNamespaceAlreadyExists, name)
+	}
+	if err := w.store.MakeFolder(ctx, w.nsFolder(name)); err != nil {
+		return fmt.Errorf("create namespace %s: %w", name, err)
+	}
+	if len(props) > 0 {
+		return w.writeNamespaceProps(ctx, name, props)
+	}
+	return nil
+}
+
+// DropNamespace drops the namespace with all its tables, as MySQL's DROP
+// DATABASE does. Every table of a namespace lives under its folder, since
+// renames stay within a namespace.
+func (w *Warehouse) DropNamespace(ctx context.Context, ns table.Identifier) error {
+	name, err := checkNamespace(ns)
+	if err != nil {
+		return err
+	}
+	exists, err := w.CheckNamespaceExists(ctx, ns)
+	if err != nil {
+		return err
+	}
+	if !exists {
+		return fmt.Errorf("%w: %s", catalog.ErrNoSuchNamespace, name)
+	}
+	if err := w.store.RemoveAll(ctx, w.nsFolder(name)); err != nil {
+		return fmt.Errorf("drop namespace %s: %w", name, err)
+	}
+	return nil
+}
+
+func (w *Warehouse) ListNamespaces(ctx context.Context, parent table.Identifier) ([]table.Identifier, error) {
+	if len(parent) > 0 {
+		return nil, nil // namespaces have one level
+	}
+	entries, err := w.store.List(ctx, w.root)
+	if err != nil {
+		return nil, fmt.Errorf("list warehouse %s: %w", w.root, err)
+	}
+	var out []table.Identifier
+	for _, e := range entries {
+		if e.IsDir && !strings.HasPrefix(e.Name, ".") {
+			out = append(out, table.Identifier{e.Name})
+		}
+	}
+	return out, nil
+}
+
+func (w *Warehouse) LoadNamespaceProperties(ctx context.Context, ns table.Identifier) (iceberg.Properties, error) {
+	name, err := checkNamespace(ns)
+	if err != nil {
+		return nil, err
+	}
+	exists, err := w.CheckNamespaceExists(ctx, ns)
+	if err != nil {
+		return nil, err
+	}
+	if !exists {
+		return nil, fmt.Errorf("%w: %s", catalog.ErrNoSuchNamespace, name)
+	}
+	data, err := w.store.ReadFile(ctx, Join(w.hiddenDir(name), "namespace.json"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return iceberg.Properties{}, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read properties of namespace %s: %w", name, err)
+	}
+	props := iceberg.Properties{}
+	if err := json.Unmarshal(data, &props); err != nil {
+		return nil, fmt.Errorf("read properties of namespace %s: %w", name, err)
+	}
+	return props, nil
+}
+
+func (w *Warehouse) UpdateNamespaceProperties(ctx context.Context, ns table.Identifier, removals []string, updates iceberg.Properties) (catalog.PropertiesUpdateSummary, error) {
+	props, err := w.LoadNamespaceProperties(ctx, ns)
+	if err != nil {
+		return catalog.PropertiesUpdateSummary{}, err
+	}
+	var sum catalog.PropertiesUpdateSummary
+	for _, k := range removals {
+		if _, ok := props[k]; ok {
+			delete(props, k)
+			sum.Removed = append(sum.Removed, k)
+		} else {
+			sum.Missing = append(sum.Missing, k)
+		}
+	}
+	for k, v := range updates {
+		props[k] = v
+		sum.Updated = append(sum.Updated, k)
+	}
+	return sum, w.writeNamespaceProps(ctx, ns[0], props)
+}
+
+func (w *Warehouse) writeNamespaceProps(ctx context.Context, ns string, props iceberg.Properties) error {
+	data, err := json.Marshal(props)
+	if err != nil {
+		return err
+	}
+	if err := w.store.WriteFile(ctx, Join(w.hiddenDir(ns), "namespace.json"), data); err != nil {
+		return fmt.Errorf("write properties of namespace %s: %w", ns, err)
+	}
+	return nil
+}
+
+// ---- resolving table names to locations
+
+type link struct {
+	Location string `json:"location"`
+}
+
+// tableLocation resolves a table name to its root location; ok is false when
+// no table has that name.
+func (w *Warehouse) tableLocation(ctx context.Context, ns, name string) (loc string, ok bool, err error) {
+	data, err := w.store.ReadFile(ctx, w.linkFile(ns, name))
+	switch {
+	case err == nil:
+		var l link
+		if err := json.Unmarshal(data, &l); err != nil || l.Location == "" {
+			return "", false, fmt.Errorf("corrupt table link %s: %v", w.linkFile(ns, name), err)
+		}
+		return l.Location, true, nil
+	case !errors.Is(err, fs.ErrNotExist):
+		return "", false, fmt.Errorf("read table link %s: %w", w.linkFile(ns, name), err)
+	}
+	hidden, err := w.exists(ctx, w.hideMark(ns, name))
+	if err != nil || hidden {
+		return "", false, err
+	}
+	folder := Join(w.nsFolder(ns), name)
+	v, err := w.latestVersion(ctx, folder)
+	if err != nil {
+		return "", false, err
+	}
+	return folder, v > 0, nil
+}
+
+func (w *Warehouse) exists(ctx context.Context, location string) (bool, error) {
+	_, err := w.store.ReadFile(ctx, location)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+var metadataFileName = regexp.MustCompile(`^v(\d+)\.metadata\.json$`)
+
+// latestVersion lists <location>/metadata and returns the highest N of
+// v<N>.metadata.json, or 0 when there is none. It does not trust
+// version-hint.text, which a crashed writer may have left behind.
+func (w *Warehouse) latestVersion(ctx context.Context, location string) (int, error) {
+	entries, err := w.store.List(ctx, Join(location, "metadata"))
+	if err != nil {
+		return 0, fmt.Errorf("list metadata of %s: %w", location, err)
+	}
+	latest := 0
+	for _, e := range entries {
+		if m := metadataFileName.FindStringSubmatch(e.Name); m != nil {
+			if v, err := strconv.Atoi(m[1]); err == nil && v > latest {
+				latest = v
+			}
+		}
+	}
+	return latest, nil
+}
+
+func metadataFile(location string, version int) string {
+	return Join(location, "metadata", fmt.Sprintf("v%d.metadata.json", version))
+}
+
+func (w *Warehouse) lockFor(location string) *sync.Mutex {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	l, ok := w.locks[location]
+	if !ok {
+		l = &sync.Mutex{}
+		w.locks[location] = l
+	}
+	return l
+}
+
+// ---- tables
+
+func (w *Warehouse) ListTables(ctx context.Context, ns table.Identifier) iter.Seq2[table.Identifier, error] {
+	return func(yield func(table.Identifier, error) bool) {
+		names, err := w.tableNames(ctx, ns)
+		if err != nil {
+			yield(nil, err)
+			return
+		}
+		for _, n := range names {
+			if !yield(table.Identifier{ns[0], n}, nil) {
+				return
+			}
+		}
+	}
+}
+
+func (w *Warehouse) tableNames(ctx context.Context, ns table.Identifier) ([]string, error) {
+	name, err := checkNamespace(ns)
+	if err != nil {
+		return nil, err
+	}
+	entries, err := w.store.List(ctx, w.nsFolder(name))
+	if err != nil {
+		return nil, fmt.Errorf("list namespace %s: %w", name, err)
+	}
+	set := map[string]bool{}
+	for _, e := range entries {
+		if !e.IsDir || strings.HasPrefix(e.Name, ".") {
+			continue
+		}
+		if _, ok, err := w.tableLocation(ctx, name, e.Name); err != nil {
+			return nil, err
+		} else if ok {
+			set[e.Name] = true
+		}
+	}
+	links, err := w.store.List(ctx, Join(w.hiddenDir(name), "links"))
+	if err != nil {
+		return nil, fmt.Errorf("list table links of %s: %w", name, err)
+	}
+	for _, e := range links {
+		if n, ok := strings.CutSuffix(e.Name, ".json"); ok && !e.IsDir {
+			set[n] = true
+		}
+	}
+	names := slices.Collect(maps.Keys(set))
+	sort.Strings(names)
+	return names, nil
+}
+
+func (w *Warehouse) CheckTableExists(ctx context.Context, ident table.Identifier) (bool, error) {
+	ns, name, err := splitIdent(ident)
+	if err != nil {
+		return false, nil
+	}
+	_, ok, err := w.tableLocation(ctx, ns, name)
+	return ok, err
+}
+
+func (w *Warehouse) LoadTable(ctx context.Context, ident table.Identifier) (*table.Table, error) {
+	ns, name, err := splitIdent(ident)
+	if err != nil {
+		return nil, err
+	}
+	loc, ok, err := w.tableLocation(ctx, ns, name)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, fmt.Errorf("%w: %s.%s", catalog.ErrNoSuchTable, ns, name)
+	}
+	meta, metaLoc, _, err := w.loadCurrent(ctx, loc)
+	if err != nil {
+		return nil, fmt.Errorf("load table %s.%s: %w", ns, name, err)
+	}
+	if meta == nil {
+		return nil, fmt.Errorf("%w: %s.%s", catalog.ErrNoSuchTable, ns, name)
+	}
+	return w.newTable(ident, meta, metaLoc), nil
+}
+
+func (w *Warehouse) newTable(ident table.Identifier, meta table.Metadata, metaLoc string) *table.Table {
+	fsys := w.store.IO()
+	return table.New(ident, meta, metaLoc, func(context.Context) (icebergio.IO, error) { return fsys, nil }, w)
+}
+
+// loadCurrent reads the newest metadata under a table root; meta is nil when
+// the table has no metadata yet.
+func (w *Warehouse) loadCurrent(ctx context.Context, location string) (meta table.Metadata, metaLoc string, version int, err error) {
+	version, err = w.latestVersion(ctx, location)
+	if err != nil || version == 0 {
+		return nil, "", version, err
+	}
+	metaLoc = metadataFile(location, version)
+	data, err := w.store.ReadFile(ctx, metaLoc)
+	if err != nil {
+		return nil, "", 0, fmt.Errorf("read %s: %w", metaLoc, err)
+	}
+	meta, err = table.ParseMetadataBytes(data)
+	if err != nil {
+		return nil, "", 0, fmt.Errorf("parse %s: %w", metaLoc, err)
+	}
+	return meta, metaLoc, version, nil
+}
+
+func (w *Warehouse) CreateTable(ctx context.Context, ident table.Identifier, sc *iceberg.Schema, opts ...catalog.CreateTableOpt) (*table.Table, error) {
+	var cfg catalog.CreateTableCfg
+	for _, o := range opts {
+		o(&cfg)
+	}
+	ns, name, err := splitIdent(ident)
+	if err != nil {
+		return nil, err
+	}
+	if exists, err := w.CheckNamespaceExists(ctx, table.Identifier{ns}); err != nil {
+		return nil, err
+	} else if !exists {
+		return nil, fmt.Errorf("%w: %s", catalog.ErrNoSuchNamespace, ns)
+	}
+	if strings.HasPrefix(name, ".") || strings.ContainsAny(name, "/\\") {
+		return nil, fmt.Errorf("invalid table name %q: it may not start with '.' or contain a slash", name)
+	}
+	if _, ok, err := w.tableLocation(ctx, ns, name); err != nil {
+		return nil, err
+	} else if ok {
+		return nil, fmt.Errorf("%w: %s.%s", catalog.ErrTableAlreadyExists, ns, name)
+	}
+	if cfg.Location != "" {
+		return nil, fmt.Errorf("create table %s.%s: the embedded catalog places tables itself; LOCATION is not supported", ns, name)
+	}
+
+	// The folder named after the table may still hold a table renamed away
+	// from it; then the new table gets a folder of its own and a link.
+	loc := Join(w.nsFolder(ns), name)
+	linked := false
+	if v, err := w.latestVersion(ctx, loc); err != nil {
+		return nil, err
+	} else if v > 0 {
+		loc = Join(w.hiddenDir(ns), "tables", name+"-"+newID())
+		linked = true
+	}
+
+	meta, err := table.NewMetadata(sc, cfg.PartitionSpec, cfg.SortOrder, loc, cfg.Properties)
+	if err != nil {
+		return nil, fmt.Errorf("create table %s.%s: %w", ns, name, err)
+	}
+	metaLoc := metadataFile(loc, 1)
+	if err := w.writeMetadata(ctx, metaLoc, meta); err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			return nil, fmt.Errorf("%w: %s.%s", catalog.ErrTableAlreadyExists, ns, name)
+		}
+		return nil, fmt.Errorf("create table %s.%s: %w", ns, name, err)
+	}
+	if linked {
+		if err := w.bind(ctx, ns, name, loc); err != nil {
+			w.store.RemoveAll(ctx, loc)
+			return nil, err
+		}
+	}
+	w.writeVersionHint(ctx, loc, 1)
+	return w.newTable(ident, meta, metaLoc), nil
+}
+
+// bind makes name resolve to location: a link, or nothing when location is
+// the folder named after the table (then only a hidden mark is cleared).
+func (w *Warehouse) bind(ctx context.Context, ns, name, location string) error {
+	if location == Join(w.nsFolder(ns), name) {
+		return w.store.Remove(ctx, w.hideMark(ns, name))
+	}
+	data, err := json.Marshal(link{Location: location})
+	if err != nil {
+		return err
+	}
+	if err := w.store.CreateExclusive(ctx, w.linkFile(ns, name), data); err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			return fmt.Errorf("%w: %s.%s", catalog.ErrTableAlreadyExists, ns, name)
+		}
+		return fmt.Errorf("link table %s.%s: %w", ns, name, err)
+	}
+	return nil
+}
+
+// unbind makes name stop resolving, leaving the table's files where they are.
+func (w *Warehouse) unbind(ctx context.Context, ns, name string) error {
+	if err := w.store.Remove(ctx, w.linkFile(ns, name)); err != nil {
+		return err
+	}
+	if v, err := w.latestVersion(ctx, Join(w.nsFolder(ns), name)); err != nil || v == 0 {
+		return err
+	}
+	return w.store.WriteFile(ctx, w.hideMark(ns, name), nil)
+}
+
+func (w *Warehouse) writeMetadata(ctx context.Context, location string, meta table.Metadata) error {
+	data, err := json.Marshal(meta)
+	if err != nil {
+		return fmt.Errorf("encode table metadata: %w", err)
+	}
+	return w.store.CreateExclusive(ctx, location, data)
+}
+
+// writeVersionHint keeps version-hint.text current for readers that use it
+// (Spark's hadoop catalog, DuckDB). It is a hint: a failure is harmless.
+func (w *Warehouse) writeVersionHint(ctx context.Context, location string, version int) {
+	_ = w.store.WriteFile(ctx, Join(location, "metadata", "version-hint.text"), []byte(strconv.Itoa(version)))
+}
+
+// DropTable removes the table and its files, as Iceberg's Hadoop catalog
+// does: in this layout the folder is the catalog entry.
+func (w *Warehouse) DropTable(ctx context.Context, ident table.Identifier) error {
+	ns, name, err := splitIdent(ident)
+	if err != nil {
+		return err
+	}
+	loc, ok, err := w.tableLocation(ctx, ns, name)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return fmt.Errorf("%w: %s.%s", catalog.ErrNoSuchTable, ns, name)
+	}
+	if err := w.unbind(ctx, ns, name); err != nil {
+		return fmt.Errorf("drop table %s.%s: %w", ns, name, err)
+	}
+	if err := w.store.RemoveAll(ctx, loc); err != nil {
+		return fmt.Errorf("drop table %s.%s: remove files: %w", ns, name, err)
+	}
+	// The folder's name is free again once its own files are gone; a linked
+	// table's name may hide another table's folder, which must stay hidden.
+	if loc == Join(w.nsFolder(ns), name) {
+		return w.store.Remove(ctx, w.hideMark(ns, name))
+	}
+	return nil
+}
+
+// RenameTable renames within a namespace without moving a file: the new name
+// is bound to the table's location first, then the old name unbound, so a
+// crash in between leaves the table reachable under both names, never none.
+func (w *Warehouse) RenameTable(ctx context.Context, from, to table.Identifier) (*table.Table, error) {
+	fns, fname, err := splitIdent(from)
+	if err != nil {
+		return nil, err
+	}
+	tns, tname, err := splitIdent(to)
+	if err != nil {
+		return nil, err
+	}
+	if fns != tns {
+		return nil, fmt.Errorf("rename %s.%s to %s.%s: tables can be renamed within their namespace only, "+
+			"because a table's folder stays in its namespace", fns, fname, tns, tname)
+	}
+	loc, ok, err := w.tableLocation(ctx, fns, fname)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, fmt.Errorf("%w: %s.%s", catalog.ErrNoSuchTable, fns, fname)
+	}
+	if _, exists, err := w.tableLocation(ctx, tns, tname); err != nil {
+		return nil, err
+	} else if exists {
+		return nil, fmt.Errorf("%w: %s.%s", catalog.ErrTableAlreadyExists, tns, tname)
+	}
+	if err := w.bind(ctx, tns, tname, loc); err != nil {
+		return nil, err
+	}
+	if err := w.unbind(ctx, fns, fname); err != nil {
+		return nil, fmt.Errorf("rename %s.%s: %w", fns, fname, err)
+	}
+	return w.LoadTable(ctx, to)
+}
