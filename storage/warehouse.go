@@ -73,8 +73,8 @@ func (w *Warehouse) Store() Store { return w.store }
 
 func (w *Warehouse) CatalogType() catalog.Type { return CatalogType }
 
-func (w *Warehouse) nsFolder(ns string) string   { return Join(w.root, ns) }
-func (w *Warehouse) hiddenDir(ns string) string  { return Join(w.root, ns, ".icesql") }
+func (w *Warehouse) nsFolder(ns string) string    { return Join(w.root, ns) }
+func (w *Warehouse) hiddenDir(ns string) string   { return Join(w.root, ns, ".icesql") }
 func (w *Warehouse) linkFile(ns, n string) string { return Join(w.hiddenDir(ns), "links", n+".json") }
 func (w *Warehouse) hideMark(ns, n string) string { return Join(w.hiddenDir(ns), "hidden", n) }
 

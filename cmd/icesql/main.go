@@ -1,0 +1,125 @@
+// Command icesql runs SQL over Apache Iceberg tables: as a MySQL server
+// (icesql serve), as a one-shot or interactive SQL shell (icesql sql), or
+// prints its version.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/icesql/icesql/engine"
+)
+
+const usage = `icesql runs SQL over Apache Iceberg tables.
+
+Usage:
+  icesql serve [--warehouse PATH] [--addr HOST:PORT] [--user U --password P]
+      Serve the warehouse over the MySQL protocol (default 127.0.0.1:3306).
+  icesql sql [--warehouse PATH] [-e "STATEMENTS"]
+      Run statements and print their results; without -e, an interactive shell.
+  icesql version
+      Print the version.
+
+Common flags:
+  --warehouse PATH      folder of the embedded catalog (default ./warehouse)
+  --catalog-name NAME   catalog prefix accepted in names like icesql.db.table (default icesql)
+`
+
+func main() {
+	if err := run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr); err != nil {
+		var exit exitCode
+		if errors.As(err, &exit) {
+			os.Exit(int(exit)) // the reason was already shown
+		}
+		fmt.Fprintln(os.Stderr, "icesql:", err)
+		os.Exit(1)
+	}
+}
+
+// exitCode ends the program with a status after the error was already shown.
+type exitCode int
+
+func (e exitCode) Error() string { return fmt.Sprintf("exit status %d", int(e)) }
+
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return exitCode(2)
+	}
+	switch args[0] {
+	case "serve":
+		return serve(args[1:], stdout, stderr)
+	case "sql":
+		return runSQL(args[1:], stdin, stdout, stderr)
+	case "version", "--version", "-v":
+		fmt.Fprintf(stdout, "icesql %s\n", engine.Version)
+		return nil
+	case "help", "--help", "-h":
+		fmt.Fprint(stdout, usage)
+		return nil
+	}
+	fmt.Fprintf(stderr, "icesql: unknown command %q\n\n%s", args[0], usage)
+	return exitCode(2)
+}
+
+// commonFlags are the flags of every command that opens a warehouse.
+func commonFlags(name string, stderr io.Writer) (*flag.FlagSet, *engine.Config) {
+	fs := flag.NewFlagSet("icesql "+name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	cfg := &engine.Config{}
+	fs.StringVar(&cfg.Warehouse, "warehouse", "./warehouse", "folder of the embedded catalog")
+	fs.StringVar(&cfg.CatalogName, "catalog-name", "icesql", "catalog prefix accepted in three-part names")
+	return fs, cfg
+}
+
+func serve(args []string, stdout, stderr io.Writer) error {
+	fs, cfg := commonFlags("serve", stderr)
+	var scfg engine.ServerConfig
+	fs.StringVar(&scfg.Addr, "addr", "127.0.0.1:3306", "address to listen on")
+	fs.StringVar(&scfg.User, "user", "", "the one user admitted (default: any user, loopback only)")
+	fs.StringVar(&scfg.Password, "password", "", "password of --user")
+	if err := fs.Parse(args); err != nil {
+		return exitCode(2)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	e, err := engine.Open(ctx, *cfg)
+	if err != nil {
+		return err
+	}
+	defer e.Close()
+	srv, err := e.NewServer(scfg)
+	if err != nil {
+		return err
+	}
+	login := "-u root"
+	if scfg.User != "" {
+		login = "-u " + scfg.User + " -p"
+	}
+	host, port := splitAddr(srv.Addr())
+	fmt.Fprintf(stdout, "icesql %s serving warehouse %s on %s\nconnect with: mysql -h %s -P %s %s\n",
+		engine.Version, cfg.Warehouse, srv.Addr(), host, port, login)
+	go func() {
+		<-ctx.Done()
+		srv.Close()
+	}()
+	if err := srv.Start(); err != nil && ctx.Err() == nil {
+		return err
+	}
+	return nil
+}
+
+func splitAddr(addr string) (host, port string) {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return addr, ""
+	}
+	return host, port
+}

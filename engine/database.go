@@ -1,0 +1,265 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/apache/iceberg-go"
+	"github.com/apache/iceberg-go/catalog"
+	"github.com/apache/iceberg-go/table"
+	"github.com/dolthub/go-mysql-server/sql"
+
+	"github.com/icesql/icesql/planner"
+)
+
+// Database is one catalog namespace seen as a MySQL database.
+type Database struct {
+	e    *Engine
+	name string
+}
+
+var (
+	_ sql.Database                = (*Database)(nil)
+	_ sql.TableCreator            = (*Database)(nil)
+	_ sql.TableDropper            = (*Database)(nil)
+	_ sql.TableRenamer            = (*Database)(nil)
+	_ sql.ViewDatabase            = (*Database)(nil)
+	_ sql.TriggerDatabase         = (*Database)(nil)
+	_ sql.StoredProcedureDatabase = (*Database)(nil)
+	_ sql.CollatedDatabase        = (*Database)(nil)
+)
+
+// Name implements sql.Nameable.
+func (d *Database) Name() string { return d.name }
+
+func (d *Database) ident(name string) table.Identifier { return table.Identifier{d.name, name} }
+
+// tableNames lists the namespace's tables.
+func (d *Database) tableNames(ctx *sql.Context) ([]string, error) {
+	var names []string
+	for id, err := range d.e.catalog.ListTables(ctx, table.Identifier{d.name}) {
+		if err != nil {
+			return nil, catalogError(err, d.name)
+		}
+		names = append(names, id[len(id)-1])
+	}
+	return names, nil
+}
+
+// resolveTable finds the table a name means: the exact name, else the one
+// equal ignoring case, as MySQL clients expect. The exact name is checked
+// first because listing a namespace costs a listing per table.
+func (d *Database) resolveTable(ctx *sql.Context, name string) (string, bool, error) {
+	if ok, err := d.e.catalog.CheckTableExists(ctx, d.ident(name)); err != nil || ok {
+		return name, ok, err
+	}
+	names, err := d.tableNames(ctx)
+	if err != nil {
+		return "", false, err
+	}
+	for _, n := range names {
+		if strings.EqualFold(n, name) {
+			return n, true, nil
+		}
+	}
+	return "", false, nil
+}
+
+// GetTableNames implements sql.Database.
+func (d *Database) GetTableNames(ctx *sql.Context) ([]string, error) { return d.tableNames(ctx) }
+
+// GetTableInsensitive implements sql.Database. The table is read at the
+// snapshot the session pinned for the current statement.
+func (d *Database) GetTableInsensitive(ctx *sql.Context, name string) (sql.Table, bool, error) {
+	real, ok, err := d.resolveTable(ctx, name)
+	if err != nil || !ok {
+		return nil, false, err
+	}
+	tbl, err := sessionOf(ctx).pinnedTable(ctx, d.e.catalog, d.ident(real))
+	if err != nil {
+		if errors.Is(err, catalog.ErrNoSuchTable) {
+			return nil, false, nil
+		}
+		return nil, false, err
+	}
+	return newTable(d, real, tbl, sessionOf(ctx).stagedFiles(d.ident(real))), true, nil
+}
+
+// CreateTable implements sql.TableCreator. The table comment carries the
+// Spark clauses (TBLPROPERTIES, COMMENT, ...) that the planner moved there.
+func (d *Database) CreateTable(ctx *sql.Context, name string, schema sql.PrimaryKeySchema, _ sql.CollationID, comment string) error {
+	opts, err := planner.DecodeTableOptions(comment)
+	if err != nil {
+		return err
+	}
+	if len(opts.PartitionBy) > 0 {
+		return notSupported("PARTITIONED BY (%s) is not supported yet: icesql creates unpartitioned tables for now", strings.Join(opts.PartitionBy, ", "))
+	}
+	if opts.Location != "" {
+		return notSupported("LOCATION is not supported: the embedded catalog places each table in its namespace folder")
+	}
+	sc, err := icebergSchema(schema)
+	if err != nil {
+		return err
+	}
+	props := declaredTypeProperties(sc, schema.Schema)
+	for k, v := range opts.Properties {
+		props[k] = v
+	}
+	if opts.Comment != "" {
+		props["comment"] = opts.Comment
+	}
+	if err := validateProperties(props); err != nil {
+		return err
+	}
+	if _, err := d.e.catalog.CreateTable(ctx, d.ident(name), sc, catalog.WithProperties(props)); err != nil {
+		return catalogError(err, name)
+	}
+	sessionOf(ctx).createdInStatement(ctx, d.ident(name))
+	return nil
+}
+
+// icebergSchema builds the Iceberg schema of a CREATE TABLE column list.
+// Primary key columns become Iceberg identifier fields; Iceberg does not
+// enforce their uniqueness, and neither does icesql.
+func icebergSchema(schema sql.PrimaryKeySchema) (*iceberg.Schema, error) {
+	fields := make([]iceberg.NestedField, 0, len(schema.Schema))
+	var ids []int
+	for i, col := range schema.Schema {
+		typ, err := icebergType(col)
+		if err != nil {
+			return nil, err
+		}
+		if col.AutoIncrement {
+			return nil, notSupported("column %s: AUTO_INCREMENT is not supported by Iceberg tables", col.Name)
+		}
+		if col.Generated != nil {
+			return nil, notSupported("column %s: generated columns are not supported by Iceberg tables", col.Name)
+		}
+		if col.Default != nil && !isNullDefault(col.Default) {
+			return nil, notSupported("column %s: DEFAULT values are not supported yet; omit the DEFAULT clause", col.Name)
+		}
+		id := i + 1
+		fields = append(fields, iceberg.NestedField{
+			ID: id, Name: col.Name, Type: typ, Required: !col.Nullable, Doc: col.Comment,
+		})
+		if col.PrimaryKey {
+			ids = append(ids, id)
+		}
+	}
+	return iceberg.NewSchemaWithIdentifiers(0, ids, fields...), nil
+}
+
+func isNullDefault(def *sql.ColumnDefaultValue) bool {
+	return def.Expr == nil || strings.EqualFold(def.String(), "NULL")
+}
+
+// validateProperties checks the table properties whose values icesql
+// interprets, so a typo fails at CREATE TABLE rather than at the first write.
+func validateProperties(props iceberg.Properties) error {
+	ints := map[string]func(int) bool{
+		"format-version":                       func(v int) bool { return v >= 1 && v <= 3 },
+		"write.metadata.previous-versions-max": func(v int) bool { return v >= 1 },
+		"write.target-file-size-bytes":         func(v int) bool { return v > 0 },
+	}
+	for key, ok := range ints {
+		s, present := props[key]
+		if !present {
+			continue
+		}
+		v, err := strconv.Atoi(s)
+		if err != nil || !ok(v) {
+			return sql.ErrInvalidArgument.New(fmt.Sprintf("table property %s=%q: not a valid value", key, s))
+		}
+	}
+	if s, present := props["write.metadata.delete-after-commit.enabled"]; present {
+		if _, err := strconv.ParseBool(s); err != nil {
+			return sql.ErrInvalidArgument.New(fmt.Sprintf("table property write.metadata.delete-after-commit.enabled=%q: want true or false", s))
+		}
+	}
+	if s, present := props["write.parquet.compression-codec"]; present {
+		switch strings.ToLower(s) {
+		case "zstd", "snappy", "gzip", "lz4", "brotli", "uncompressed", "none":
+		default:
+			return sql.ErrInvalidArgument.New(fmt.Sprintf("table property write.parquet.compression-codec=%q: want zstd, snappy, gzip, lz4, brotli or uncompressed", s))
+		}
+	}
+	return nil
+}
+
+// DropTable implements sql.TableDropper.
+func (d *Database) DropTable(ctx *sql.Context, name string) error {
+	real, ok, err := d.resolveTable(ctx, name)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return sql.ErrTableNotFound.New(name)
+	}
+	return catalogError(d.e.catalog.DropTable(ctx, d.ident(real)), name)
+}
+
+// RenameTable implements sql.TableRenamer (RENAME TABLE, ALTER TABLE ... RENAME TO).
+func (d *Database) RenameTable(ctx *sql.Context, oldName, newName string) error {
+	real, ok, err := d.resolveTable(ctx, oldName)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return sql.ErrTableNotFound.New(oldName)
+	}
+	_, err = d.e.catalog.RenameTable(ctx, d.ident(real), d.ident(newName))
+	return catalogError(err, newName)
+}
+
+// Iceberg namespaces hold no views, triggers or stored procedures yet. The
+// interfaces below answer "none" for reads (information_schema and SHOW ask
+// for them, and go-mysql-server's privilege layer requires them once users
+// exist) and a clear error for attempts to create one.
+
+func (d *Database) CreateView(*sql.Context, string, string, string) error {
+	return notSupported("views are not supported yet")
+}
+func (d *Database) DropView(_ *sql.Context, name string) error {
+	return sql.ErrViewDoesNotExist.New(d.name, name)
+}
+func (d *Database) GetViewDefinition(*sql.Context, string) (sql.ViewDefinition, bool, error) {
+	return sql.ViewDefinition{}, false, nil
+}
+func (d *Database) AllViews(*sql.Context) ([]sql.ViewDefinition, error) { return nil, nil }
+
+func (d *Database) GetTriggers(*sql.Context) ([]sql.TriggerDefinition, error) { return nil, nil }
+func (d *Database) CreateTrigger(*sql.Context, sql.TriggerDefinition) error {
+	return notSupported("triggers are not supported on Iceberg tables")
+}
+func (d *Database) DropTrigger(_ *sql.Context, name string) error {
+	return sql.ErrTriggerDoesNotExist.New(name)
+}
+
+func (d *Database) GetStoredProcedure(*sql.Context, string) (sql.StoredProcedureDetails, bool, error) {
+	return sql.StoredProcedureDetails{}, false, nil
+}
+func (d *Database) GetStoredProcedures(*sql.Context) ([]sql.StoredProcedureDetails, error) {
+	return nil, nil
+}
+func (d *Database) SaveStoredProcedure(*sql.Context, sql.StoredProcedureDetails) error {
+	return notSupported("stored procedures are not supported; icesql's procedures are CALL system.*")
+}
+func (d *Database) DropStoredProcedure(_ *sql.Context, name string) error {
+	return sql.ErrStoredProcedureDoesNotExist.New(name)
+}
+
+// GetCollation implements sql.CollatedDatabase: Iceberg strings are UTF-8
+// and compare by bytes.
+func (d *Database) GetCollation(*sql.Context) sql.CollationID { return sql.Collation_Default }
+
+// SetCollation implements sql.CollatedDatabase; CREATE DATABASE sets the
+// default, and only the default can be honoured.
+func (d *Database) SetCollation(_ *sql.Context, collation sql.CollationID) error {
+	if collation == sql.Collation_Default || collation == sql.Collation_Unspecified {
+		return nil
+	}
+	return notSupported("collation %s: Iceberg strings are UTF-8 compared byte by byte (%s)", collation, sql.Collation_Default)
+}

@@ -1,0 +1,343 @@
+package engine
+
+import (
+	"context"
+	gosql "database/sql"
+	"database/sql/driver"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/types"
+	"github.com/dolthub/vitess/go/sqltypes"
+	"github.com/dolthub/vitess/go/vt/sqlparser"
+)
+
+// DriverName is the database/sql driver name: sql.Open("icesql", "<warehouse>").
+// The DSN is the warehouse folder, optionally followed by
+// "?catalog=<name>". Connections with the same DSN share one Engine.
+const DriverName = "icesql"
+
+func init() { gosql.Register(DriverName, &Driver{engines: map[string]*Engine{}}) }
+
+// Driver is icesql's database/sql driver.
+type Driver struct {
+	mu      sync.Mutex
+	engines map[string]*Engine
+}
+
+// Open implements driver.Driver.
+func (d *Driver) Open(dsn string) (driver.Conn, error) {
+	c, err := d.OpenConnector(dsn)
+	if err != nil {
+		return nil, err
+	}
+	return c.Connect(context.Background())
+}
+
+// OpenConnector implements driver.DriverContext.
+func (d *Driver) OpenConnector(dsn string) (driver.Connector, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if e, ok := d.engines[dsn]; ok {
+		return e.Connector(), nil
+	}
+	cfg := Config{Warehouse: dsn}
+	if wh, query, ok := strings.Cut(dsn, "?"); ok {
+		cfg.Warehouse = wh
+		for _, kv := range strings.Split(query, "&") {
+			k, v, _ := strings.Cut(kv, "=")
+			switch k {
+			case "catalog":
+				cfg.CatalogName = v
+			default:
+				return nil, fmt.Errorf("icesql DSN %q: unknown option %q (known: catalog)", dsn, k)
+			}
+		}
+	}
+	e, err := Open(context.Background(), cfg)
+	if err != nil {
+		return nil, err
+	}
+	d.engines[dsn] = e
+	return e.Connector(), nil
+}
+
+// Connector returns a database/sql connector for the engine:
+// db := sql.OpenDB(e.Connector()). Every connection is a session of its own.
+func (e *Engine) Connector() driver.Connector { return connector{e: e} }
+
+type connector struct{ e *Engine }
+
+var connIDs atomic.Uint32
+
+func (c connector) Connect(context.Context) (driver.Conn, error) {
+	base := sql.NewBaseSessionWithClientServer("in-process", sql.Client{User: "root", Address: "localhost"}, connIDs.Add(1))
+	return &conn{e: c.e, sess: c.e.NewSession(base)}, nil
+}
+
+func (c connector) Driver() driver.Driver { return &Driver{engines: map[string]*Engine{}} }
+
+// conn is one session. database/sql transactions map to SQL ones.
+type conn struct {
+	e    *Engine
+	sess *Session
+}
+
+var (
+	_ driver.QueryerContext     = (*conn)(nil)
+	_ driver.ExecerContext      = (*conn)(nil)
+	_ driver.ConnBeginTx        = (*conn)(nil)
+	_ driver.NamedValueChecker  = (*conn)(nil)
+	_ driver.ConnPrepareContext = (*conn)(nil)
+)
+
+var queryIDs atomic.Uint64
+
+// run executes one statement; the caller must close the returned iterator.
+func (c *conn) run(ctx context.Context, query string, args []driver.NamedValue) (*sql.Context, sql.Schema, sql.RowIter, error) {
+	bindings, err := bindingsOf(args)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	sctx := sql.NewContext(ctx, sql.WithSession(c.sess), sql.WithPid(queryIDs.Add(1)), sql.WithQuery(query),
+		sql.WithProcessList(c.e.sqle.ProcessList), sql.WithMemoryManager(c.e.sqle.MemoryManager))
+	schema, iter, _, err := c.e.sqle.QueryWithBindings(sctx, query, nil, bindings, nil)
+	if err != nil {
+		return nil, nil, nil, statementError(query, err)
+	}
+	return sctx, schema, iter, nil
+}
+
+func (c *conn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
+	sctx, schema, iter, err := c.run(ctx, query, args)
+	if err != nil {
+		return nil, err
+	}
+	if types.IsOkResultSchema(schema) {
+		// A statement that returns no rows (DDL, INSERT) read with Query:
+		// run it to the end and return an empty result, as MySQL drivers do.
+		if _, err := drain(sctx, schema, iter); err != nil {
+			return nil, err
+		}
+		return &rows{ctx: sctx, iter: sql.RowsToRowIter()}, nil
+	}
+	return &rows{ctx: sctx, schema: schema, iter: iter}, nil
+}
+
+func (c *conn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
+	sctx, schema, iter, err := c.run(ctx, query, args)
+	if err != nil {
+		return nil, err
+	}
+	affected, err := drain(sctx, schema, iter)
+	if err != nil {
+		return nil, err
+	}
+	return driver.RowsAffected(affected), nil
+}
+
+// drain runs a statement to its end and closes it, counting affected rows.
+func drain(sctx *sql.Context, schema sql.Schema, iter sql.RowIter) (int64, error) {
+	var affected int64
+	for {
+		row, err := iter.Next(sctx)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			iter.Close(sctx)
+			return 0, mysqlError(err)
+		}
+		if len(schema) == 1 && types.IsOkResultSchema(schema) && len(row) == 1 {
+			if ok, isOK := row[0].(types.OkResult); isOK {
+				affected += int64(ok.RowsAffected)
+			}
+		}
+	}
+	if err := iter.Close(sctx); err != nil {
+		return 0, mysqlError(err)
+	}
+	return affected, nil
+}
+
+func (c *conn) PrepareContext(_ context.Context, query string) (driver.Stmt, error) {
+	return &stmt{c: c, query: query}, nil
+}
+
+func (c *conn) Prepare(query string) (driver.Stmt, error) { return &stmt{c: c, query: query}, nil }
+
+func (c *conn) Close() error {
+	c.e.sqle.CloseSession(c.sess.ID())
+	return nil
+}
+
+func (c *conn) Begin() (driver.Tx, error) { return c.BeginTx(context.Background(), driver.TxOptions{}) }
+
+func (c *conn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, error) {
+	q := "START TRANSACTION"
+	if opts.ReadOnly {
+		q += " READ ONLY"
+	}
+	if _, err := c.ExecContext(ctx, q, nil); err != nil {
+		return nil, err
+	}
+	return tx{c: c}, nil
+}
+
+func (c *conn) CheckNamedValue(*driver.NamedValue) error { return nil }
+
+type tx struct{ c *conn }
+
+func (t tx) Commit() error {
+	_, err := t.c.ExecContext(context.Background(), "COMMIT", nil)
+	return err
+}
+
+func (t tx) Rollback() error {
+	_, err := t.c.ExecContext(context.Background(), "ROLLBACK", nil)
+	return err
+}
+
+type stmt struct {
+	c     *conn
+	query string
+}
+
+func (s *stmt) Close() error  { return nil }
+func (s *stmt) NumInput() int { return -1 }
+func (s *stmt) Exec(args []driver.Value) (driver.Result, error) {
+	return s.c.ExecContext(context.Background(), s.query, named(args))
+}
+func (s *stmt) Query(args []driver.Value) (driver.Rows, error) {
+	return s.c.QueryContext(context.Background(), s.query, named(args))
+}
+func (s *stmt) ExecContext(ctx context.Context, args []driver.NamedValue) (driver.Result, error) {
+	return s.c.ExecContext(ctx, s.query, args)
+}
+func (s *stmt) QueryContext(ctx context.Context, args []driver.NamedValue) (driver.Rows, error) {
+	return s.c.QueryContext(ctx, s.query, args)
+}
+
+func named(args []driver.Value) []driver.NamedValue {
+	out := make([]driver.NamedValue, len(args))
+	for i, a := range args {
+		out[i] = driver.NamedValue{Ordinal: i + 1, Value: a}
+	}
+	return out
+}
+
+// bindingsOf turns ? arguments into go-mysql-server bind variables v1, v2, ...
+func bindingsOf(args []driver.NamedValue) (map[string]sqlparser.Expr, error) {
+	if len(args) == 0 {
+		return nil, nil
+	}
+	out := make(map[string]sqlparser.Expr, len(args))
+	for _, a := range args {
+		name := a.Name
+		if name == "" {
+			name = "v" + strconv.Itoa(a.Ordinal)
+		}
+		v := a.Value
+		if t, ok := v.(time.Time); ok {
+			v = t.Format("2006-01-02 15:04:05.999999")
+		}
+		bv, err := sqltypes.BuildBindVariable(v)
+		if err != nil {
+			return nil, fmt.Errorf("argument %s: %w", name, err)
+		}
+		val, err := sqltypes.BindVariableToValue(bv)
+		if err != nil {
+			return nil, fmt.Errorf("argument %s: %w", name, err)
+		}
+		if out[name], err = sqlparser.ExprFromValue(val); err != nil {
+			return nil, fmt.Errorf("argument %s: %w", name, err)
+		}
+	}
+	return out, nil
+}
+
+// rows returns values as the MySQL text protocol shows them, so a program
+// sees the same over database/sql in-process as over the wire: integers as
+// int64 or uint64, floats as float64, NULL as nil, everything else as text
+// (binary columns as []byte).
+type rows struct {
+	ctx    *sql.Context
+	schema sql.Schema
+	iter   sql.RowIter
+	closed bool
+}
+
+func (r *rows) Columns() []string {
+	out := make([]string, len(r.schema))
+	for i, c := range r.schema {
+		out[i] = c.Name
+	}
+	return out
+}
+
+// ColumnTypeDatabaseTypeName implements driver.RowsColumnTypeDatabaseTypeName.
+func (r *rows) ColumnTypeDatabaseTypeName(i int) string {
+	name := strings.ToUpper(r.schema[i].Type.String())
+	if j := strings.IndexAny(name, "( "); j > 0 {
+		name = name[:j]
+	}
+	return name
+}
+
+func (r *rows) Next(dest []driver.Value) error {
+	row, err := r.iter.Next(r.ctx)
+	if err == io.EOF {
+		return io.EOF
+	}
+	if err != nil {
+		return mysqlError(err)
+	}
+	for i, col := range r.schema {
+		v, err := wireValue(r.ctx, col.Type, row[i])
+		if err != nil {
+			return err
+		}
+		dest[i] = v
+	}
+	return nil
+}
+
+func (r *rows) Close() error {
+	if r.closed {
+		return nil
+	}
+	r.closed = true
+	if err := r.iter.Close(r.ctx); err != nil {
+		return mysqlError(err)
+	}
+	return nil
+}
+
+func wireValue(ctx *sql.Context, typ sql.Type, v any) (driver.Value, error) {
+	if v == nil {
+		return nil, nil
+	}
+	val, err := typ.SQL(ctx, nil, v)
+	if err != nil {
+		return nil, mysqlError(err)
+	}
+	switch t := val.Type(); {
+	case val.IsNull():
+		return nil, nil
+	case sqltypes.IsSigned(t):
+		return strconv.ParseInt(string(val.Raw()), 10, 64)
+	case sqltypes.IsUnsigned(t):
+		return strconv.ParseUint(string(val.Raw()), 10, 64)
+	case sqltypes.IsFloat(t):
+		return strconv.ParseFloat(string(val.Raw()), 64)
+	case sqltypes.IsBinary(t):
+		return append([]byte(nil), val.Raw()...), nil
+	}
+	return string(val.Raw()), nil
+}

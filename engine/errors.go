@@ -1,0 +1,200 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"regexp"
+	"strings"
+
+	"github.com/apache/iceberg-go/catalog"
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/types"
+	"github.com/dolthub/vitess/go/mysql"
+	"github.com/dolthub/vitess/go/sqltypes"
+	querypb "github.com/dolthub/vitess/go/vt/proto/query"
+	"github.com/dolthub/vitess/go/vt/sqlparser"
+	goerrors "gopkg.in/src-d/go-errors.v1"
+)
+
+// notSupported is MySQL error 1235 (ER_NOT_SUPPORTED_YET) for a statement
+// icesql understands but cannot honour. go-mysql-server passes a
+// *mysql.SQLError to the client unchanged, code and all.
+func notSupported(format string, args ...any) error {
+	return mysql.NewSQLError(mysql.ERNotSupportedYet, mysql.SSClientError, format, args...)
+}
+
+// conflict is MySQL error 1213 (ER_LOCK_DEADLOCK), the code clients retry on.
+func conflict(format string, args ...any) error {
+	return mysql.NewSQLError(mysql.ERLockDeadlock, "40001", format, args...)
+}
+
+// catalogError turns the catalog's sentinel errors about name into the
+// go-mysql-server errors that carry the MySQL codes clients expect.
+func catalogError(err error, name string) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, catalog.ErrNoSuchTable):
+		return sql.ErrTableNotFound.New(name)
+	case errors.Is(err, catalog.ErrTableAlreadyExists):
+		return sql.ErrTableAlreadyExists.New(name)
+	case errors.Is(err, catalog.ErrNoSuchNamespace):
+		return sql.ErrDatabaseNotFound.New(name)
+	case errors.Is(err, catalog.ErrNamespaceAlreadyExists):
+		return sql.ErrDatabaseExists.New(name)
+	}
+	return err
+}
+
+// codedKind is a go-mysql-server error kind and the MySQL code it means.
+type codedKind struct {
+	kind  *goerrors.Kind
+	code  int
+	state string
+	// match recognises the kind's message once flattened: by default the
+	// kind's message with its verbs as wildcards.
+	match *regexp.Regexp
+}
+
+// mysqlCodes lists the error kinds go-mysql-server reports as 1105
+// (ER_UNKNOWN_ERROR) although MySQL has a code for them. Its server handler
+// flattens every error to a *mysql.SQLError before an integrator can see the
+// kind, so kinds are recognised by their message as well (see mysqlError).
+var mysqlCodes = func() []codedKind {
+	list := []codedKind{
+		{kind: sql.ErrSyntaxError, code: mysql.ERParseError, state: mysql.SSClientError,
+			match: regexp.MustCompile(`^syntax error at position`)}, // the kind's message is a bare %s
+		{kind: sql.ErrColumnNotFound, code: mysql.ERBadFieldError, state: mysql.SSBadFieldError},
+		{kind: sql.ErrTableColumnNotFound, code: mysql.ERBadFieldError, state: mysql.SSBadFieldError},
+		{kind: sql.ErrTableAlreadyExists, code: mysql.ERTableExists, state: "42S01"},
+		{kind: sql.ErrTableNotFound, code: mysql.ERNoSuchTable, state: mysql.SSUnknownTable},
+		{kind: sql.ErrDatabaseNotFound, code: mysql.ERBadDb, state: mysql.SSClientError},
+		{kind: sql.ErrDuplicateColumn, code: mysql.ERDupFieldName, state: "42S21"},
+		badTimeValue,
+		{kind: sql.ErrInvalidValue, code: mysql.ERTruncatedWrongValueForField, state: "HY000"},
+		{kind: types.ErrConvertingToTime, code: mysql.ERTruncatedWrongValue, state: "22007"},
+		{kind: types.ErrLengthBeyondLimit, code: mysql.ERDataTooLong, state: mysql.SSDataTooLong},
+		{kind: sql.ErrValueOutOfRange, code: mysql.ERWarnDataOutOfRange, state: mysql.SSDataOutOfRange},
+		{kind: types.ErrConvertToDecimalLimit, code: mysql.ERWarnDataOutOfRange, state: mysql.SSDataOutOfRange},
+		{kind: sql.ErrInsertIntoMismatchValueCount, code: mysql.ERWrongValueCountOnRow, state: "21S01"},
+		{kind: sql.ErrUnknownTable, code: mysql.ERBadTable, state: mysql.SSUnknownTable},
+	}
+	verb := regexp.MustCompile(`%[-+# 0-9.]*[a-zA-Z]`)
+	for i, k := range list {
+		if k.match != nil {
+			continue // a narrower case of its kind, or a kind whose message is a bare verb
+		}
+		parts := verb.Split(k.kind.Message, -1)
+		for j, p := range parts {
+			parts[j] = regexp.QuoteMeta(p)
+		}
+		list[i].match = regexp.MustCompile("^" + strings.Join(parts, "(?s:.*)") + "$")
+	}
+	return list
+}()
+
+// badTimeValue is a bad date or time, which go-mysql-server reports as any
+// bad value (1366) and MySQL as 1292.
+var badTimeValue = codedKind{kind: sql.ErrInvalidValue, code: mysql.ERTruncatedWrongValue, state: "22007",
+	match: regexp.MustCompile(`^error: '.*' is not a valid value for '(date|datetime|timestamp|time)(\(\d\))?'$`)}
+
+// narrowCodes pick out part of a kind that go-mysql-server itself codes.
+var narrowCodes = []codedKind{badTimeValue}
+
+// mysqlError is the error a client sees: a *mysql.SQLError with the code
+// MySQL uses for the same mistake.
+func mysqlError(err error) *mysql.SQLError {
+	if err == nil {
+		return nil
+	}
+	err = sql.UnwrapError(err)
+	var coded *mysql.SQLError
+	if errors.As(err, &coded) && coded.Num != mysql.ERUnknownError {
+		// Already coded, maybe by go-mysql-server's handler with a code
+		// broader than MySQL's (1366 for any bad value, where a bad date is 1292).
+		for _, k := range narrowCodes {
+			if k.match.MatchString(coded.Message) {
+				return mysql.NewSQLError(k.code, k.state, "%s", coded.Message)
+			}
+		}
+		return coded
+	}
+	for _, k := range mysqlCodes {
+		if inner := kindIn(k.kind, err); inner != nil && (k.match == nil || k.match.MatchString(inner.Error())) {
+			return mysql.NewSQLError(k.code, k.state, "%s", err.Error())
+		}
+	}
+	se := sql.CastSQLError(err)
+	if se.Num != mysql.ERUnknownError {
+		return se
+	}
+	for _, k := range mysqlCodes {
+		if k.match.MatchString(se.Message) {
+			return mysql.NewSQLError(k.code, k.state, "%s", se.Message)
+		}
+	}
+	return se
+}
+
+// kindIn returns the error of kind k in err's chain, or nil.
+func kindIn(k *goerrors.Kind, err error) error {
+	for ; err != nil; err = errors.Unwrap(err) {
+		if k.Is(err) {
+			return err
+		}
+	}
+	return nil
+}
+
+// statementError is mysqlError with the codes MySQL gives for the same
+// cause depending on the statement: dropping a missing table is 1051, not
+// 1146; dropping a missing database is 1008, not 1049.
+func statementError(query string, err error) *mysql.SQLError {
+	se := mysqlError(err)
+	if se == nil {
+		return nil
+	}
+	words := strings.Fields(strings.ToUpper(sqlparser.StripLeadingComments(query)))
+	if len(words) < 2 || words[0] != "DROP" {
+		return se
+	}
+	switch {
+	case se.Num == mysql.ERNoSuchTable && words[1] == "TABLE":
+		return mysql.NewSQLError(mysql.ERBadTable, mysql.SSUnknownTable, "%s", se.Message)
+	case se.Num == mysql.ERBadDb && (words[1] == "DATABASE" || words[1] == "SCHEMA" || words[1] == "NAMESPACE"):
+		return mysql.NewSQLError(mysql.ERDbDropExists, "HY000", "%s", se.Message)
+	}
+	return se
+}
+
+// codeMappingHandler gives wire clients the same codes as statementError.
+type codeMappingHandler struct{ mysql.Handler }
+
+func recode(query string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return statementError(query, err)
+}
+
+func (h codeMappingHandler) ComInitDB(c *mysql.Conn, schemaName string) error {
+	return recode("", h.Handler.ComInitDB(c, schemaName))
+}
+
+func (h codeMappingHandler) ComQuery(ctx context.Context, c *mysql.Conn, query string, callback mysql.ResultSpoolFn) error {
+	return recode(query, h.Handler.ComQuery(ctx, c, query, callback))
+}
+
+func (h codeMappingHandler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query string, callback mysql.ResultSpoolFn) (string, error) {
+	rest, err := h.Handler.ComMultiQuery(ctx, c, query, callback)
+	return rest, recode(query, err)
+}
+
+func (h codeMappingHandler) ComPrepare(ctx context.Context, c *mysql.Conn, query string, prepare *mysql.PrepareData) ([]*querypb.Field, error) {
+	fields, err := h.Handler.ComPrepare(ctx, c, query, prepare)
+	return fields, recode(query, err)
+}
+
+func (h codeMappingHandler) ComStmtExecute(ctx context.Context, c *mysql.Conn, prepare *mysql.PrepareData, callback func(*sqltypes.Result) error) error {
+	return recode(prepare.PrepareStmt, h.Handler.ComStmtExecute(ctx, c, prepare, callback))
+}

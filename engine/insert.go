@@ -1,0 +1,174 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/iceberg-go"
+	"github.com/apache/iceberg-go/table"
+	"github.com/dolthub/go-mysql-server/sql"
+)
+
+// batchRows is how many rows an insert buffers before handing them to the
+// Parquet writer; the writer itself rolls files at write.target-file-size-bytes.
+const batchRows = 64 * 1024
+
+// Inserter implements sql.InsertableTable. Rows stream into Parquet files as
+// they arrive; at the end of the statement the files join the session's
+// transaction stage, to be committed with it.
+func (t *Table) Inserter(ctx *sql.Context) sql.RowInserter {
+	return &inserter{t: t}
+}
+
+type inserter struct {
+	t       *Table
+	builder *array.RecordBuilder
+	writer  *fileWriter
+	err     error // first error; later rows are ignored
+}
+
+type writeResult struct {
+	files []iceberg.DataFile
+	err   error
+}
+
+// fileWriter runs iceberg-go's WriteRecords in a goroutine fed batch by batch,
+// so an INSERT ... SELECT of any size holds one batch in memory at a time.
+type fileWriter struct {
+	batches chan arrow.RecordBatch
+	done    chan writeResult
+	cancel  context.CancelFunc
+}
+
+func startWriter(ctx context.Context, tbl *table.Table, schema *arrow.Schema) *fileWriter {
+	ctx, cancel := context.WithCancel(ctx)
+	w := &fileWriter{batches: make(chan arrow.RecordBatch), done: make(chan writeResult, 1), cancel: cancel}
+	records := func(yield func(arrow.RecordBatch, error) bool) {
+		for b := range w.batches {
+			if !yield(b, nil) {
+				// The writer failed; drain so senders never block.
+				for b := range w.batches {
+					b.Release()
+				}
+				return
+			}
+		}
+	}
+	go func() {
+		var res writeResult
+		for f, err := range table.WriteRecords(ctx, tbl, schema, records) {
+			if err != nil {
+				res.err = err
+				break
+			}
+			res.files = append(res.files, f)
+		}
+		// WriteRecords may stop early on error; keep draining the channel.
+		for b := range w.batches {
+			b.Release()
+		}
+		w.done <- res
+	}()
+	return w
+}
+
+// send hands a batch to the writer. It never blocks for long: a writer that
+// failed keeps draining until finish.
+func (w *fileWriter) send(b arrow.RecordBatch) {
+	w.batches <- b
+}
+
+// finish waits for the written files.
+func (w *fileWriter) finish() ([]iceberg.DataFile, error) {
+	close(w.batches)
+	res := <-w.done
+	w.cancel()
+	return res.files, res.err
+}
+
+// StatementBegin implements sql.EditOpenerCloser.
+func (ins *inserter) StatementBegin(*sql.Context) {}
+
+// Insert implements sql.RowInserter.
+func (ins *inserter) Insert(ctx *sql.Context, row sql.Row) error {
+	if ins.err != nil {
+		return ins.err
+	}
+	if ins.builder == nil {
+		schema, err := table.SchemaToArrowSchema(ins.t.tbl.Schema(), nil, true, false)
+		if err != nil {
+			return fmt.Errorf("insert into %s: %w", ins.t, err)
+		}
+		ins.builder = array.NewRecordBuilder(memory.DefaultAllocator, schema)
+	}
+	for i, v := range row {
+		if err := appendValue(ins.builder.Field(i), v); err != nil {
+			ins.err = sql.ErrInvalidValue.New(fmt.Sprint(v), ins.t.schema[i].Type.String()+" (column "+ins.t.schema[i].Name+": "+err.Error()+")")
+			return ins.err
+		}
+	}
+	if ins.builder.Field(0).Len() >= batchRows {
+		ins.flush(ctx)
+	}
+	return nil
+}
+
+func (ins *inserter) flush(ctx *sql.Context) {
+	if ins.builder == nil || ins.builder.Field(0).Len() == 0 {
+		return
+	}
+	rec := ins.builder.NewRecordBatch()
+	if ins.writer == nil {
+		ins.writer = startWriter(ctx, ins.t.tbl, rec.Schema())
+	}
+	ins.writer.send(rec)
+}
+
+// StatementComplete implements sql.EditOpenerCloser: the statement's files
+// are complete and join the transaction.
+func (ins *inserter) StatementComplete(ctx *sql.Context) error {
+	if ins.err != nil {
+		return ins.err
+	}
+	ins.flush(ctx)
+	if ins.writer == nil {
+		return nil
+	}
+	files, err := ins.writer.finish()
+	ins.writer = nil
+	if err != nil {
+		return fmt.Errorf("write data files of %s: %w", ins.t, err)
+	}
+	ident := ins.t.db.ident(ins.t.name)
+	sessionOf(ctx).stageFiles(ident, files)
+	return nil
+}
+
+// DiscardChanges implements sql.EditOpenerCloser: nothing of the statement
+// is staged, and a table CREATE TABLE ... AS SELECT made is dropped again.
+func (ins *inserter) DiscardChanges(ctx *sql.Context, _ error) error {
+	ins.stop()
+	return sessionOf(ctx).dropIfCreatedInStatement(ctx, ins.t.db.ident(ins.t.name))
+}
+
+func (ins *inserter) stop() {
+	if ins.writer != nil {
+		ins.writer.cancel()
+		ins.writer.finish() // the files written so far are orphans
+		ins.writer = nil
+	}
+	if ins.builder != nil {
+		ins.builder.Release()
+		ins.builder = nil
+	}
+}
+
+// Close implements sql.Closer. go-mysql-server calls it after
+// StatementComplete and after DiscardChanges alike.
+func (ins *inserter) Close(*sql.Context) error {
+	ins.stop()
+	return nil
+}

@@ -1,0 +1,115 @@
+package engine
+
+import (
+	"errors"
+	"strings"
+
+	"github.com/apache/iceberg-go"
+	"github.com/apache/iceberg-go/catalog"
+	"github.com/apache/iceberg-go/table"
+	"github.com/dolthub/go-mysql-server/sql"
+)
+
+// provider presents the catalog's namespaces as MySQL databases.
+type provider struct {
+	e *Engine
+}
+
+var (
+	_ sql.DatabaseProvider        = (*provider)(nil)
+	_ sql.MutableDatabaseProvider = (*provider)(nil)
+)
+
+func newProvider(e *Engine) *provider { return &provider{e: e} }
+
+// namespaces lists the catalog's namespaces.
+func (p *provider) namespaces(ctx *sql.Context) ([]string, error) {
+	ids, err := p.e.catalog.ListNamespaces(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, 0, len(ids))
+	for _, id := range ids {
+		out = append(out, strings.Join(id, "."))
+	}
+	return out, nil
+}
+
+// resolve finds the namespace a database name means: the exact name, else
+// the only one equal ignoring case (MySQL clients often change case).
+func (p *provider) resolve(ctx *sql.Context, name string) (string, bool, error) {
+	names, err := p.namespaces(ctx)
+	if err != nil {
+		return "", false, err
+	}
+	found := ""
+	for _, n := range names {
+		if n == name {
+			return n, true, nil
+		}
+		if strings.EqualFold(n, name) {
+			found = n
+		}
+	}
+	return found, found != "", nil
+}
+
+// Database implements sql.DatabaseProvider.
+func (p *provider) Database(ctx *sql.Context, name string) (sql.Database, error) {
+	ns, ok, err := p.resolve(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, sql.ErrDatabaseNotFound.New(name)
+	}
+	return &Database{e: p.e, name: ns}, nil
+}
+
+// HasDatabase implements sql.DatabaseProvider.
+func (p *provider) HasDatabase(ctx *sql.Context, name string) bool {
+	_, ok, err := p.resolve(ctx, name)
+	return err == nil && ok
+}
+
+// AllDatabases implements sql.DatabaseProvider.
+func (p *provider) AllDatabases(ctx *sql.Context) []sql.Database {
+	names, err := p.namespaces(ctx)
+	if err != nil {
+		ctx.GetLogger().Warnf("list namespaces: %v", err)
+		return nil
+	}
+	out := make([]sql.Database, 0, len(names))
+	for _, n := range names {
+		out = append(out, &Database{e: p.e, name: n})
+	}
+	return out
+}
+
+// CreateDatabase implements sql.MutableDatabaseProvider (CREATE DATABASE,
+// CREATE SCHEMA, and Spark's CREATE NAMESPACE).
+func (p *provider) CreateDatabase(ctx *sql.Context, name string) error {
+	if _, ok, err := p.resolve(ctx, name); err != nil {
+		return err
+	} else if ok {
+		return sql.ErrDatabaseExists.New(name)
+	}
+	err := p.e.catalog.CreateNamespace(ctx, table.Identifier{name}, iceberg.Properties{})
+	if errors.Is(err, catalog.ErrNamespaceAlreadyExists) {
+		return sql.ErrDatabaseExists.New(name)
+	}
+	return err
+}
+
+// DropDatabase implements sql.MutableDatabaseProvider. Like MySQL's DROP
+// DATABASE it drops the tables in it.
+func (p *provider) DropDatabase(ctx *sql.Context, name string) error {
+	ns, ok, err := p.resolve(ctx, name)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return sql.ErrDatabaseNotFound.New(name)
+	}
+	return catalogError(p.e.catalog.DropNamespace(ctx, table.Identifier{ns}), name)
+}

@@ -1,0 +1,268 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/apache/iceberg-go"
+	"github.com/apache/iceberg-go/catalog"
+	"github.com/apache/iceberg-go/table"
+	"github.com/dolthub/go-mysql-server/sql"
+
+	"github.com/icesql/icesql/storage"
+)
+
+// Session is one client's state: the go-mysql-server session plus the data
+// files its open transaction wrote but has not committed, and the table
+// snapshots pinned for the running statement.
+//
+// Writes are staged per table: every statement writes its Parquet files at
+// once and adds them to the stage; COMMIT (or the end of an autocommit
+// statement) turns each table's stage into one Iceberg append snapshot.
+// ROLLBACK forgets the stage, so nothing becomes visible; the files it had
+// written are orphans for remove_orphan_files.
+type Session struct {
+	*sql.BaseSession
+	e *Engine
+
+	mu         sync.Mutex
+	staged     map[string]*stage
+	savepoints []savepoint
+	pinPid     uint64 // the statement the pins belong to
+	pins       map[string]*table.Table
+	created    map[string]table.Identifier // tables CREATE TABLE ... AS SELECT made in statement pinPid
+}
+
+// stage is what a transaction wrote to one table.
+type stage struct {
+	ident table.Identifier
+	files []iceberg.DataFile
+}
+
+type savepoint struct {
+	name   string
+	counts map[string]int // files staged per table when the savepoint was set
+}
+
+type transaction struct{ readOnly bool }
+
+func (t *transaction) String() string   { return "icesql transaction" }
+func (t *transaction) IsReadOnly() bool { return t.readOnly }
+
+var (
+	_ sql.TransactionSession = (*Session)(nil)
+	_ sql.Transaction        = (*transaction)(nil)
+)
+
+// NewSession makes a session on the engine for the given client.
+func (e *Engine) NewSession(base *sql.BaseSession) *Session {
+	return &Session{BaseSession: base, e: e, staged: map[string]*stage{}}
+}
+
+// sessionOf returns the icesql session of a context.
+func sessionOf(ctx *sql.Context) *Session {
+	if s, ok := ctx.Session.(*Session); ok {
+		return s
+	}
+	panic(fmt.Sprintf("icesql: session of type %T is not an icesql session", ctx.Session))
+}
+
+func key(ident table.Identifier) string { return strings.Join(ident, ".") }
+
+// pinnedTable loads a table once per statement, so every reference to it in
+// the statement (a self-join, a subquery) reads the same snapshot.
+func (s *Session) pinnedTable(ctx *sql.Context, cat catalog.Catalog, ident table.Identifier) (*table.Table, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.resetPinsLocked(ctx.Pid())
+	if t, ok := s.pins[key(ident)]; ok {
+		return t, nil
+	}
+	t, err := cat.LoadTable(ctx, ident)
+	if err != nil {
+		return nil, err
+	}
+	s.pins[key(ident)] = t
+	return t, nil
+}
+
+func (s *Session) resetPinsLocked(pid uint64) {
+	if s.pins == nil || s.pinPid != pid {
+		s.pinPid = pid
+		s.pins = map[string]*table.Table{}
+		s.created = map[string]table.Identifier{}
+	}
+}
+
+// unpin forgets a table's pinned snapshot, after a change to its metadata.
+func (s *Session) unpin(ident table.Identifier) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.pins, key(ident))
+}
+
+// createdInStatement records a table that CREATE TABLE ... AS SELECT made,
+// so that it is dropped again if the statement fails.
+func (s *Session) createdInStatement(ctx *sql.Context, ident table.Identifier) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.resetPinsLocked(ctx.Pid())
+	s.created[key(ident)] = ident
+}
+
+// dropIfCreatedInStatement undoes the CREATE of a failed CREATE TABLE ... AS SELECT.
+func (s *Session) dropIfCreatedInStatement(ctx *sql.Context, ident table.Identifier) error {
+	s.mu.Lock()
+	_, ok := s.created[key(ident)]
+	if ok && s.pinPid == ctx.Pid() {
+		delete(s.created, key(ident))
+	} else {
+		ok = false
+	}
+	s.mu.Unlock()
+	if !ok {
+		return nil
+	}
+	return s.e.catalog.DropTable(ctx, ident)
+}
+
+// stagedFiles returns the files the open transaction wrote to a table.
+func (s *Session) stagedFiles(ident table.Identifier) []iceberg.DataFile {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if st, ok := s.staged[key(ident)]; ok {
+		return slices.Clone(st.files)
+	}
+	return nil
+}
+
+// stageFiles adds a completed statement's files to the transaction.
+func (s *Session) stageFiles(ident table.Identifier, files []iceberg.DataFile) {
+	if len(files) == 0 {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st, ok := s.staged[key(ident)]
+	if !ok {
+		st = &stage{ident: ident}
+		s.staged[key(ident)] = st
+	}
+	st.files = append(st.files, files...)
+}
+
+// StartTransaction implements sql.TransactionSession. It is cheap: go-mysql-server
+// starts one for every statement, and snapshots are pinned lazily.
+func (s *Session) StartTransaction(_ *sql.Context, tc sql.TransactionCharacteristic) (sql.Transaction, error) {
+	return &transaction{readOnly: tc == sql.ReadOnly}, nil
+}
+
+// CommitTransaction implements sql.TransactionSession: one append snapshot
+// per table the transaction wrote. Tables commit one after another; Iceberg
+// catalogs without multi-table transactions cannot do better, so if a later
+// table's commit fails the earlier ones stay committed (the error says which).
+func (s *Session) CommitTransaction(ctx *sql.Context, _ sql.Transaction) error {
+	s.mu.Lock()
+	stages := make([]*stage, 0, len(s.staged))
+	for _, k := range slices.Sorted(maps.Keys(s.staged)) {
+		stages = append(stages, s.staged[k])
+	}
+	s.staged = map[string]*stage{}
+	s.savepoints = nil
+	s.pins = nil
+	s.mu.Unlock()
+
+	var committed []string
+	for _, st := range stages {
+		if _, err := storage.AppendFiles(ctx, s.e.catalog, st.ident, st.files, snapshotSummary()); err != nil {
+			done := ""
+			if len(committed) > 0 {
+				done = fmt.Sprintf(" (already committed: %s)", strings.Join(committed, ", "))
+			}
+			if errors.Is(err, storage.ErrConflict) {
+				return conflict("commit to %s kept conflicting with concurrent commits; retry the transaction%s: %v", key(st.ident), done, err)
+			}
+			return fmt.Errorf("commit to %s: %w%s", key(st.ident), catalogError(err, key(st.ident)), done)
+		}
+		committed = append(committed, key(st.ident))
+	}
+	return nil
+}
+
+// snapshotSummary are the properties icesql adds to every snapshot summary.
+func snapshotSummary() iceberg.Properties {
+	return iceberg.Properties{"engine-name": "icesql", "engine-version": Version}
+}
+
+// Rollback implements sql.TransactionSession.
+func (s *Session) Rollback(*sql.Context, sql.Transaction) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.staged = map[string]*stage{}
+	s.savepoints = nil
+	s.pins = nil
+	return nil
+}
+
+// CreateSavepoint implements sql.TransactionSession.
+func (s *Session) CreateSavepoint(_ *sql.Context, _ sql.Transaction, name string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	counts := map[string]int{}
+	for k, st := range s.staged {
+		counts[k] = len(st.files)
+	}
+	s.dropSavepointLocked(name)
+	s.savepoints = append(s.savepoints, savepoint{name: name, counts: counts})
+	return nil
+}
+
+// RollbackToSavepoint implements sql.TransactionSession.
+func (s *Session) RollbackToSavepoint(_ *sql.Context, _ sql.Transaction, name string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	i := s.findSavepointLocked(name)
+	if i < 0 {
+		return sql.ErrSavepointDoesNotExist.New(name)
+	}
+	sp := s.savepoints[i]
+	for k, st := range s.staged {
+		st.files = st.files[:sp.counts[k]]
+		if len(st.files) == 0 {
+			delete(s.staged, k)
+		}
+	}
+	s.savepoints = s.savepoints[:i+1]
+	s.pins = nil
+	return nil
+}
+
+// ReleaseSavepoint implements sql.TransactionSession.
+func (s *Session) ReleaseSavepoint(_ *sql.Context, _ sql.Transaction, name string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.findSavepointLocked(name) < 0 {
+		return sql.ErrSavepointDoesNotExist.New(name)
+	}
+	s.dropSavepointLocked(name)
+	return nil
+}
+
+func (s *Session) findSavepointLocked(name string) int {
+	for i := len(s.savepoints) - 1; i >= 0; i-- {
+		if strings.EqualFold(s.savepoints[i].name, name) {
+			return i
+		}
+	}
+	return -1
+}
+
+func (s *Session) dropSavepointLocked(name string) {
+	if i := s.findSavepointLocked(name); i >= 0 {
+		s.savepoints = s.savepoints[:i]
+	}
+}

@@ -1,0 +1,207 @@
+package engine
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/iceberg-go"
+	"github.com/apache/iceberg-go/table"
+	"github.com/dolthub/go-mysql-server/sql"
+
+	"github.com/icesql/icesql/pushdown"
+)
+
+// Table is an Iceberg table at the snapshot pinned for the statement, plus
+// the files the session's open transaction staged for it.
+type Table struct {
+	db     *Database
+	name   string
+	tbl    *table.Table
+	staged []iceberg.DataFile
+	schema sql.Schema // every column
+	// projection is the columns the statement reads, in the order
+	// go-mysql-server asked for them; nil means all.
+	projection []string
+}
+
+var (
+	_ sql.Table           = (*Table)(nil)
+	_ sql.ProjectedTable  = (*Table)(nil)
+	_ sql.PrimaryKeyTable = (*Table)(nil)
+	_ sql.StatisticsTable = (*Table)(nil)
+	_ sql.InsertableTable = (*Table)(nil)
+)
+
+func newTable(db *Database, name string, tbl *table.Table, staged []iceberg.DataFile) *Table {
+	return &Table{
+		db:     db,
+		name:   name,
+		tbl:    tbl,
+		staged: staged,
+		schema: schemaOf(tbl.Schema(), tbl.Properties(), db.name, name),
+	}
+}
+
+// Name implements sql.Nameable.
+func (t *Table) Name() string { return t.name }
+
+// String implements fmt.Stringer.
+func (t *Table) String() string { return t.db.name + "." + t.name }
+
+// Collation implements sql.Table.
+func (t *Table) Collation() sql.CollationID { return sql.Collation_Default }
+
+// Schema implements sql.Table: the projected columns when projected.
+func (t *Table) Schema(*sql.Context) sql.Schema {
+	if t.projection == nil {
+		return t.schema
+	}
+	out := make(sql.Schema, 0, len(t.projection))
+	for _, name := range t.projection {
+		if i := t.schema.IndexOfColName(name); i >= 0 {
+			out = append(out, t.schema[i])
+		}
+	}
+	return out
+}
+
+// PrimaryKeySchema implements sql.PrimaryKeyTable. go-mysql-server's join
+// planner needs the full schema of a projected table from here. Iceberg
+// identifier fields are not reported as a key: nothing enforces them.
+func (t *Table) PrimaryKeySchema(*sql.Context) sql.PrimaryKeySchema {
+	return sql.NewPrimaryKeySchema(t.schema)
+}
+
+// WithProjections implements sql.ProjectedTable.
+func (t *Table) WithProjections(_ *sql.Context, cols []string) (sql.Table, error) {
+	nt := *t
+	nt.projection = append([]string{}, cols...)
+	return &nt, nil
+}
+
+// Projections implements sql.ProjectedTable.
+func (t *Table) Projections() []string { return t.projection }
+
+// RowCount implements sql.StatisticsTable from the snapshot summary, so the
+// planner costs joins with real sizes.
+func (t *Table) RowCount(*sql.Context) (uint64, bool, error) {
+	var n uint64
+	if snap := t.tbl.CurrentSnapshot(); snap != nil && snap.Summary != nil {
+		if v, err := strconv.ParseUint(snap.Summary.Properties["total-records"], 10, 64); err == nil {
+			n = v
+		}
+	}
+	for _, f := range t.staged {
+		n += uint64(f.Count())
+	}
+	return n, false, nil
+}
+
+// DataLength implements sql.StatisticsTable.
+func (t *Table) DataLength(*sql.Context) (uint64, error) {
+	var n uint64
+	if snap := t.tbl.CurrentSnapshot(); snap != nil && snap.Summary != nil {
+		if v, err := strconv.ParseUint(snap.Summary.Properties["total-files-size"], 10, 64); err == nil {
+			n = v
+		}
+	}
+	for _, f := range t.staged {
+		n += uint64(f.FileSizeBytes())
+	}
+	return n, nil
+}
+
+// scanPartition is the whole table: iceberg-go reads its files in parallel
+// inside one stream, since go-mysql-server reads partitions one by one.
+type scanPartition struct{}
+
+func (scanPartition) Key() []byte { return []byte("scan") }
+
+// Partitions implements sql.Table.
+func (t *Table) Partitions(*sql.Context) (sql.PartitionIter, error) {
+	return sql.PartitionsToPartitionIter(scanPartition{}), nil
+}
+
+// PartitionRows implements sql.Table: rows are decoded lazily from Arrow
+// batches of the projected columns only.
+func (t *Table) PartitionRows(ctx *sql.Context, _ sql.Partition) (sql.RowIter, error) {
+	cols := t.projection
+	if cols == nil {
+		cols = make([]string, len(t.schema))
+		for i, c := range t.schema {
+			cols[i] = c.Name
+		}
+	}
+	// An empty projection (COUNT(*)) still needs the row count; read the
+	// first column, the cheapest choice without statistics.
+	read := cols
+	if len(read) == 0 {
+		read = []string{t.schema[0].Name}
+	}
+	scan, err := t.newScan(ctx, table.WithSelectedFields(read...))
+	if err != nil {
+		return nil, err
+	}
+	batches, err := pushdown.Open(ctx, scan)
+	if err != nil {
+		return nil, err
+	}
+	return &rowIter{batches: batches, width: len(cols), names: cols}, nil
+}
+
+// newScan scans the pinned snapshot, with the session's staged files added
+// when the open transaction wrote to the table.
+func (t *Table) newScan(ctx *sql.Context, opts ...table.ScanOption) (*table.Scan, error) {
+	if len(t.staged) == 0 {
+		return t.tbl.Scan(opts...), nil
+	}
+	tx := t.tbl.NewTransaction()
+	if err := tx.AddDataFiles(ctx, t.staged, nil, table.WithoutDuplicateCheck(), table.WithoutAutoNameMapping()); err != nil {
+		return nil, err
+	}
+	return tx.Scan(opts...)
+}
+
+// rowIter turns Arrow batches into rows.
+type rowIter struct {
+	batches *pushdown.Batches
+	names   []string
+	width   int
+	rec     arrow.RecordBatch
+	cols    []arrow.Array // rec's columns in row order
+	row     int
+}
+
+func (r *rowIter) Next(*sql.Context) (sql.Row, error) {
+	for r.rec == nil || r.row >= int(r.rec.NumRows()) {
+		rec, err := r.batches.Next()
+		if err != nil {
+			return nil, err // io.EOF ends the rows
+		}
+		r.rec, r.row = rec, 0
+		r.cols = r.cols[:0]
+		for _, name := range r.names[:r.width] {
+			idx := rec.Schema().FieldIndices(name)
+			if len(idx) == 0 {
+				return nil, fmt.Errorf("scan of %s returned no column %s", rec.Schema(), name)
+			}
+			r.cols = append(r.cols, rec.Column(idx[0]))
+		}
+	}
+	row := make(sql.Row, r.width)
+	for i, col := range r.cols {
+		v, err := rowValue(col, r.row)
+		if err != nil {
+			return nil, err
+		}
+		row[i] = v
+	}
+	r.row++
+	return row, nil
+}
+
+func (r *rowIter) Close(*sql.Context) error {
+	r.batches.Close()
+	return nil
+}
