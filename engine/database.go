@@ -90,6 +90,9 @@ func (d *Database) GetTableInsensitive(ctx *sql.Context, name string) (sql.Table
 // CreateTable implements sql.TableCreator. The table comment carries the
 // Spark clauses (TBLPROPERTIES, COMMENT, ...) that the planner moved there.
 func (d *Database) CreateTable(ctx *sql.Context, name string, schema sql.PrimaryKeySchema, _ sql.CollationID, comment string) error {
+	if comment == "" {
+		comment = sessionOf(ctx).createComment(ctx, name)
+	}
 	opts, err := planner.DecodeTableOptions(comment)
 	if err != nil {
 		return err

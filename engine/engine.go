@@ -29,6 +29,8 @@ type Config struct {
 	// CatalogName is the catalog prefix accepted in three-part names such as
 	// icesql.db.table; "icesql" when empty.
 	CatalogName string
+	// Store holds the warehouse's files; the local file system when nil.
+	Store storage.Store
 }
 
 // Engine runs SQL over the Iceberg tables of one catalog. It is safe for
@@ -56,14 +58,18 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 			return nil, err
 		}
 	}
-	wh, err := storage.OpenWarehouse(ctx, root, storage.LocalStore{})
+	if cfg.Store == nil {
+		cfg.Store = storage.LocalStore{}
+	}
+	wh, err := storage.OpenWarehouse(ctx, root, cfg.Store)
 	if err != nil {
 		return nil, err
 	}
 	e := &Engine{cfg: cfg, catalog: wh}
 	e.provider = newProvider(e)
 	a := analyzer.NewBuilder(e.provider).
-		AddOverrides(sql.EngineOverrides{Builder: sql.BuilderOverrides{Parser: planner.NewParser(cfg.CatalogName)}}).
+		AddPreAnalyzeRule(rememberCTASOptionsID, rememberCTASOptions).
+		AddOverrides(sql.EngineOverrides{Builder: sql.BuilderOverrides{Parser: parser{Parser: planner.NewParser(cfg.CatalogName), e: e}}}).
 		Build()
 	e.sqle = sqle.New(a, &sqle.Config{VersionPostfix: "icesql-" + Version})
 	return e, nil

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"strconv"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -41,6 +42,31 @@ type fileWriter struct {
 	batches chan arrow.RecordBatch
 	done    chan writeResult
 	cancel  context.CancelFunc
+}
+
+// writeTable is tbl as the Parquet writer should see it. iceberg-go rolls to
+// a new file only after a row group is flushed, and buffers row groups up to
+// write.parquet.row-group-size-bytes (128 MiB by default); a smaller
+// write.target-file-size-bytes would never take effect, so the row group
+// size is capped at the target for this write.
+func writeTable(tbl *table.Table) (*table.Table, error) {
+	props := tbl.Properties()
+	target := props.GetInt(table.WriteTargetFileSizeBytesKey, table.WriteTargetFileSizeBytesDefault)
+	if target >= props.GetInt(table.ParquetRowGroupSizeBytesKey, table.ParquetRowGroupSizeBytesDefault) {
+		return tbl, nil
+	}
+	b, err := table.MetadataBuilderFromBase(tbl.Metadata(), tbl.MetadataLocation())
+	if err != nil {
+		return nil, err
+	}
+	if err := b.SetProperties(iceberg.Properties{table.ParquetRowGroupSizeBytesKey: strconv.Itoa(target)}); err != nil {
+		return nil, err
+	}
+	meta, err := b.Build()
+	if err != nil {
+		return nil, err
+	}
+	return table.New(tbl.Identifier(), meta, tbl.MetadataLocation(), tbl.FS, nil), nil
 }
 
 func startWriter(ctx context.Context, tbl *table.Table, schema *arrow.Schema) *fileWriter {
@@ -122,7 +148,13 @@ func (ins *inserter) flush(ctx *sql.Context) {
 	}
 	rec := ins.builder.NewRecordBatch()
 	if ins.writer == nil {
-		ins.writer = startWriter(ctx, ins.t.tbl, rec.Schema())
+		wt, err := writeTable(ins.t.tbl)
+		if err != nil {
+			rec.Release()
+			ins.err = fmt.Errorf("insert into %s: %w", ins.t, err)
+			return
+		}
+		ins.writer = startWriter(ctx, wt, rec.Schema())
 	}
 	ins.writer.send(rec)
 }

@@ -35,6 +35,7 @@ type Session struct {
 	pinPid     uint64 // the statement the pins belong to
 	pins       map[string]*table.Table
 	created    map[string]table.Identifier // tables CREATE TABLE ... AS SELECT made in statement pinPid
+	comments   map[string]string           // CREATE TABLE ... AS SELECT options of statement pinPid, by table name
 }
 
 // stage is what a transaction wrote to one table.
@@ -95,7 +96,25 @@ func (s *Session) resetPinsLocked(pid uint64) {
 		s.pinPid = pid
 		s.pins = map[string]*table.Table{}
 		s.created = map[string]table.Identifier{}
+		s.comments = map[string]string{}
 	}
+}
+
+// rememberCreateComment keeps the table comment of a CREATE TABLE ... AS
+// SELECT for the CreateTable call of the same statement.
+func (s *Session) rememberCreateComment(ctx *sql.Context, table, comment string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.resetPinsLocked(ctx.Pid())
+	s.comments[table] = comment
+}
+
+// createComment returns the comment remembered for table in this statement.
+func (s *Session) createComment(ctx *sql.Context, table string) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.resetPinsLocked(ctx.Pid())
+	return s.comments[table]
 }
 
 // unpin forgets a table's pinned snapshot, after a change to its metadata.

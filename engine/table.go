@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 	"strconv"
+	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/iceberg-go"
@@ -20,6 +21,9 @@ type Table struct {
 	tbl    *table.Table
 	staged []iceberg.DataFile
 	schema sql.Schema // every column
+	// plan and staging are shared by the projections of one resolved table.
+	plan    *pushdown.Plan
+	staging *stagedView
 	// projection is the columns the statement reads, in the order
 	// go-mysql-server asked for them; nil means all.
 	projection []string
@@ -38,9 +42,19 @@ func newTable(db *Database, name string, tbl *table.Table, staged []iceberg.Data
 		db:     db,
 		name:   name,
 		tbl:    tbl,
-		staged: staged,
-		schema: schemaOf(tbl.Schema(), tbl.Properties(), db.name, name),
+		staged:  staged,
+		schema:  schemaOf(tbl.Schema(), tbl.Properties(), db.name, name),
+		plan:    &pushdown.Plan{},
+		staging: &stagedView{},
 	}
+}
+
+// stagedView is the pinned snapshot with the open transaction's files added,
+// made once per resolved table (making it writes a manifest).
+type stagedView struct {
+	once sync.Once
+	tx   *table.Transaction
+	err  error
 }
 
 // Name implements sql.Nameable.
@@ -143,7 +157,11 @@ func (t *Table) PartitionRows(ctx *sql.Context, _ sql.Partition) (sql.RowIter, e
 	if err != nil {
 		return nil, err
 	}
-	batches, err := pushdown.Open(ctx, scan)
+	tasks, err := t.plan.Tasks(ctx, scan)
+	if err != nil {
+		return nil, err
+	}
+	batches, err := pushdown.Open(ctx, scan, tasks)
 	if err != nil {
 		return nil, err
 	}
@@ -156,11 +174,15 @@ func (t *Table) newScan(ctx *sql.Context, opts ...table.ScanOption) (*table.Scan
 	if len(t.staged) == 0 {
 		return t.tbl.Scan(opts...), nil
 	}
-	tx := t.tbl.NewTransaction()
-	if err := tx.AddDataFiles(ctx, t.staged, nil, table.WithoutDuplicateCheck(), table.WithoutAutoNameMapping()); err != nil {
-		return nil, err
+	v := t.staging
+	v.once.Do(func() {
+		v.tx = t.tbl.NewTransaction()
+		v.err = v.tx.AddDataFiles(ctx, t.staged, nil, table.WithoutDuplicateCheck(), table.WithoutAutoNameMapping())
+	})
+	if v.err != nil {
+		return nil, v.err
 	}
-	return tx.Scan(opts...)
+	return v.tx.Scan(opts...)
 }
 
 // rowIter turns Arrow batches into rows.

@@ -1,0 +1,24 @@
+package engine
+
+import (
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/analyzer"
+	"github.com/dolthub/go-mysql-server/sql/plan"
+	"github.com/dolthub/go-mysql-server/sql/transform"
+)
+
+// icesql's analyzer rules take ids far above go-mysql-server's own.
+const rememberCTASOptionsID analyzer.RuleId = 1000 + iota
+
+// rememberCTASOptions keeps the table options of CREATE TABLE ... AS SELECT
+// for Database.CreateTable: go-mysql-server's resolveCreateSelect rule
+// rebuilds the CREATE node without them, and they carry what the planner
+// moved out of TBLPROPERTIES, COMMENT and PARTITIONED BY.
+func rememberCTASOptions(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
+	if ct, ok := n.(*plan.CreateTable); ok && ct.Select() != nil {
+		if comment, ok := ct.TableOpts["comment"].(string); ok && comment != "" {
+			sessionOf(ctx).rememberCreateComment(ctx, ct.Name(), comment)
+		}
+	}
+	return n, transform.SameTree, nil
+}

@@ -1,0 +1,162 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/apache/iceberg-go/table"
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/types"
+	ast "github.com/dolthub/vitess/go/vt/sqlparser"
+
+	"github.com/icesql/icesql/planner"
+)
+
+// parser is the planner's dialect parser plus the statements the engine
+// answers itself, which need the catalog and so cannot live in planner.
+type parser struct {
+	*planner.Parser
+	e *Engine
+}
+
+func (p parser) ParseSimple(query string) (ast.Statement, error) {
+	stmt, err := p.Parser.ParseSimple(query)
+	return p.intercept(stmt), err
+}
+
+func (p parser) Parse(ctx *sql.Context, query string, multi bool) (ast.Statement, string, string, error) {
+	stmt, parsed, rest, err := p.Parser.Parse(ctx, query, multi)
+	return p.intercept(stmt), parsed, rest, err
+}
+
+func (p parser) ParseWithOptions(ctx context.Context, query string, delim rune, multi bool, opts ast.ParserOptions) (ast.Statement, string, string, error) {
+	stmt, parsed, rest, err := p.Parser.ParseWithOptions(ctx, query, delim, multi, opts)
+	return p.intercept(stmt), parsed, rest, err
+}
+
+func (p parser) ParseOneWithOptions(ctx context.Context, query string, opts ast.ParserOptions) (ast.Statement, int, error) {
+	stmt, next, err := p.Parser.ParseOneWithOptions(ctx, query, opts)
+	return p.intercept(stmt), next, err
+}
+
+// intercept replaces SHOW CREATE TABLE of an Iceberg table with icesql's
+// own, which shows the Iceberg DDL instead of MySQL's ENGINE=InnoDB.
+func (p parser) intercept(stmt ast.Statement) ast.Statement {
+	show, ok := stmt.(*ast.Show)
+	if !ok || show.Type != ast.CreateTableStr || !show.HasTable() || (show.ShowTablesOpt != nil && show.ShowTablesOpt.AsOf != nil) {
+		return stmt
+	}
+	switch strings.ToLower(show.Table.DbQualifier.String()) {
+	case "information_schema", "mysql":
+		return stmt
+	}
+	return ast.InjectedStatement{
+		Statement: &showCreateTable{e: p.e, db: show.Table.DbQualifier.String(), table: show.Table.Name.String()},
+		Auth:      show.Auth,
+	}
+}
+
+// showCreateTable is SHOW CREATE TABLE for an Iceberg table.
+type showCreateTable struct {
+	e         *Engine
+	db, table string
+}
+
+var (
+	_ sql.ExecSourceRel = (*showCreateTable)(nil)
+	_ ast.Injectable    = (*showCreateTable)(nil)
+)
+
+func (s *showCreateTable) WithResolvedChildren(context.Context, []any) (any, error) { return s, nil }
+func (s *showCreateTable) Resolved() bool                                           { return true }
+func (s *showCreateTable) IsReadOnly() bool                                         { return true }
+func (s *showCreateTable) String() string                                           { return "SHOW CREATE TABLE " + s.table }
+func (s *showCreateTable) Children() []sql.Node                                     { return nil }
+func (s *showCreateTable) WithChildren(_ *sql.Context, children ...sql.Node) (sql.Node, error) {
+	if len(children) != 0 {
+		return nil, sql.ErrInvalidChildrenNumber.New(s, len(children), 0)
+	}
+	return s, nil
+}
+
+func (s *showCreateTable) Schema(*sql.Context) sql.Schema {
+	return sql.Schema{
+		{Name: "Table", Type: types.LongText},
+		{Name: "Create Table", Type: types.LongText},
+	}
+}
+
+func (s *showCreateTable) RowIter(ctx *sql.Context, _ sql.Row) (sql.RowIter, error) {
+	dbName := s.db
+	if dbName == "" {
+		dbName = ctx.GetCurrentDatabase()
+	}
+	if dbName == "" {
+		return nil, sql.ErrNoDatabaseSelected.New()
+	}
+	db, err := s.e.provider.Database(ctx, dbName)
+	if err != nil {
+		return nil, err
+	}
+	t, ok, err := db.GetTableInsensitive(ctx, s.table)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, sql.ErrTableNotFound.New(s.table)
+	}
+	it := t.(*Table)
+	return sql.RowsToRowIter(sql.Row{it.name, icebergDDL(it.name, it.schema, it.tbl)}), nil
+}
+
+// icebergDDL is the CREATE TABLE statement that makes the same table in
+// icesql: the columns as DESCRIBE shows them, USING iceberg, the table
+// comment and the table properties (without the ones icesql keeps for
+// itself, which the column types already say).
+func icebergDDL(name string, schema sql.Schema, tbl *table.Table) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "CREATE TABLE %s (\n", quoteIdent(name))
+	for i, col := range schema {
+		fmt.Fprintf(&b, "  %s %s", quoteIdent(col.Name), col.Type.String())
+		if !col.Nullable {
+			b.WriteString(" NOT NULL")
+		}
+		if col.Comment != "" {
+			fmt.Fprintf(&b, " COMMENT %s", quoteString(col.Comment))
+		}
+		if i < len(schema)-1 {
+			b.WriteString(",")
+		}
+		b.WriteString("\n")
+	}
+	b.WriteString(") USING iceberg")
+	props := maps.Clone(tbl.Properties())
+	if c, ok := props["comment"]; ok {
+		fmt.Fprintf(&b, "\nCOMMENT %s", quoteString(c))
+		delete(props, "comment")
+	}
+	for k := range props {
+		if strings.HasPrefix(k, "icesql.column.") {
+			delete(props, k)
+		}
+	}
+	props["format-version"] = fmt.Sprint(tbl.Metadata().Version())
+	b.WriteString("\nTBLPROPERTIES (")
+	for i, k := range slices.Sorted(maps.Keys(props)) {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		fmt.Fprintf(&b, "\n  %s = %s", quoteString(k), quoteString(props[k]))
+	}
+	b.WriteString(")")
+	return b.String()
+}
+
+func quoteIdent(s string) string { return "`" + strings.ReplaceAll(s, "`", "``") + "`" }
+
+func quoteString(s string) string {
+	return "'" + strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(s) + "'"
+}
