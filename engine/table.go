@@ -39,9 +39,9 @@ var (
 
 func newTable(db *Database, name string, tbl *table.Table, staged []iceberg.DataFile) *Table {
 	return &Table{
-		db:     db,
-		name:   name,
-		tbl:    tbl,
+		db:      db,
+		name:    name,
+		tbl:     tbl,
 		staged:  staged,
 		schema:  schemaOf(tbl.Schema(), tbl.Properties(), db.name, name),
 		plan:    &pushdown.Plan{},
