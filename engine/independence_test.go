@@ -109,3 +109,59 @@ func TestIcebergGoReadsWhatIcesqlWrote(t *testing.T) {
 		t.Errorf("iceberg-go read %v, want %v", got, want)
 	}
 }
+
+// TestDatabaseSQLTransactions uses database/sql's own Begin/Commit/Rollback,
+// which the driver maps to SQL transactions: one snapshot per commit.
+func TestDatabaseSQLTransactions(t *testing.T) {
+	ctx := context.Background()
+	e, err := engine.Open(ctx, engine.Config{Warehouse: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	db := sql.OpenDB(e.Connector())
+	defer db.Close()
+	for _, s := range []string{"CREATE DATABASE d", "CREATE TABLE d.t (id BIGINT)"} {
+		if _, err := db.ExecContext(ctx, s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		if _, err := tx.ExecContext(ctx, "INSERT INTO d.t VALUES (?)", i); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var n int
+	if err := tx.QueryRowContext(ctx, "SELECT COUNT(*) FROM d.t").Scan(&n); err != nil || n != 3 {
+		t.Fatalf("inside the transaction: %d rows, %v", n, err)
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	tx, err = db.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.ExecContext(ctx, "INSERT INTO d.t VALUES (99)"); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Rollback(); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.QueryRowContext(ctx, "SELECT COUNT(*) FROM d.t").Scan(&n); err != nil || n != 3 {
+		t.Errorf("after commit and rollback: %d rows, %v; want 3", n, err)
+	}
+	var snaps int
+	tbl, err := e.Catalog().LoadTable(ctx, table.Identifier{"d", "t"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	snaps = len(tbl.Metadata().Snapshots())
+	if snaps != 1 {
+		t.Errorf("%d snapshots, want 1 (one per committed transaction)", snaps)
+	}
+}
