@@ -8,6 +8,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"github.com/apache/iceberg-go/catalog"
@@ -71,8 +72,28 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		AddPreAnalyzeRule(rememberCTASOptionsID, rememberCTASOptions).
 		AddOverrides(sql.EngineOverrides{Builder: sql.BuilderOverrides{Parser: parser{Parser: planner.NewParser(cfg.CatalogName), e: e}}}).
 		Build()
-	e.sqle = sqle.New(a, &sqle.Config{VersionPostfix: "icesql-" + Version})
+	e.sqle = sqle.New(a, nil)
+	if err := setServerVariables(root); err != nil {
+		return nil, err
+	}
 	return e, nil
+}
+
+// setServerVariables sets the global variables clients read to identify
+// the server, and confines server-side file access (LOAD DATA INFILE,
+// SELECT ... INTO OUTFILE) to <warehouse>/.icesql/files: go-mysql-server's
+// default lets any client read every file the process can. The variables
+// are process-wide in go-mysql-server.
+func setServerVariables(root string) error {
+	files := "/nonexistent/icesql-server-file-access-disabled" // object stores: no server files
+	if p, err := storage.LocalPath(root); err == nil {
+		files = filepath.Join(p, ".icesql", "files")
+	}
+	return sql.SystemVariables.AssignValues(map[string]any{
+		"version":          "8.0.33-icesql-" + Version,
+		"version_comment":  "icesql " + Version,
+		"secure_file_priv": files,
+	})
 }
 
 // Catalog is the Iceberg catalog the engine serves.

@@ -68,6 +68,9 @@ func LocalLocation(path string) (string, error) {
 	return (&url.URL{Scheme: "file", Path: filepath.ToSlash(abs)}).String(), nil
 }
 
+// LocalPath is the file system path of a local location URI.
+func LocalPath(location string) (string, error) { return osPath(location) }
+
 func osPath(location string) (string, error) {
 	if !strings.Contains(location, "://") {
 		return filepath.FromSlash(location), nil

@@ -14,6 +14,8 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/sirupsen/logrus"
+
 	"github.com/icesql/icesql/engine"
 )
 
@@ -88,6 +90,9 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	if err := fs.Parse(args); err != nil {
 		return exitCode(2)
 	}
+	// go-mysql-server logs every connection and failed query at info and
+	// warning level; a server log should hold what needs attention.
+	logrus.SetLevel(logrus.ErrorLevel)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	e, err := engine.Open(ctx, *cfg)

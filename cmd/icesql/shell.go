@@ -13,6 +13,7 @@ import (
 
 	vmysql "github.com/dolthub/vitess/go/mysql"
 	"github.com/go-sql-driver/mysql"
+	"github.com/sirupsen/logrus"
 
 	"github.com/icesql/icesql/engine"
 )
@@ -23,6 +24,7 @@ func runSQL(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if err := fs.Parse(args); err != nil {
 		return exitCode(2)
 	}
+	logrus.SetLevel(logrus.ErrorLevel) // errors are printed as the mysql client does
 	ctx := context.Background()
 	e, err := engine.Open(ctx, *cfg)
 	if err != nil {
