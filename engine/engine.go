@@ -30,7 +30,10 @@ type Config struct {
 	// CatalogName is the catalog prefix accepted in three-part names such as
 	// icesql.db.table; "icesql" when empty.
 	CatalogName string
-	// Store holds the warehouse's files; the local file system when nil.
+	// S3 configures the object store of an s3:// warehouse.
+	S3 storage.S3Config
+	// Store holds the warehouse's files; when nil, the local file system or
+	// the S3 store the warehouse URI names.
 	Store storage.Store
 }
 
@@ -52,15 +55,12 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	if cfg.Warehouse == "" {
 		return nil, fmt.Errorf("open engine: no warehouse given")
 	}
-	root := cfg.Warehouse
-	if !strings.Contains(root, "://") {
-		var err error
-		if root, err = storage.LocalLocation(root); err != nil {
-			return nil, err
-		}
+	root, store, err := openStore(ctx, cfg)
+	if err != nil {
+		return nil, err
 	}
 	if cfg.Store == nil {
-		cfg.Store = storage.LocalStore{}
+		cfg.Store = store
 	}
 	wh, err := storage.OpenWarehouse(ctx, root, cfg.Store)
 	if err != nil {
@@ -94,6 +94,25 @@ func setServerVariables(root string) error {
 		"version_comment":  "icesql " + Version,
 		"secure_file_priv": files,
 	})
+}
+
+// openStore resolves the warehouse to a location URI and the store holding it.
+func openStore(ctx context.Context, cfg Config) (string, storage.Store, error) {
+	root := cfg.Warehouse
+	scheme, _, hasScheme := strings.Cut(root, "://")
+	switch {
+	case !hasScheme:
+		loc, err := storage.LocalLocation(root)
+		return loc, storage.LocalStore{}, err
+	case cfg.Store != nil:
+		return root, cfg.Store, nil
+	case scheme == "file":
+		return root, storage.LocalStore{}, nil
+	case scheme == "s3" || scheme == "s3a" || scheme == "s3n":
+		st, err := storage.NewS3Store(ctx, root, cfg.S3)
+		return root, st, err
+	}
+	return "", nil, fmt.Errorf("warehouse %s: unsupported scheme %q (use a local path, file:// or s3://)", root, scheme)
 }
 
 // Catalog is the Iceberg catalog the engine serves.

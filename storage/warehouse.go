@@ -130,10 +130,12 @@ func (w *Warehouse) CreateNamespace(ctx context.Context, ns table.Identifier, pr
 	if err := w.store.MakeFolder(ctx, w.nsFolder(name)); err != nil {
 		return fmt.Errorf("create namespace %s: %w", name, err)
 	}
-	if len(props) > 0 {
-		return w.writeNamespaceProps(ctx, name, props)
+	// The properties file also makes the namespace exist on object stores,
+	// where a prefix exists only while an object lives under it.
+	if props == nil {
+		props = iceberg.Properties{}
 	}
-	return nil
+	return w.writeNamespaceProps(ctx, name, props)
 }
 
 // DropNamespace drops the namespace with all its tables, as MySQL's DROP

@@ -30,8 +30,12 @@ Usage:
       Print the version.
 
 Common flags:
-  --warehouse PATH      folder of the embedded catalog (default ./warehouse)
+  --warehouse PATH      folder or s3://bucket/prefix of the embedded catalog (default ./warehouse)
   --catalog-name NAME   catalog prefix accepted in names like icesql.db.table (default icesql)
+  --s3-endpoint URL, --s3-region R, --s3-path-style, --s3-access-key-id K, --s3-secret-access-key S
+                        how to reach an s3:// warehouse; credentials default to the AWS chain
+  --allow-unsafe-commits
+                        write to a store without conditional writes (one writer only)
 `
 
 func main() {
@@ -78,6 +82,13 @@ func commonFlags(name string, stderr io.Writer) (*flag.FlagSet, *engine.Config) 
 	cfg := &engine.Config{}
 	fs.StringVar(&cfg.Warehouse, "warehouse", "./warehouse", "folder of the embedded catalog")
 	fs.StringVar(&cfg.CatalogName, "catalog-name", "icesql", "catalog prefix accepted in three-part names")
+	fs.StringVar(&cfg.S3.Endpoint, "s3-endpoint", os.Getenv("AWS_ENDPOINT_URL_S3"), "S3 endpoint of an s3:// warehouse (default: AWS; env AWS_ENDPOINT_URL_S3)")
+	fs.StringVar(&cfg.S3.Region, "s3-region", "", "S3 region (default: AWS_REGION or the AWS config)")
+	fs.BoolVar(&cfg.S3.PathStyle, "s3-path-style", false, "address buckets in the URL path, as most self-hosted stores need")
+	fs.StringVar(&cfg.S3.AccessKeyID, "s3-access-key-id", "", "S3 access key (default: AWS_ACCESS_KEY_ID or the AWS config)")
+	fs.StringVar(&cfg.S3.SecretAccessKey, "s3-secret-access-key", "", "S3 secret key (default: AWS_SECRET_ACCESS_KEY or the AWS config)")
+	fs.BoolVar(&cfg.S3.AllowUnsafeCommits, "allow-unsafe-commits", false,
+		"write to an object store that ignores conditional writes (safe only with a single writer)")
 	return fs, cfg
 }
 

@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/icesql/icesql/storage/s3test"
 )
 
 var (
@@ -196,5 +198,47 @@ func TestSQLCommand(t *testing.T) {
 	b, err = exec.Command(bin, "version").CombinedOutput()
 	if err != nil || !strings.HasPrefix(string(b), "icesql ") {
 		t.Errorf("version: %v %s", err, b)
+	}
+}
+
+// TestTwoProcessesOnOneBucket runs two icesql processes that insert into one
+// table of an s3:// warehouse at the same time: every insert must land,
+// because commits are conditional writes.
+func TestTwoProcessesOnOneBucket(t *testing.T) {
+	bin := buildBinary(t)
+	endpoint := s3test.StartServer(t)
+	root := s3test.NewBucket(t, endpoint)
+	run := func(statements string) (string, error) {
+		cmd := exec.Command(bin, "sql", "--warehouse", root, "--s3-endpoint", endpoint, "--s3-path-style", "-e", statements)
+		cmd.Env = append(os.Environ(), "AWS_ACCESS_KEY_ID="+s3test.AccessKeyID,
+			"AWS_SECRET_ACCESS_KEY="+s3test.SecretAccessKey, "AWS_REGION="+s3test.Region)
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	if out, err := run("CREATE DATABASE db; CREATE TABLE db.t (proc INT, i INT)"); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	const inserts = 6
+	var wg sync.WaitGroup
+	for p := range 2 {
+		var script strings.Builder
+		for i := range inserts {
+			fmt.Fprintf(&script, "INSERT INTO db.t VALUES (%d, %d);", p, i)
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if out, err := run(script.String()); err != nil {
+				t.Errorf("process %d: %v\n%s", p, err, out)
+			}
+		}()
+	}
+	wg.Wait()
+	out, err := run("SELECT COUNT(*), COUNT(DISTINCT proc, i) FROM db.t")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if row := strings.Join(strings.Fields(out), " "); !strings.Contains(row, fmt.Sprintf("| %d | %d |", 2*inserts, 2*inserts)) {
+		t.Errorf("after two processes inserted %d rows each:\n%s", inserts, out)
 	}
 }
