@@ -16,11 +16,17 @@ import (
 	"github.com/icesql/icesql/engine"
 )
 
-// openDB opens an engine on a fresh warehouse and one pinned session.
+// openDB opens an engine on the warehouse and one pinned session.
 func openDB(t *testing.T, warehouse string) *sql.Conn {
 	t.Helper()
+	return openConn(t, engine.Config{Warehouse: warehouse})
+}
+
+// openConn opens an engine with cfg and one pinned session.
+func openConn(t *testing.T, cfg engine.Config) *sql.Conn {
+	t.Helper()
 	ctx := context.Background()
-	e, err := engine.Open(ctx, engine.Config{Warehouse: warehouse})
+	e, err := engine.Open(ctx, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -193,19 +193,7 @@ func (c countingIO) Open(name string) (icebergio.File, error) {
 // client has its rows.
 func TestLimitStopsReading(t *testing.T) {
 	opens := &atomic.Int64{}
-	ctx := context.Background()
-	e, err := engine.Open(ctx, engine.Config{Warehouse: t.TempDir(), Store: countingStore{opens: opens}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
-	db := sql.OpenDB(e.Connector())
-	defer db.Close()
-	conn, err := db.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
+	conn := openConn(t, engine.Config{Warehouse: t.TempDir(), Store: countingStore{opens: opens}})
 	mustExec(t, conn, "CREATE DATABASE db", "USE db", "CREATE TABLE t (id BIGINT)")
 	const files = 24
 	for i := range files {
