@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"net/http/httputil"
 	"net/url"
-	"sync"
 	"testing"
 
 	"github.com/apache/iceberg-go/table"
@@ -78,36 +77,7 @@ func TestS3Warehouse(t *testing.T) {
 	// conditional writes must keep every commit.
 	t.Run("concurrent commits", func(t *testing.T) {
 		root := s3test.NewBucket(t, endpoint)
-		w1 := openS3Warehouse(t, root, testS3Config(endpoint))
-		w2 := openS3Warehouse(t, root, testS3Config(endpoint))
-		mustCreateNamespace(t, w1, "db")
-		ident := table.Identifier{"db", "t"}
-		tbl, err := w1.CreateTable(ctx, ident, testSchema)
-		if err != nil {
-			t.Fatal(err)
-		}
-		const perHandle = 5
-		var wg sync.WaitGroup
-		for h, w := range []*Warehouse{w1, w2} {
-			for i := range perHandle {
-				files := writeFile(t, tbl, int64(h*100+i))
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					if _, err := AppendFiles(ctx, w, ident, files, nil); err != nil {
-						t.Errorf("append %d/%d: %v", h, i, err)
-					}
-				}()
-			}
-		}
-		wg.Wait()
-		final, err := w2.LoadTable(ctx, ident)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if n := len(final.Metadata().Snapshots()); n != 2*perHandle {
-			t.Errorf("%d snapshots, want %d: a commit was lost", n, 2*perHandle)
-		}
+		checkConcurrentAppends(t, openS3Warehouse(t, root, testS3Config(endpoint)), openS3Warehouse(t, root, testS3Config(endpoint)), 5)
 	})
 
 	// A store that ignores If-None-Match (here: a proxy that strips it) is
