@@ -97,9 +97,6 @@ func (d *Database) CreateTable(ctx *sql.Context, name string, schema sql.Primary
 	if err != nil {
 		return err
 	}
-	if len(opts.PartitionBy) > 0 {
-		return notSupported("PARTITIONED BY (%s) is not supported yet: icesql creates unpartitioned tables for now", strings.Join(opts.PartitionBy, ", "))
-	}
 	if opts.Location != "" {
 		return notSupported("LOCATION is not supported: the embedded catalog places each table in its namespace folder")
 	}
@@ -117,7 +114,22 @@ func (d *Database) CreateTable(ctx *sql.Context, name string, schema sql.Primary
 	if err := validateProperties(props); err != nil {
 		return err
 	}
-	if _, err := d.e.catalog.CreateTable(ctx, d.ident(name), sc, catalog.WithProperties(props)); err != nil {
+	createOpts := []catalog.CreateTableOpt{catalog.WithProperties(props)}
+	if len(opts.PartitionBy) > 0 {
+		spec, err := partitionSpec(sc, opts.PartitionBy, name)
+		if err != nil {
+			return err
+		}
+		createOpts = append(createOpts, catalog.WithPartitionSpec(spec))
+	}
+	if len(opts.WriteOrderedBy) > 0 {
+		order, err := parsedSortOrder(sc, opts.WriteOrderedBy, name)
+		if err != nil {
+			return err
+		}
+		createOpts = append(createOpts, catalog.WithSortOrder(order))
+	}
+	if _, err := d.e.catalog.CreateTable(ctx, d.ident(name), sc, createOpts...); err != nil {
 		return catalogError(err, name)
 	}
 	sessionOf(ctx).createdInStatement(ctx, d.ident(name))

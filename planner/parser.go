@@ -201,6 +201,9 @@ func finish(stmt ast.Statement, ctasComment string) ast.Statement {
 // rejectedBy returns a rejected statement if err, from a rewrite, is a coded
 // MySQL error, and nil for any other error.
 func rejectedBy(err error) ast.Statement {
+	if stmt, ok := injectedBy(err); ok {
+		return stmt
+	}
 	var coded *mysql.SQLError
 	if errors.As(err, &coded) {
 		return rejected(coded)

@@ -22,8 +22,10 @@ func (r rewriter) rewrite(text string) (out, ctasComment string, err error) {
 	passes := []func(statement) ([]edit, error){
 		namespaces,
 		r.catalogNames,
+		sparkColumnLists,
 		columnTypes,
 		rejectAlterPartitionBy,
+		icebergAlter,
 	}
 	s := lexStatement(text, r.opts)
 	for _, pass := range passes {
