@@ -22,6 +22,8 @@ func (r rewriter) rewrite(text string) (out, ctasComment string, err error) {
 	passes := []func(statement) ([]edit, error){
 		namespaces,
 		r.catalogNames,
+		tableSuffixNames,
+		subscripts,
 		columnTypes,
 		rejectAlterPartitionBy,
 	}
