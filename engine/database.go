@@ -74,8 +74,11 @@ func (d *Database) GetTableNames(ctx *sql.Context) ([]string, error) { return d.
 // snapshot the session pinned for the current statement.
 func (d *Database) GetTableInsensitive(ctx *sql.Context, name string) (sql.Table, bool, error) {
 	real, ok, err := d.resolveTable(ctx, name)
-	if err != nil || !ok {
+	if err != nil {
 		return nil, false, err
+	}
+	if !ok {
+		return d.metadataTable(ctx, name)
 	}
 	tbl, err := sessionOf(ctx).pinnedTable(ctx, d.e.catalog, d.ident(real))
 	if err != nil {

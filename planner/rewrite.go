@@ -23,6 +23,8 @@ func (r rewriter) rewrite(text string) (out, ctasComment string, err error) {
 		namespaces,
 		r.catalogNames,
 		sparkColumnLists,
+		tableSuffixNames,
+		subscripts,
 		columnTypes,
 		rejectAlterPartitionBy,
 		icebergAlter,
