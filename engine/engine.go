@@ -72,6 +72,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		AddOverrides(sql.EngineOverrides{Builder: sql.BuilderOverrides{Parser: parser{Parser: planner.NewParser(cfg.CatalogName), e: e}}}).
 		Build()
 	e.sqle = sqle.New(a, &sqle.Config{VersionPostfix: "icesql-" + Version})
+	a.ExecBuilder.PriorityBuilder = explainBuilder{base: a.ExecBuilder}
 	return e, nil
 }
 

@@ -1,7 +1,10 @@
 package engine
 
 import (
+	"context"
+
 	"github.com/apache/iceberg-go"
+	icebergio "github.com/apache/iceberg-go/io"
 	"github.com/apache/iceberg-go/table"
 
 	"github.com/icesql/icesql/pushdown"
@@ -26,4 +29,17 @@ func (t *Table) scanOptions(p *pushdown.Planned, opts ...table.ScanOption) []tab
 		opts = append(opts, table.WithRowFilter(f))
 	}
 	return opts
+}
+
+// countingTable is the pinned table reading through an IO that records, for
+// EXPLAIN ANALYZE, what its scans read. The transaction's staged files are
+// read through the table's own IO.
+func (t *Table) countingTable(ctx context.Context, p *pushdown.Planned) *table.Table {
+	fs, err := t.tbl.FS(ctx)
+	if err != nil {
+		return t.tbl
+	}
+	counting := p.IO(fs)
+	return table.New(t.tbl.Identifier(), t.tbl.Metadata(), t.tbl.MetadataLocation(),
+		func(context.Context) (icebergio.IO, error) { return counting, nil }, nil)
 }

@@ -45,6 +45,7 @@ func (p parser) ParseOneWithOptions(ctx context.Context, query string, opts ast.
 // intercept replaces SHOW CREATE TABLE of an Iceberg table with icesql's
 // own, which shows the Iceberg DDL instead of MySQL's ENGINE=InnoDB.
 func (p parser) intercept(stmt ast.Statement) ast.Statement {
+	explainAsTree(stmt)
 	show, ok := stmt.(*ast.Show)
 	if !ok || show.Type != ast.CreateTableStr || !show.HasTable() || (show.ShowTablesOpt != nil && show.ShowTablesOpt.AsOf != nil) {
 		return stmt

@@ -157,7 +157,7 @@ func (t *Table) PartitionRows(ctx *sql.Context, _ sql.Partition) (sql.RowIter, e
 		read = []string{t.schema[0].Name}
 	}
 	planned := t.planned()
-	scan, err := t.newScan(ctx, t.scanOptions(planned, table.WithSelectedFields(read...))...)
+	scan, err := t.newScan(ctx, planned, t.scanOptions(planned, table.WithSelectedFields(read...))...)
 	if err != nil {
 		return nil, err
 	}
@@ -174,9 +174,9 @@ func (t *Table) PartitionRows(ctx *sql.Context, _ sql.Partition) (sql.RowIter, e
 
 // newScan scans the pinned snapshot, with the session's staged files added
 // when the open transaction wrote to the table.
-func (t *Table) newScan(ctx *sql.Context, opts ...table.ScanOption) (*table.Scan, error) {
+func (t *Table) newScan(ctx *sql.Context, planned *pushdown.Planned, opts ...table.ScanOption) (*table.Scan, error) {
 	if len(t.staged) == 0 {
-		return t.tbl.Scan(opts...), nil
+		return t.countingTable(ctx, planned).Scan(opts...), nil
 	}
 	v := t.staging
 	v.once.Do(func() {

@@ -57,6 +57,9 @@ type Planned struct {
 	tasks  []table.FileScanTask
 	err    error
 	report atomic.Pointer[metrics.ScanReport]
+
+	logOnce sync.Once
+	log     *readLog
 }
 
 var _ metrics.Reporter = (*Planned)(nil)
