@@ -193,8 +193,7 @@ func (tr translator) compare(left, right sql.Expression, op iceberg.Operation) (
 	if !ok {
 		return nil, false, false
 	}
-	out, ok := pushdown.Compare(f, op, lit.Val)
-	return out, ok, ok
+	return pushdown.Compare(f, op, lit.Val)
 }
 
 func (tr translator) in(left, right sql.Expression) (iceberg.BooleanExpression, bool, bool) {
