@@ -73,6 +73,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		AddOverrides(sql.EngineOverrides{Builder: sql.BuilderOverrides{Parser: parser{Parser: planner.NewParser(cfg.CatalogName), e: e}}}).
 		Build()
 	e.sqle = sqle.New(a, nil)
+	a.ExecBuilder.PriorityBuilder = explainBuilder{base: a.ExecBuilder}
 	if err := setServerVariables(root); err != nil {
 		return nil, err
 	}

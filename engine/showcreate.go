@@ -46,6 +46,7 @@ func (p parser) ParseOneWithOptions(ctx context.Context, query string, opts ast.
 // own, which shows the Iceberg DDL instead of MySQL's ENGINE=InnoDB, and
 // the ALTER TABLE statements icesql runs itself (see alterStatement).
 func (p parser) intercept(stmt ast.Statement) ast.Statement {
+	explainAsTree(stmt)
 	if alter, ok := p.alterStatement(stmt); ok {
 		return alter
 	}

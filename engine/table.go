@@ -27,6 +27,9 @@ type Table struct {
 	// projection is the columns the statement reads, in the order
 	// go-mysql-server asked for them; nil means all.
 	projection []string
+	// filter is the WHERE clause's part pushed to Iceberg (lookup.go); nil
+	// reads every row.
+	filter *pushedFilter
 }
 
 var (
@@ -153,11 +156,12 @@ func (t *Table) PartitionRows(ctx *sql.Context, _ sql.Partition) (sql.RowIter, e
 	if len(read) == 0 {
 		read = []string{t.schema[0].Name}
 	}
-	scan, err := t.newScan(ctx, table.WithSelectedFields(read...))
+	planned := t.planned()
+	scan, err := t.newScan(ctx, planned, t.scanOptions(planned, table.WithSelectedFields(read...))...)
 	if err != nil {
 		return nil, err
 	}
-	tasks, err := t.plan.Tasks(ctx, scan)
+	tasks, err := planned.Tasks(ctx, scan)
 	if err != nil {
 		return nil, err
 	}
@@ -170,9 +174,9 @@ func (t *Table) PartitionRows(ctx *sql.Context, _ sql.Partition) (sql.RowIter, e
 
 // newScan scans the pinned snapshot, with the session's staged files added
 // when the open transaction wrote to the table.
-func (t *Table) newScan(ctx *sql.Context, opts ...table.ScanOption) (*table.Scan, error) {
+func (t *Table) newScan(ctx *sql.Context, planned *pushdown.Planned, opts ...table.ScanOption) (*table.Scan, error) {
 	if len(t.staged) == 0 {
-		return t.tbl.Scan(opts...), nil
+		return t.countingTable(ctx, planned).Scan(opts...), nil
 	}
 	v := t.staging
 	v.once.Do(func() {
