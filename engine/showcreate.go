@@ -45,6 +45,9 @@ func (p parser) ParseOneWithOptions(ctx context.Context, query string, opts ast.
 // intercept replaces SHOW CREATE TABLE of an Iceberg table with icesql's
 // own, which shows the Iceberg DDL instead of MySQL's ENGINE=InnoDB.
 func (p parser) intercept(stmt ast.Statement) ast.Statement {
+	if call, ok := p.interceptCall(stmt); ok {
+		return call
+	}
 	show, ok := stmt.(*ast.Show)
 	if !ok || show.Type != ast.CreateTableStr || !show.HasTable() || (show.ShowTablesOpt != nil && show.ShowTablesOpt.AsOf != nil) {
 		return stmt
