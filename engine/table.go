@@ -27,6 +27,8 @@ type Table struct {
 	// projection is the columns the statement reads, in the order
 	// go-mysql-server asked for them; nil means all.
 	projection []string
+	// snapshotID is the snapshot AS OF names (asof.go); nil for the pinned one.
+	snapshotID *int64
 }
 
 var (
@@ -61,7 +63,7 @@ type stagedView struct {
 func (t *Table) Name() string { return t.name }
 
 // String implements fmt.Stringer.
-func (t *Table) String() string { return t.db.name + "." + t.name }
+func (t *Table) String() string { return t.db.name + "." + t.name + t.asOfString() }
 
 // Collation implements sql.Table.
 func (t *Table) Collation() sql.CollationID { return sql.Collation_Default }
@@ -171,6 +173,9 @@ func (t *Table) PartitionRows(ctx *sql.Context, _ sql.Partition) (sql.RowIter, e
 // newScan scans the pinned snapshot, with the session's staged files added
 // when the open transaction wrote to the table.
 func (t *Table) newScan(ctx *sql.Context, opts ...table.ScanOption) (*table.Scan, error) {
+	if t.snapshotID != nil {
+		return t.tbl.Scan(append(opts, table.WithSnapshotID(*t.snapshotID))...), nil
+	}
 	if len(t.staged) == 0 {
 		return t.tbl.Scan(opts...), nil
 	}

@@ -24,6 +24,7 @@ func (r rewriter) rewrite(text string) (out, ctasComment string, err error) {
 		r.catalogNames,
 		columnTypes,
 		rejectAlterPartitionBy,
+		timeTravel,
 	}
 	s := lexStatement(text, r.opts)
 	for _, pass := range passes {
