@@ -163,7 +163,10 @@ func (t *Table) PartitionRows(ctx *sql.Context, _ sql.Partition) (sql.RowIter, e
 	if err != nil {
 		return nil, err
 	}
-	batches, err := pushdown.Open(ctx, scan, tasks)
+	if err := checkFormats(t.String(), tasks); err != nil {
+		return nil, err
+	}
+	batches, err := openTasks(ctx, t.tbl, scan, tasks, read)
 	if err != nil {
 		return nil, err
 	}
@@ -192,7 +195,7 @@ func (t *Table) newScan(ctx *sql.Context, opts ...table.ScanOption) (*table.Scan
 
 // rowIter turns Arrow batches into rows.
 type rowIter struct {
-	batches *pushdown.Batches
+	batches batchSource
 	names   []string
 	width   int
 	rec     arrow.RecordBatch
