@@ -17,6 +17,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/analyzer"
 
 	"github.com/icesql/icesql/planner"
+	"github.com/icesql/icesql/procedures"
 	"github.com/icesql/icesql/storage"
 )
 
@@ -44,6 +45,8 @@ type Engine struct {
 	catalog  catalog.Catalog
 	provider *provider
 	sqle     *sqle.Engine
+	// procedures are the CALL system.* procedures.
+	procedures *procedures.Registry
 }
 
 // Open opens the warehouse (creating its folder when absent) and builds the
@@ -66,7 +69,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := &Engine{cfg: cfg, catalog: wh}
+	e := &Engine{cfg: cfg, catalog: wh, procedures: procedures.Builtin()}
 	e.provider = newProvider(e)
 	a := analyzer.NewBuilder(e.provider).
 		AddPreAnalyzeRule(rememberCTASOptionsID, rememberCTASOptions).

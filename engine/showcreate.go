@@ -50,6 +50,9 @@ func (p parser) intercept(stmt ast.Statement) ast.Statement {
 	if alter, ok := p.alterStatement(stmt); ok {
 		return alter
 	}
+	if call, ok := p.interceptCall(stmt); ok {
+		return call
+	}
 	show, ok := stmt.(*ast.Show)
 	if !ok || show.Type != ast.CreateTableStr || !show.HasTable() || (show.ShowTablesOpt != nil && show.ShowTablesOpt.AsOf != nil) {
 		return stmt

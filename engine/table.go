@@ -30,6 +30,8 @@ type Table struct {
 	// filter is the WHERE clause's part pushed to Iceberg (lookup.go); nil
 	// reads every row.
 	filter *pushedFilter
+	// snapshotID is the snapshot AS OF names (asof.go); nil for the pinned one.
+	snapshotID *int64
 }
 
 var (
@@ -64,7 +66,7 @@ type stagedView struct {
 func (t *Table) Name() string { return t.name }
 
 // String implements fmt.Stringer.
-func (t *Table) String() string { return t.db.name + "." + t.name }
+func (t *Table) String() string { return t.db.name + "." + t.name + t.asOfString() }
 
 // Collation implements sql.Table.
 func (t *Table) Collation() sql.CollationID { return sql.Collation_Default }
@@ -165,7 +167,10 @@ func (t *Table) PartitionRows(ctx *sql.Context, _ sql.Partition) (sql.RowIter, e
 	if err != nil {
 		return nil, err
 	}
-	batches, err := pushdown.Open(ctx, scan, tasks)
+	if err := checkFormats(t.String(), tasks); err != nil {
+		return nil, err
+	}
+	batches, err := openTasks(ctx, t.tbl, scan, tasks, read)
 	if err != nil {
 		return nil, err
 	}
@@ -175,6 +180,9 @@ func (t *Table) PartitionRows(ctx *sql.Context, _ sql.Partition) (sql.RowIter, e
 // newScan scans the pinned snapshot, with the session's staged files added
 // when the open transaction wrote to the table.
 func (t *Table) newScan(ctx *sql.Context, planned *pushdown.Planned, opts ...table.ScanOption) (*table.Scan, error) {
+	if t.snapshotID != nil {
+		return t.countingTable(ctx, planned).Scan(append(opts, table.WithSnapshotID(*t.snapshotID))...), nil
+	}
 	if len(t.staged) == 0 {
 		return t.countingTable(ctx, planned).Scan(opts...), nil
 	}
@@ -191,7 +199,7 @@ func (t *Table) newScan(ctx *sql.Context, planned *pushdown.Planned, opts ...tab
 
 // rowIter turns Arrow batches into rows.
 type rowIter struct {
-	batches *pushdown.Batches
+	batches batchSource
 	names   []string
 	width   int
 	rec     arrow.RecordBatch

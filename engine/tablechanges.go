@@ -10,7 +10,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/iceberg-go/table"
 	"github.com/dolthub/go-mysql-server/sql"
-	"github.com/dolthub/go-mysql-server/sql/expression/function"
 	"github.com/dolthub/go-mysql-server/sql/types"
 	"github.com/dolthub/vitess/go/mysql"
 
@@ -175,7 +174,7 @@ func changeRange(ctx *sql.Context, tbl *table.Table, name string, bounds []any) 
 	}
 	r.To = current.SnapshotID
 	if len(bounds) > 1 && bounds[1] != nil {
-		end, found, err := snapshotAt(ctx, tbl, name, "end", bounds[1])
+		end, found, err := changeBound(ctx, tbl, name, "end", bounds[1])
 		if err != nil {
 			return r, false, err
 		}
@@ -185,7 +184,7 @@ func changeRange(ctx *sql.Context, tbl *table.Table, name string, bounds []any) 
 		r.To = end
 	}
 	if bounds[0] != nil {
-		start, found, err := snapshotAt(ctx, tbl, name, "start", bounds[0])
+		start, found, err := changeBound(ctx, tbl, name, "start", bounds[0])
 		if err != nil {
 			return r, false, err
 		}
@@ -196,10 +195,10 @@ func changeRange(ctx *sql.Context, tbl *table.Table, name string, bounds []any) 
 	return r, false, nil
 }
 
-// snapshotAt resolves a bound: a snapshot id, or a timestamp meaning the
-// snapshot current at that time. found is false for a time before the
-// table's first snapshot.
-func snapshotAt(ctx *sql.Context, tbl *table.Table, name, which string, v any) (int64, bool, error) {
+// changeBound resolves a bound: a snapshot id, or a timestamp in the session
+// time zone meaning the snapshot current at that time. found is false for a
+// time before the table's first snapshot.
+func changeBound(ctx *sql.Context, tbl *table.Table, name, which string, v any) (int64, bool, error) {
 	var ts time.Time
 	switch v := v.(type) {
 	case time.Time:
@@ -220,14 +219,11 @@ func snapshotAt(ctx *sql.Context, tbl *table.Table, name, which string, v any) (
 		}
 		return snapshotByID(tbl, name, which, id)
 	}
-	tz, err := function.SessionTimeZone(ctx)
+	at, _, err := sessionMillis(ctx, ts)
 	if err != nil {
 		return 0, false, err
 	}
-	if utc, ok := sql.ConvertTimeZone(ts, tz, "UTC"); ok {
-		ts = utc
-	}
-	id, found := pushdown.SnapshotAsOf(tbl, ts.UnixMilli())
+	id, found := pushdown.SnapshotAsOf(tbl, at)
 	return id, found, nil
 }
 

@@ -73,6 +73,9 @@ func (p *Parser) ParseOneWithOptions(ctx context.Context, query string, opts ast
 // statement (a procedure with a BEGIN … END body) whose ';'-separated parts
 // are each rewritten.
 func (p *Parser) parseAll(ctx context.Context, s string, opts ast.ParserOptions) (ast.Statement, string, string, error) {
+	if stmt, ok, err := p.parseCall(ctx, s, opts); ok {
+		return stmt, s, "", err
+	}
 	text, _, ctasComment, err := p.rewriteAll(s, opts)
 	if coded := rejectedBy(err); coded != nil {
 		return coded, s, "", nil
@@ -98,6 +101,13 @@ func (p *Parser) parseAll(ctx context.Context, s string, opts ast.ParserOptions)
 func (p *Parser) parseFirst(ctx context.Context, s string, opts ast.ParserOptions) (ast.Statement, string, int, error) {
 	r := rewriter{catalog: p.catalog, opts: opts}
 	end := statementEnd(s, opts)
+	if stmt, ok, err := p.parseCall(ctx, s[:end], opts); ok {
+		next := end
+		if end < len(s) {
+			next++ // past the ';'
+		}
+		return stmt, s[:end], next, err
+	}
 	first, ctasComment, err := r.rewrite(s[:end])
 	if err != nil {
 		coded := rejectedBy(err)

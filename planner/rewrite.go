@@ -28,6 +28,7 @@ func (r rewriter) rewrite(text string) (out, ctasComment string, err error) {
 		columnTypes,
 		rejectAlterPartitionBy,
 		icebergAlter,
+		timeTravel,
 	}
 	s := lexStatement(text, r.opts)
 	for _, pass := range passes {

@@ -238,32 +238,42 @@ func (w *Warehouse) writeNamespaceProps(ctx context.Context, ns string, props ic
 
 type link struct {
 	Location string `json:"location"`
+	// Metadata is set for a table registered with register_table: the
+	// metadata file it was registered with, outside the Hadoop layout (see
+	// register.go).
+	Metadata string `json:"metadata,omitempty"`
 }
 
 // tableLocation resolves a table name to its root location; ok is false when
 // no table has that name.
 func (w *Warehouse) tableLocation(ctx context.Context, ns, name string) (loc string, ok bool, err error) {
+	l, ok, err := w.lookup(ctx, ns, name)
+	return l.Location, ok, err
+}
+
+// lookup resolves a table name to its link: the folder named after it, a
+// link left by a rename, or a registered metadata file.
+func (w *Warehouse) lookup(ctx context.Context, ns, name string) (l link, ok bool, err error) {
 	data, err := w.store.ReadFile(ctx, w.linkFile(ns, name))
 	switch {
 	case err == nil:
-		var l link
 		if err := json.Unmarshal(data, &l); err != nil || l.Location == "" {
-			return "", false, fmt.Errorf("corrupt table link %s: %v", w.linkFile(ns, name), err)
+			return link{}, false, fmt.Errorf("corrupt table link %s: %v", w.linkFile(ns, name), err)
 		}
-		return l.Location, true, nil
+		return l, true, nil
 	case !errors.Is(err, fs.ErrNotExist):
-		return "", false, fmt.Errorf("read table link %s: %w", w.linkFile(ns, name), err)
+		return link{}, false, fmt.Errorf("read table link %s: %w", w.linkFile(ns, name), err)
 	}
 	hidden, err := w.exists(ctx, w.hideMark(ns, name))
 	if err != nil || hidden {
-		return "", false, err
+		return link{}, false, err
 	}
 	folder := Join(w.nsFolder(ns), name)
 	v, err := w.latestVersion(ctx, folder)
 	if err != nil {
-		return "", false, err
+		return link{}, false, err
 	}
-	return folder, v > 0, nil
+	return link{Location: folder}, v > 0, nil
 }
 
 func (w *Warehouse) exists(ctx context.Context, location string) (bool, error) {
@@ -375,14 +385,15 @@ func (w *Warehouse) LoadTable(ctx context.Context, ident table.Identifier) (*tab
 	if err != nil {
 		return nil, err
 	}
-	loc, ok, err := w.tableLocation(ctx, ns, name)
+	l, ok, err := w.lookup(ctx, ns, name)
 	if err != nil {
 		return nil, err
 	}
 	if !ok {
 		return nil, fmt.Errorf("%w: %s.%s", catalog.ErrNoSuchTable, ns, name)
 	}
-	meta, metaLoc, _, err := w.loadCurrent(ctx, loc)
+	cur, err := w.loadLink(ctx, l)
+	meta, metaLoc := cur.meta, cur.file
 	if err != nil {
 		return nil, fmt.Errorf("load table %s.%s: %w", ns, name, err)
 	}
@@ -393,7 +404,7 @@ func (w *Warehouse) LoadTable(ctx context.Context, ident table.Identifier) (*tab
 }
 
 func (w *Warehouse) newTable(ident table.Identifier, meta table.Metadata, metaLoc string) *table.Table {
-	fsys := w.store.IO()
+	fsys := repairManifests(w.store.IO())
 	return table.New(ident, meta, metaLoc, func(context.Context) (icebergio.IO, error) { return fsys, nil }, w)
 }
 
@@ -477,10 +488,15 @@ func (w *Warehouse) CreateTable(ctx context.Context, ident table.Identifier, sc 
 // bind makes name resolve to location: a link, or nothing when location is
 // the folder named after the table (then only a hidden mark is cleared).
 func (w *Warehouse) bind(ctx context.Context, ns, name, location string) error {
-	if location == Join(w.nsFolder(ns), name) {
+	return w.bindLink(ctx, ns, name, link{Location: location})
+}
+
+// bindLink makes name resolve to l.
+func (w *Warehouse) bindLink(ctx context.Context, ns, name string, l link) error {
+	if l.Metadata == "" && l.Location == Join(w.nsFolder(ns), name) {
 		return w.store.Remove(ctx, w.hideMark(ns, name))
 	}
-	data, err := json.Marshal(link{Location: location})
+	data, err := json.Marshal(l)
 	if err != nil {
 		return err
 	}
@@ -525,15 +541,19 @@ func (w *Warehouse) DropTable(ctx context.Context, ident table.Identifier) error
 	if err != nil {
 		return err
 	}
-	loc, ok, err := w.tableLocation(ctx, ns, name)
+	l, ok, err := w.lookup(ctx, ns, name)
 	if err != nil {
 		return err
 	}
 	if !ok {
 		return fmt.Errorf("%w: %s.%s", catalog.ErrNoSuchTable, ns, name)
 	}
+	loc := l.Location
 	if err := w.unbind(ctx, ns, name); err != nil {
 		return fmt.Errorf("drop table %s.%s: %w", ns, name, err)
+	}
+	if l.Metadata != "" {
+		return nil // a registered table's files belong to whoever wrote it
 	}
 	if err := w.store.RemoveAll(ctx, loc); err != nil {
 		return fmt.Errorf("drop table %s.%s: remove files: %w", ns, name, err)
@@ -562,7 +582,7 @@ func (w *Warehouse) RenameTable(ctx context.Context, from, to table.Identifier) 
 		return nil, fmt.Errorf("rename %s.%s to %s.%s: tables can be renamed within their namespace only, "+
 			"because a table's folder stays in its namespace", fns, fname, tns, tname)
 	}
-	loc, ok, err := w.tableLocation(ctx, fns, fname)
+	l, ok, err := w.lookup(ctx, fns, fname)
 	if err != nil {
 		return nil, err
 	}
@@ -574,7 +594,7 @@ func (w *Warehouse) RenameTable(ctx context.Context, from, to table.Identifier) 
 	} else if exists {
 		return nil, fmt.Errorf("%w: %s.%s", catalog.ErrTableAlreadyExists, tns, tname)
 	}
-	if err := w.bind(ctx, tns, tname, loc); err != nil {
+	if err := w.bindLink(ctx, tns, tname, l); err != nil {
 		return nil, err
 	}
 	if err := w.unbind(ctx, fns, fname); err != nil {
