@@ -61,6 +61,7 @@ func (w *Warehouse) CommitTable(ctx context.Context, ident table.Identifier, req
 		}
 		return nil, "", fmt.Errorf("commit %s.%s: %w", ns, name, err)
 	}
+	w.remember(ctx, loc, version+1, next, updated)
 	w.writeVersionHint(ctx, loc, version+1)
 	return updated, next, nil
 }

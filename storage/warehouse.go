@@ -49,6 +49,8 @@ type Warehouse struct {
 
 	mu    sync.Mutex
 	locks map[string]*sync.Mutex // per table location: commits queue here before racing other processes
+
+	metas metaCache // newest parsed metadata per table location (metacache.go)
 }
 
 var _ catalog.Catalog = (*Warehouse)(nil)
@@ -257,6 +259,9 @@ func (w *Warehouse) tableLocation(ctx context.Context, ns, name string) (loc str
 		return "", false, err
 	}
 	folder := Join(w.nsFolder(ns), name)
+	if _, cached := w.cachedCurrent(ctx, folder); cached {
+		return folder, true, nil
+	}
 	v, err := w.latestVersion(ctx, folder)
 	if err != nil {
 		return "", false, err
@@ -398,6 +403,9 @@ func (w *Warehouse) newTable(ident table.Identifier, meta table.Metadata, metaLo
 // loadCurrent reads the newest metadata under a table root; meta is nil when
 // the table has no metadata yet.
 func (w *Warehouse) loadCurrent(ctx context.Context, location string) (meta table.Metadata, metaLoc string, version int, err error) {
+	if cm, ok := w.cachedCurrent(ctx, location); ok {
+		return cm.meta, cm.metaLoc, cm.version, nil
+	}
 	version, err = w.latestVersion(ctx, location)
 	if err != nil || version == 0 {
 		return nil, "", version, err
@@ -411,6 +419,7 @@ func (w *Warehouse) loadCurrent(ctx context.Context, location string) (meta tabl
 	if err != nil {
 		return nil, "", 0, fmt.Errorf("parse %s: %w", metaLoc, err)
 	}
+	w.remember(ctx, location, version, metaLoc, meta)
 	return meta, metaLoc, version, nil
 }
 
@@ -503,7 +512,7 @@ func (w *Warehouse) unbind(ctx context.Context, ns, name string) error {
 }
 
 func (w *Warehouse) writeMetadata(ctx context.Context, location string, meta table.Metadata) error {
-	data, err := json.Marshal(meta)
+	data, err := encodeMetadata(meta)
 	if err != nil {
 		return fmt.Errorf("encode table metadata: %w", err)
 	}
@@ -533,6 +542,7 @@ func (w *Warehouse) DropTable(ctx context.Context, ident table.Identifier) error
 	if err := w.unbind(ctx, ns, name); err != nil {
 		return fmt.Errorf("drop table %s.%s: %w", ns, name, err)
 	}
+	w.metas.forget(loc)
 	if err := w.store.RemoveAll(ctx, loc); err != nil {
 		return fmt.Errorf("drop table %s.%s: remove files: %w", ns, name, err)
 	}
