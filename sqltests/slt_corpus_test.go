@@ -27,6 +27,8 @@ import (
 // fails the test, and a listed record that now passes is reported so the
 // baseline can shrink. ICESQL_SLT_BASELINE=<file> writes the failures of the
 // run to that file, grouped by cause, as a starting point for the baseline.
+// ICESQL_SLT_ONLY=<substring> runs only the files whose path contains it;
+// with -v, ICESQL_SLT_SHOW=<n> prints the first n failures of each file.
 const sltFixtures = "../../shared/fixtures"
 
 const sltBaseline = "testdata/slt-baseline.txt"
@@ -66,6 +68,9 @@ func TestSQLLogicCorpus(t *testing.T) {
 			rel := filepath.ToSlash(strings.TrimPrefix(f, root+"/"))
 			limit, sampled := sltSample[rel]
 			if !full && !sampled {
+				continue
+			}
+			if only := os.Getenv("ICESQL_SLT_ONLY"); only != "" && !strings.Contains(rel, only) {
 				continue
 			}
 			if full {
@@ -204,7 +209,11 @@ func runSLTFile(t *testing.T, path, rel string, limit int) sltFileResult {
 	t.Logf("%s: %d queries, %d failed; %d records, %d failed, %d skipped; %s",
 		rel, sum.Queries, sum.QueriesFailed, sum.Records, sum.Failed, sum.Skipped, res.elapsed.Round(time.Millisecond))
 	if testing.Verbose() {
-		for _, f := range c.failures[:min(len(c.failures), sltShowFailures)] {
+		show := sltShowFailures
+		if n, err := strconv.Atoi(os.Getenv("ICESQL_SLT_SHOW")); err == nil {
+			show = n
+		}
+		for _, f := range c.failures[:min(len(c.failures), show)] {
 			t.Logf("%s: %s", f.key, f.msg)
 		}
 	}
