@@ -84,8 +84,7 @@ func (t *Table) IndexedAccess(_ *sql.Context, lookup sql.IndexLookup) sql.Indexe
 	return &nt
 }
 
-// GetIndexes implements sql.IndexAddressable: none that SQL could choose.
-func (t *Table) GetIndexes(*sql.Context) ([]sql.Index, error) { return nil, nil }
+// GetIndexes (indexes.go) lists no index a query could choose.
 
 // PreciseMatch implements sql.IndexAddressable: see the comment at the top.
 func (t *Table) PreciseMatch() bool { return false }

@@ -63,6 +63,7 @@ func (w *Warehouse) CommitTable(ctx context.Context, ident table.Identifier, req
 		return nil, "", fmt.Errorf("commit %s.%s: %w", ns, name, err)
 	}
 	if l.Metadata == "" {
+		w.remember(ctx, l.Location, version+1, next, updated)
 		w.writeVersionHint(ctx, l.Location, version+1)
 	}
 	return updated, next, nil

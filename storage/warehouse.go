@@ -49,6 +49,8 @@ type Warehouse struct {
 
 	mu    sync.Mutex
 	locks map[string]*sync.Mutex // per table location: commits queue here before racing other processes
+
+	metas metaCache // newest parsed metadata per table location (metacache.go)
 }
 
 var _ catalog.Catalog = (*Warehouse)(nil)
@@ -269,6 +271,9 @@ func (w *Warehouse) lookup(ctx context.Context, ns, name string) (l link, ok boo
 		return link{}, false, err
 	}
 	folder := Join(w.nsFolder(ns), name)
+	if _, cached := w.cachedCurrent(ctx, folder); cached {
+		return link{Location: folder}, true, nil
+	}
 	v, err := w.latestVersion(ctx, folder)
 	if err != nil {
 		return link{}, false, err
@@ -411,6 +416,9 @@ func (w *Warehouse) newTable(ident table.Identifier, meta table.Metadata, metaLo
 // loadCurrent reads the newest metadata under a table root; meta is nil when
 // the table has no metadata yet.
 func (w *Warehouse) loadCurrent(ctx context.Context, location string) (meta table.Metadata, metaLoc string, version int, err error) {
+	if cm, ok := w.cachedCurrent(ctx, location); ok {
+		return cm.meta, cm.metaLoc, cm.version, nil
+	}
 	version, err = w.latestVersion(ctx, location)
 	if err != nil || version == 0 {
 		return nil, "", version, err
@@ -424,6 +432,7 @@ func (w *Warehouse) loadCurrent(ctx context.Context, location string) (meta tabl
 	if err != nil {
 		return nil, "", 0, fmt.Errorf("parse %s: %w", metaLoc, err)
 	}
+	w.remember(ctx, location, version, metaLoc, meta)
 	return meta, metaLoc, version, nil
 }
 
@@ -521,7 +530,7 @@ func (w *Warehouse) unbind(ctx context.Context, ns, name string) error {
 }
 
 func (w *Warehouse) writeMetadata(ctx context.Context, location string, meta table.Metadata) error {
-	data, err := json.Marshal(meta)
+	data, err := encodeMetadata(meta)
 	if err != nil {
 		return fmt.Errorf("encode table metadata: %w", err)
 	}
@@ -552,6 +561,7 @@ func (w *Warehouse) DropTable(ctx context.Context, ident table.Identifier) error
 	if err := w.unbind(ctx, ns, name); err != nil {
 		return fmt.Errorf("drop table %s.%s: %w", ns, name, err)
 	}
+	w.metas.forget(l.Location)
 	if l.Metadata != "" {
 		return nil // a registered table's files belong to whoever wrote it
 	}
