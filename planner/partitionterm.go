@@ -119,7 +119,7 @@ func (s statement) partitionTerm(from, to int) (PartitionTerm, error) {
 	}
 	// Spark writes the number first; older Iceberg docs write it last.
 	num, col := args[0], args[1]
-	if s.toks[num[0]].typ != ast.INTEGRAL {
+	if s.toks[num[0]].typ != ast.INTEGRAL && s.toks[col[0]].typ == ast.INTEGRAL {
 		num, col = col, num
 	}
 	if num[1]-num[0] != 1 || s.toks[num[0]].typ != ast.INTEGRAL {
