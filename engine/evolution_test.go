@@ -273,3 +273,19 @@ func TestDDLCommitsOpenTransaction(t *testing.T) {
 		t.Errorf("rows %q, want the insert before the ALTER only (1:-)", got)
 	}
 }
+
+// TestSortedWriteSortsStatement checks that a statement's rows land in the
+// table's sort order across the insert's batches, not batch by batch.
+func TestSortedWriteSortsStatement(t *testing.T) {
+	conn := openDB(t, t.TempDir())
+	mustExec(t, conn, "CREATE DATABASE db", "USE db",
+		"CREATE TABLE t (id BIGINT) WRITE ORDERED BY id",
+		// 200,000 rows in descending order: four insert batches when unsorted.
+		"INSERT INTO t WITH RECURSIVE seq (n) AS (SELECT 0 UNION ALL SELECT n + 1 FROM seq WHERE n < 999), "+
+			"ids (n) AS (SELECT a.n * 1000 + b.n FROM seq a, seq b WHERE a.n < 200) SELECT 199999 - n FROM ids ORDER BY 1 DESC",
+	)
+	// Read back in file order: one file, sorted from its first row.
+	if got := queryString(t, conn, "SELECT GROUP_CONCAT(id) FROM (SELECT id FROM t LIMIT 3) x"); got != "0,1,2" {
+		t.Errorf("first rows in file order %q, want 0,1,2", got)
+	}
+}
