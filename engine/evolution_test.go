@@ -147,6 +147,7 @@ func TestPartitionedWriteFiles(t *testing.T) {
 	for f := range dataFiles(t, filepath.Join(dir, "db", "big")) {
 		perRegion[filepath.Base(filepath.Dir(f))]++
 	}
+	t.Logf("files per partition with a 1 MiB target: %v", perRegion)
 	if len(perRegion) != 2 || perRegion["region=a"] < 2 || perRegion["region=b"] < 2 {
 		t.Errorf("files per partition %v, want several in each of region=a and region=b", perRegion)
 	}
