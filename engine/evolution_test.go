@@ -164,13 +164,14 @@ func TestShowCreateTableRoundTripsLayout(t *testing.T) {
 			"PARTITIONED BY (region, hours(ts), bucket(16, id), truncate(4, name), years(d), `select`)",
 		"ALTER TABLE orig WRITE ORDERED BY name DESC NULLS FIRST, days(ts), bucket(4, id) ASC NULLS LAST",
 		"ALTER TABLE orig COMMENT = 'sorted'",
+		"ALTER TABLE orig ADD PARTITION FIELD truncate(2, region) AS `short region`",
 	)
 	var name, ddl string
 	if err := conn.QueryRowContext(context.Background(), "SHOW CREATE TABLE orig").Scan(&name, &ddl); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{
-		"PARTITIONED BY (region, hours(ts), bucket(16, id), truncate(4, `name`), years(d), `select`)",
+		"PARTITIONED BY (region, hours(ts), bucket(16, id), truncate(4, `name`), years(d), `select`, truncate(2, region) AS `short region`)",
 		"WRITE ORDERED BY `name` DESC NULLS FIRST, days(ts) ASC NULLS FIRST, bucket(4, id) ASC NULLS LAST",
 		"COMMENT 'sorted'",
 	} {

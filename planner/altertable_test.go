@@ -117,6 +117,16 @@ func TestAlterTableSyntaxErrors(t *testing.T) {
 	}
 }
 
+func TestParsePartitionField(t *testing.T) {
+	term, name, err := ParsePartitionField("bucket(16, id) AS `my shard`")
+	if err != nil || name != "my shard" || term != (PartitionTerm{Transform: TransformBucket, Param: 16, Column: "id"}) {
+		t.Errorf("got %+v %q %v", term, name, err)
+	}
+	if _, _, err := ParsePartitionField("id AS"); err == nil {
+		t.Error("id AS parsed")
+	}
+}
+
 // TestPartitionTermRoundTrip checks that String reads back as the same term.
 func TestPartitionTermRoundTrip(t *testing.T) {
 	for _, in := range []string{"region", "days(ts)", "bucket(16, id)", "truncate(4, `name`)", "years(d)", "months(d)", "hours(ts)", "`select`", "`a b`", "s.field", "s.`inner`"} {
