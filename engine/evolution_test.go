@@ -41,7 +41,7 @@ func TestEvolutionRewritesNoData(t *testing.T) {
 	conn := openDB(t, dir)
 	mustExec(t, conn,
 		"CREATE DATABASE db", "USE db",
-		"CREATE TABLE t (id INT, name VARCHAR(10), amount FLOAT, price DECIMAL(10,2), ts TIMESTAMP, s STRING) PARTITIONED BY (s)",
+		"CREATE TABLE t (id INT, name VARCHAR(10), amount FLOAT, price DECIMAL(10,2), ts TIMESTAMP, s STRING) PARTITIONED BY (s) TBLPROPERTIES ('format-version' = '1')",
 		"INSERT INTO t VALUES (1, 'a', 1.5, 1.25, '2024-01-01 00:00:00', 'x'), (2, 'b', 2.5, 2.5, '2024-01-02 00:00:00', 'y')",
 	)
 	tableDir := filepath.Join(dir, "db", "t")
@@ -75,7 +75,7 @@ func TestEvolutionRewritesNoData(t *testing.T) {
 		"ALTER TABLE t SET TBLPROPERTIES ('k' = 'v')",
 		"ALTER TABLE t UNSET TBLPROPERTIES ('k')",
 		"ALTER TABLE t COMMENT = 'c'",
-		"ALTER TABLE t SET TBLPROPERTIES ('format-version' = '3')",
+		"ALTER TABLE t SET TBLPROPERTIES ('format-version' = '2')",
 	} {
 		mustExec(t, conn, stmt)
 		if after := dataFiles(t, tableDir); !equalFiles(before, after) {
@@ -147,6 +147,7 @@ func TestPartitionedWriteFiles(t *testing.T) {
 	for f := range dataFiles(t, filepath.Join(dir, "db", "big")) {
 		perRegion[filepath.Base(filepath.Dir(f))]++
 	}
+	t.Logf("files per partition with a 1 MiB target: %v", perRegion)
 	if len(perRegion) != 2 || perRegion["region=a"] < 2 || perRegion["region=b"] < 2 {
 		t.Errorf("files per partition %v, want several in each of region=a and region=b", perRegion)
 	}
@@ -163,13 +164,14 @@ func TestShowCreateTableRoundTripsLayout(t *testing.T) {
 			"PARTITIONED BY (region, hours(ts), bucket(16, id), truncate(4, name), years(d), `select`)",
 		"ALTER TABLE orig WRITE ORDERED BY name DESC NULLS FIRST, days(ts), bucket(4, id) ASC NULLS LAST",
 		"ALTER TABLE orig COMMENT = 'sorted'",
+		"ALTER TABLE orig ADD PARTITION FIELD truncate(2, region) AS `short region`",
 	)
 	var name, ddl string
 	if err := conn.QueryRowContext(context.Background(), "SHOW CREATE TABLE orig").Scan(&name, &ddl); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{
-		"PARTITIONED BY (region, hours(ts), bucket(16, id), truncate(4, `name`), years(d), `select`)",
+		"PARTITIONED BY (region, hours(ts), bucket(16, id), truncate(4, `name`), years(d), `select`, truncate(2, region) AS `short region`)",
 		"WRITE ORDERED BY `name` DESC NULLS FIRST, days(ts) ASC NULLS FIRST, bucket(4, id) ASC NULLS LAST",
 		"COMMENT 'sorted'",
 	} {
@@ -229,5 +231,63 @@ func TestConcurrentAlters(t *testing.T) {
 	}
 	if got := queryString(t, conn, "SELECT COUNT(*) FROM t"); got != fmt.Sprint(n) {
 		t.Errorf("%s rows, want %d", got, n)
+	}
+}
+
+// TestStagedFilesSurviveConcurrentEvolution commits a transaction's files
+// after another session changed the table's schema and partitioning: the
+// files keep the spec and field ids they were written with.
+func TestStagedFilesSurviveConcurrentEvolution(t *testing.T) {
+	dir := t.TempDir()
+	a, b := openDB(t, dir), openDB(t, dir)
+	mustExec(t, a, "CREATE DATABASE db", "USE db",
+		"CREATE TABLE t (id INT, s STRING) PARTITIONED BY (s)",
+		"BEGIN",
+		"INSERT INTO t VALUES (1, 'x'), (2, 'y')",
+	)
+	mustExec(t, b, "USE db",
+		"ALTER TABLE t ADD PARTITION FIELD bucket(4, id)",
+		"ALTER TABLE t ADD COLUMN extra INT FIRST",
+		"INSERT INTO t VALUES (30, 3, 'z')",
+	)
+	mustExec(t, a, "COMMIT")
+	if got := queryString(t, a, "SELECT GROUP_CONCAT(CONCAT(id, s, COALESCE(extra, '-')) ORDER BY id) FROM t"); got != "1x-,2y-,3z30" {
+		t.Errorf("rows %q, want 1x-,2y-,3z30", got)
+	}
+	tbl := loadWithIcebergGo(t, dir, "db", "t")
+	if n := tbl.CurrentSnapshot().Summary.Properties["total-data-files"]; n != "3" {
+		t.Errorf("total-data-files %s, want 3", n)
+	}
+}
+
+// TestDDLCommitsOpenTransaction checks MySQL's implicit commit: ALTER TABLE
+// inside a transaction first commits what the transaction wrote.
+func TestDDLCommitsOpenTransaction(t *testing.T) {
+	conn := openDB(t, t.TempDir())
+	mustExec(t, conn, "CREATE DATABASE db", "USE db", "CREATE TABLE t (id INT)",
+		"BEGIN",
+		"INSERT INTO t VALUES (1)",
+		"ALTER TABLE t ADD COLUMN c INT",
+		"INSERT INTO t VALUES (2, 20)",
+		"ROLLBACK",
+	)
+	if got := queryString(t, conn, "SELECT GROUP_CONCAT(CONCAT(id, ':', COALESCE(c, '-'))) FROM t"); got != "1:-" {
+		t.Errorf("rows %q, want the insert before the ALTER only (1:-)", got)
+	}
+}
+
+// TestSortedWriteSortsStatement checks that a statement's rows land in the
+// table's sort order across the insert's batches, not batch by batch.
+func TestSortedWriteSortsStatement(t *testing.T) {
+	conn := openDB(t, t.TempDir())
+	mustExec(t, conn, "CREATE DATABASE db", "USE db",
+		"CREATE TABLE t (id BIGINT) WRITE ORDERED BY id",
+		// 200,000 rows in descending order: four insert batches when unsorted.
+		"INSERT INTO t WITH RECURSIVE seq (n) AS (SELECT 0 UNION ALL SELECT n + 1 FROM seq WHERE n < 999), "+
+			"ids (n) AS (SELECT a.n * 1000 + b.n FROM seq a, seq b WHERE a.n < 200) SELECT 199999 - n FROM ids ORDER BY 1 DESC",
+	)
+	// Read back in file order: one file, sorted from its first row.
+	if got := queryString(t, conn, "SELECT GROUP_CONCAT(id) FROM (SELECT id FROM t LIMIT 3) x"); got != "0,1,2" {
+		t.Errorf("first rows in file order %q, want 0,1,2", got)
 	}
 }

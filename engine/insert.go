@@ -136,7 +136,7 @@ func (ins *inserter) Insert(ctx *sql.Context, row sql.Row) error {
 			return ins.err
 		}
 	}
-	if ins.builder.Field(0).Len() >= batchRows {
+	if ins.builder.Field(0).Len() >= batchLimit(ins.t.tbl) {
 		ins.flush(ctx)
 	}
 	return nil

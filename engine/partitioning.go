@@ -77,7 +77,7 @@ func checkTransform(tr iceberg.Transform, f iceberg.NestedField, t planner.Parti
 func partitionSpec(sc *iceberg.Schema, terms []string, tableName string) (*iceberg.PartitionSpec, error) {
 	var opts []iceberg.PartitionOption
 	for _, text := range terms {
-		t, err := planner.ParsePartitionTerm(text)
+		t, name, err := planner.ParsePartitionField(text)
 		if err != nil {
 			return nil, invalidPartition("PARTITIONED BY term %q: %v", text, err)
 		}
@@ -89,9 +89,10 @@ func partitionSpec(sc *iceberg.Schema, terms []string, tableName string) (*icebe
 		if err := checkTransform(tr, f, t); err != nil {
 			return nil, err
 		}
-		name, err := iceberg.GeneratePartitionFieldName(sc, iceberg.PartitionField{SourceIDs: []int{f.ID}, Transform: tr})
-		if err != nil {
-			return nil, err
+		if name == "" {
+			if name, err = iceberg.GeneratePartitionFieldName(sc, iceberg.PartitionField{SourceIDs: []int{f.ID}, Transform: tr}); err != nil {
+				return nil, err
+			}
 		}
 		opts = append(opts, iceberg.AddPartitionFieldBySourceID(f.ID, name, tr, sc, nil))
 	}
@@ -119,9 +120,9 @@ func partitionClause(tbl *table.Table) string {
 		}
 		s := t.String()
 		if def, err := iceberg.GeneratePartitionFieldName(tbl.Schema(), iceberg.PartitionField{SourceIDs: f.SourceIDs, Transform: f.Transform}); err == nil && def != f.Name {
-			// A field renamed with AS keeps its name only through ALTER
-			// TABLE; CREATE TABLE has no syntax for it.
-			s += " /* " + strings.ReplaceAll(f.Name, "*/", "* /") + " */"
+			// A field named by ADD PARTITION FIELD ... AS, or whose source
+			// column was renamed since.
+			s += " AS " + quoteIdent(f.Name)
 		}
 		terms = append(terms, s)
 	}

@@ -179,7 +179,7 @@ func (s statement) partitionTerms(open int, opts *TableOptions) (int, error) {
 		if e[0] == e[1] {
 			return 0, s.syntaxError(e[0], "empty PARTITIONED BY term")
 		}
-		if _, err := s.partitionTerm(e[0], e[1]); err != nil {
+		if _, _, err := s.partitionField(e[0], e[1]); err != nil {
 			return 0, err
 		}
 		opts.PartitionBy = append(opts.PartitionBy, s.normalized(e[0], e[1]))

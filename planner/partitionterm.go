@@ -74,6 +74,26 @@ func ParsePartitionTerm(text string) (PartitionTerm, error) {
 	return s.partitionTerm(0, len(s.toks))
 }
 
+// ParsePartitionField reads one PARTITIONED BY term with the partition
+// field name icesql lets it carry: bucket(16, id) AS shard. Spark has no
+// syntax for the name; SHOW CREATE TABLE needs one for a field renamed by
+// ADD or REPLACE PARTITION FIELD ... AS.
+func ParsePartitionField(text string) (PartitionTerm, string, error) {
+	s := lexStatement(text, ast.ParserOptions{})
+	return s.partitionField(0, len(s.toks))
+}
+
+// partitionField reads term [AS name] in tokens from..to-1.
+func (s statement) partitionField(from, to int) (PartitionTerm, string, error) {
+	name := ""
+	if to-from > 2 && s.word(to-2, "as") && s.name(to-1) {
+		name = s.toks[to-1].val
+		to -= 2
+	}
+	t, err := s.partitionTerm(from, to)
+	return t, name, err
+}
+
 // timeTransforms maps the spellings Spark accepts to Iceberg's transform.
 var timeTransforms = map[string]string{
 	"years": TransformYear, "year": TransformYear,
@@ -119,7 +139,7 @@ func (s statement) partitionTerm(from, to int) (PartitionTerm, error) {
 	}
 	// Spark writes the number first; older Iceberg docs write it last.
 	num, col := args[0], args[1]
-	if s.toks[num[0]].typ != ast.INTEGRAL {
+	if s.toks[num[0]].typ != ast.INTEGRAL && s.toks[col[0]].typ == ast.INTEGRAL {
 		num, col = col, num
 	}
 	if num[1]-num[0] != 1 || s.toks[num[0]].typ != ast.INTEGRAL {
