@@ -91,7 +91,42 @@ func (w *Warehouse) readMetadata(ctx context.Context, file string) (table.Metada
 	if err != nil {
 		return nil, fmt.Errorf("%s is not valid Iceberg table metadata: %w", file, err)
 	}
-	return meta, nil
+	return withNameMapping(meta, data)
+}
+
+// withNameMapping gives a registered table without a name mapping the one
+// its current schema implies. Tables migrated from Hive (and BigQuery's)
+// have data files without Parquet field ids; Java Iceberg then falls back to
+// matching columns, and iceberg-go v0.7.0 reads such files only through
+// schema.name-mapping.default ("cannot convert <column> to Iceberg field,
+// missing field_id" otherwise). iceberg-go writes the same mapping itself
+// when it adds files; a commit through icesql keeps it.
+func withNameMapping(meta table.Metadata, data []byte) (table.Metadata, error) {
+	if _, ok := meta.Properties()[table.DefaultNameMappingKey]; ok || meta.CurrentSchema() == nil {
+		return meta, nil
+	}
+	mapping, err := json.Marshal(meta.CurrentSchema().NameMapping())
+	if err != nil {
+		return nil, fmt.Errorf("derive name mapping: %w", err)
+	}
+	var doc map[string]json.RawMessage
+	if err := json.Unmarshal(data, &doc); err != nil {
+		return nil, err
+	}
+	props := map[string]string{}
+	if raw, ok := doc["properties"]; ok {
+		if err := json.Unmarshal(raw, &props); err != nil {
+			return nil, err
+		}
+	}
+	props[table.DefaultNameMappingKey] = string(mapping)
+	if doc["properties"], err = json.Marshal(props); err != nil {
+		return nil, err
+	}
+	if data, err = json.Marshal(doc); err != nil {
+		return nil, err
+	}
+	return table.ParseMetadataBytes(data)
 }
 
 // ErrNoMetadata is returned when a folder given to RegisterTable holds no
