@@ -85,9 +85,11 @@ var knownFailures = map[string]knownFailure{
 		errPattern: `unsupported local filesystem scheme "s3"`,
 	},
 	"duckdb-iceberg/data/persistent/add_columns_with_defaults_in_struct/default.db/add_columns_with_defaults_in_struct": {
-		reason: "iceberg-go v0.7.0 reads date, time and timestamp initial-default values only as numbers " +
-			"(table/arrow_utils.go numericDefault), while the spec's JSON form, which PyIceberg wrote, is an ISO string",
-		errPattern: `unsupported write-default value type string`,
+		reason: "iceberg-go v0.7.0 cannot fill defaults inside a struct for every type: it reads date, time and " +
+			"timestamp initial-default values only as numbers (table/arrow_utils.go numericDefault) while the spec's " +
+			"JSON form, which PyIceberg wrote, is an ISO string, and it has no Arrow cast for a uuid default; which " +
+			"field it trips on first varies",
+		errPattern: `error encountered during schema visitor: (unsupported write-default value type string|.*cast_extension)`,
 	},
 	"duckdb-iceberg/data/persistent/big_query_error": {
 		reason: "BigQuery writes the manifest list's required fields (manifest_path, ...) as nullable Avro unions; " +
