@@ -87,11 +87,29 @@ func (w *Warehouse) readMetadata(ctx context.Context, file string) (table.Metada
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", file, err)
 	}
+	if err := checkFormatVersion(data); err != nil {
+		return nil, fmt.Errorf("%s is not valid Iceberg table metadata: %w", file, err)
+	}
 	meta, err := table.ParseMetadataBytes(data)
 	if err != nil {
 		return nil, fmt.Errorf("%s is not valid Iceberg table metadata: %w", file, err)
 	}
 	return withNameMapping(meta, data)
+}
+
+// checkFormatVersion names an unsupported format version, which iceberg-go
+// reports only as "invalid or missing format-version".
+func checkFormatVersion(data []byte) error {
+	var head struct {
+		FormatVersion *int `json:"format-version"`
+	}
+	if json.Unmarshal(data, &head) != nil || head.FormatVersion == nil {
+		return nil // iceberg-go says what is wrong
+	}
+	if v := *head.FormatVersion; v < 1 || v > 3 {
+		return fmt.Errorf("unsupported format version %d: icesql reads Iceberg format versions 1 to 3", v)
+	}
+	return nil
 }
 
 // withNameMapping gives a registered table without a name mapping the one
