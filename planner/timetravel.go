@@ -9,7 +9,7 @@ import (
 // (engine/asof.go resolves the value):
 //
 //	t VERSION AS OF 123 | 'tag'        → t AS OF 123 | 'tag'
-//	t FOR VERSION AS OF …              → t AS OF …          (Trino)
+//	t FOR VERSION AS OF …              → unchanged: the MySQL grammar of vitess takes it (Trino)
 //	t FOR SYSTEM_VERSION AS OF …       → t AS OF …          (Impala)
 //	t TIMESTAMP AS OF '2024-01-01 …'   → t AS OF TIMESTAMP('2024-01-01 …')
 //	t TIMESTAMP AS OF 1700000000       → t AS OF FROM_UNIXTIME(1700000000)
