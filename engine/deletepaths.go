@@ -121,9 +121,12 @@ func alignPositionDeletes(ctx context.Context, store storage.Store, tbl *table.T
 }
 
 // alignAttachedDeletes handles the delete files iceberg-go did attach to a
-// task (partition-scoped ones, which carry no file_path bounds) but whose
-// rows spell the data file differently: it reads their file_path column and
-// presents the data file under the spelling found there.
+// task but whose rows spell the data file differently: it reads their
+// file_path column and presents the data file under the spelling found
+// there. The file_path bounds in the manifest cannot decide it: Impala's
+// loader rewrote them to the manifests' spelling and left the files' rows
+// as written. Reading one dictionary-encoded column per delete file, once
+// per statement, is the cost.
 func alignAttachedDeletes(ctx context.Context, store storage.Store, fsys icebergio.IO, tasks []table.FileScanTask) ([]table.FileScanTask, error) {
 	paths := map[string]map[string]bool{} // delete file -> the data file paths in it
 	var out []table.FileScanTask
