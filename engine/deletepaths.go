@@ -35,9 +35,35 @@ type alignedTasks struct {
 	err   error
 }
 
-func (a *alignedTasks) align(ctx context.Context, store storage.Store, tbl *table.Table, snap *table.Snapshot, tasks []table.FileScanTask) ([]table.FileScanTask, error) {
-	a.once.Do(func() { a.tasks, a.err = alignPositionDeletes(ctx, store, tbl, snap, tasks) })
+func (a *alignedTasks) align(ctx context.Context, e *Engine, tbl *table.Table, snap *table.Snapshot, tasks []table.FileScanTask) ([]table.FileScanTask, error) {
+	a.once.Do(func() { a.tasks, a.err = alignPositionDeletes(ctx, e.cfg.Store, &e.deletePaths, tbl, snap, tasks) })
 	return a.tasks, a.err
+}
+
+// deletePathCache remembers the data file paths each position delete file
+// names. Iceberg files are immutable and never reuse a path, so an entry
+// stays true; the cache is emptied when it grows past its bound.
+type deletePathCache struct {
+	mu    sync.Mutex
+	paths map[string]map[string]bool
+}
+
+const deletePathCacheMax = 10000
+
+func (c *deletePathCache) get(location string) (map[string]bool, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	names, ok := c.paths[location]
+	return names, ok
+}
+
+func (c *deletePathCache) put(location string, names map[string]bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.paths == nil || len(c.paths) >= deletePathCacheMax {
+		c.paths = map[string]map[string]bool{}
+	}
+	c.paths[location] = names
 }
 
 type positionDelete struct {
@@ -46,7 +72,7 @@ type positionDelete struct {
 	ref  string // the data file path as the delete file writes it
 }
 
-func alignPositionDeletes(ctx context.Context, store storage.Store, tbl *table.Table, snap *table.Snapshot, tasks []table.FileScanTask) ([]table.FileScanTask, error) {
+func alignPositionDeletes(ctx context.Context, store storage.Store, cache *deletePathCache, tbl *table.Table, snap *table.Snapshot, tasks []table.FileScanTask) ([]table.FileScanTask, error) {
 	if snap == nil || len(tasks) == 0 {
 		return tasks, nil
 	}
@@ -86,7 +112,7 @@ func alignPositionDeletes(ctx context.Context, store storage.Store, tbl *table.T
 		}
 	}
 	if len(byCanonical) == 0 {
-		return alignAttachedDeletes(ctx, store, fsys, tasks)
+		return alignAttachedDeletes(ctx, store, cache, fsys, tasks)
 	}
 	out := make([]table.FileScanTask, len(tasks))
 	copy(out, tasks)
@@ -117,7 +143,7 @@ func alignPositionDeletes(ctx context.Context, store storage.Store, tbl *table.T
 		t.File = spelledDataFile{DataFile: t.File, path: spelling}
 		t.DeleteFiles = extra
 	}
-	return alignAttachedDeletes(ctx, store, fsys, out)
+	return alignAttachedDeletes(ctx, store, cache, fsys, out)
 }
 
 // alignAttachedDeletes handles the delete files iceberg-go did attach to a
@@ -126,9 +152,8 @@ func alignPositionDeletes(ctx context.Context, store storage.Store, tbl *table.T
 // there. The file_path bounds in the manifest cannot decide it: Impala's
 // loader rewrote them to the manifests' spelling and left the files' rows
 // as written. Reading one dictionary-encoded column per delete file, once
-// per statement, is the cost.
-func alignAttachedDeletes(ctx context.Context, store storage.Store, fsys icebergio.IO, tasks []table.FileScanTask) ([]table.FileScanTask, error) {
-	paths := map[string]map[string]bool{} // delete file -> the data file paths in it
+// per file (deletePathCache), is the cost.
+func alignAttachedDeletes(ctx context.Context, store storage.Store, cache *deletePathCache, fsys icebergio.IO, tasks []table.FileScanTask) ([]table.FileScanTask, error) {
 	var out []table.FileScanTask
 	for i, t := range tasks {
 		if len(t.DeleteFiles) == 0 {
@@ -138,13 +163,16 @@ func alignAttachedDeletes(ctx context.Context, store storage.Store, fsys iceberg
 		canonical := storage.CanonicalPath(store, path)
 		spelling, exact := "", false
 		for _, d := range t.DeleteFiles {
-			names, ok := paths[d.FilePath()]
+			// Keyed by the file it names in the store: relative paths of
+			// two registered tables may be spelled alike.
+			key := storage.CanonicalPath(store, d.FilePath())
+			names, ok := cache.get(key)
 			if !ok {
 				var err error
 				if names, err = deletedFilePaths(ctx, fsys, d.FilePath()); err != nil {
 					return nil, err
 				}
-				paths[d.FilePath()] = names
+				cache.put(key, names)
 			}
 			if names[path] {
 				exact = true

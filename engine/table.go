@@ -168,7 +168,7 @@ func (t *Table) PartitionRows(ctx *sql.Context, _ sql.Partition) (sql.RowIter, e
 	if err := checkFormats(t.String(), tasks); err != nil {
 		return nil, err
 	}
-	if tasks, err = t.aligned.align(ctx, t.db.e.cfg.Store, t.tbl, t.snapshot(), tasks); err != nil {
+	if tasks, err = t.aligned.align(ctx, t.db.e, t.tbl, t.snapshot(), tasks); err != nil {
 		return nil, err
 	}
 	batches, err := openTasks(ctx, t.tbl, scan, tasks, read)
