@@ -139,7 +139,8 @@ func newTableAsOf(db *Database, name string, tbl *table.Table, snap *table.Snaps
 	if snap.SchemaID != nil {
 		for _, sc := range tbl.Metadata().Schemas() {
 			if sc.ID == *snap.SchemaID {
-				t.schema = schemaOf(sc, tbl.Properties(), db.name, name)
+				t.schema = sqlColumns(schemaOf(sc, tbl.Properties(), db.name, name), sc)
+				t.names = icebergNames(sc)
 			}
 		}
 	}
@@ -152,4 +153,12 @@ func (t *Table) asOfString() string {
 		return ""
 	}
 	return fmt.Sprintf(" AS OF %d", *t.snapshotID)
+}
+
+// snapshot is the snapshot the table reads.
+func (t *Table) snapshot() *table.Snapshot {
+	if t.snapshotID != nil {
+		return t.tbl.Metadata().SnapshotByID(*t.snapshotID)
+	}
+	return t.tbl.CurrentSnapshot()
 }
