@@ -79,11 +79,6 @@ var knownFailures = map[string]knownFailure{
 			"a strict reader to reject it (DuckDB's expected rows come with verification off)",
 		errPattern: `legacy-bare-deletion-vector\.puffin.*invalid header magic`,
 	},
-	"duckdb-iceberg/data/persistent/generated_bounds": {
-		reason: "PENDING issue 4 (branch issue4-pushdown): answering the BETWEEN from manifest bounds needs WHERE " +
-			"pushdown into the scan; until then the scan opens its 5,000 data files, which do not exist",
-		errPattern: `unsupported local filesystem scheme "s3"`,
-	},
 	"duckdb-iceberg/data/persistent/add_columns_with_defaults_in_struct/default.db/add_columns_with_defaults_in_struct": {
 		reason: "iceberg-go v0.7.0 cannot fill defaults inside a struct for every type: it reads date, time and " +
 			"timestamp initial-default values only as numbers (table/arrow_utils.go numericDefault) while the spec's " +
