@@ -262,7 +262,12 @@ func (t *tableChanges) RowIter(ctx *sql.Context, _ sql.Row) (sql.RowIter, error)
 	return &changeRowIter{tbl: t.tbl, tasks: tasks, width: len(t.schema) - 3}, nil
 }
 
-// changeRowIter reads the changelog tasks one after another.
+// changeRowIter reads the changelog tasks one after another. A commit that
+// both removes and adds data files (a copy-on-write DELETE, UPDATE or MERGE,
+// a compaction) rewrites rows it did not change: those come back deleted
+// from the old file and inserted in the new one. Like Spark's changelog
+// views, table_changes drops such carry-over pairs, so such a commit's tasks
+// are read together first; other commits' rows stream.
 type changeRowIter struct {
 	tbl     *table.Table
 	tasks   []table.ChangelogScanTask
@@ -271,9 +276,128 @@ type changeRowIter struct {
 	task    table.ChangelogScanTask
 	rec     arrow.RecordBatch
 	row     int
+	ready   []sql.Row // a rewriting commit's changes, carry-overs dropped
 }
 
 func (r *changeRowIter) Next(ctx *sql.Context) (sql.Row, error) {
+	for {
+		if len(r.ready) > 0 {
+			row := r.ready[0]
+			r.ready = r.ready[1:]
+			return row, nil
+		}
+		if r.batches == nil { // between two tasks
+			if len(r.tasks) == 0 {
+				return nil, io.EOF
+			}
+			if rewrites(r.tasks) {
+				if err := r.readRewrite(ctx); err != nil {
+					return nil, err
+				}
+				continue
+			}
+		}
+		row, err := r.nextInTask(ctx)
+		if err == io.EOF {
+			continue
+		}
+		return row, err
+	}
+}
+
+// rewrites reports whether the commit of the first task removes and adds files.
+func rewrites(tasks []table.ChangelogScanTask) bool {
+	ops := map[table.ChangelogOperation]bool{}
+	for _, t := range tasks {
+		if t.ChangeOrdinal() != tasks[0].ChangeOrdinal() {
+			break
+		}
+		ops[t.Operation()] = true
+	}
+	return len(ops) > 1
+}
+
+// readRewrite reads the tasks of the first task's commit and keeps the
+// rows that changed: a deleted row and an inserted row with the same values
+// cancel out.
+func (r *changeRowIter) readRewrite(ctx *sql.Context) error {
+	ordinal := r.tasks[0].ChangeOrdinal()
+	n := 0
+	for n < len(r.tasks) && r.tasks[n].ChangeOrdinal() == ordinal {
+		n++
+	}
+	group := &changeRowIter{tbl: r.tbl, tasks: r.tasks[:n], width: r.width}
+	r.tasks = r.tasks[n:]
+	defer group.Close(ctx)
+	var rows []sql.Row
+	for len(group.tasks) > 0 || group.batches != nil {
+		row, err := group.nextInTask(ctx)
+		if err == io.EOF {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		rows = append(rows, row)
+	}
+	// A row deleted n times and inserted m times was carried over
+	// min(n, m) times; those copies go on both sides.
+	counts := map[string]*[2]int{} // deleted, inserted
+	for _, row := range rows {
+		key := rowKey(row[:r.width])
+		if counts[key] == nil {
+			counts[key] = &[2]int{}
+		}
+		if row[r.width] == string(table.ChangelogOpDelete) {
+			counts[key][0]++
+		} else {
+			counts[key][1]++
+		}
+	}
+	drop := make(map[string]*[2]int, len(counts))
+	for key, c := range counts {
+		m := min(c[0], c[1])
+		drop[key] = &[2]int{m, m}
+	}
+	for _, row := range rows {
+		side := 1
+		if row[r.width] == string(table.ChangelogOpDelete) {
+			side = 0
+		}
+		if d := drop[rowKey(row[:r.width])]; d[side] > 0 {
+			d[side]--
+			continue
+		}
+		r.ready = append(r.ready, row)
+	}
+	return nil
+}
+
+// rowKey encodes a row's values so that equal rows, and only they, get the
+// same key. Decimals are pointers, so values are compared by their text.
+func rowKey(row sql.Row) string {
+	var b strings.Builder
+	for _, v := range row {
+		var text string
+		switch v := v.(type) {
+		case nil:
+			b.WriteString("N;")
+			continue
+		case []byte:
+			text = string(v)
+		case fmt.Stringer:
+			text = v.String()
+		default:
+			text = fmt.Sprint(v)
+		}
+		fmt.Fprintf(&b, "%T:%d:%s;", v, len(text), text)
+	}
+	return b.String()
+}
+
+// nextInTask reads the next row of the current task, opening the next task
+// first if none is open; io.EOF ends each task.
+func (r *changeRowIter) nextInTask(ctx *sql.Context) (sql.Row, error) {
 	for r.rec == nil || r.row >= int(r.rec.NumRows()) {
 		if r.batches == nil {
 			if len(r.tasks) == 0 {
@@ -290,7 +414,7 @@ func (r *changeRowIter) Next(ctx *sql.Context) (sql.Row, error) {
 		if err == io.EOF {
 			r.batches.Close()
 			r.batches, r.rec = nil, nil
-			continue
+			return nil, io.EOF
 		}
 		if err != nil {
 			return nil, err
@@ -312,6 +436,7 @@ func (r *changeRowIter) Next(ctx *sql.Context) (sql.Row, error) {
 func (r *changeRowIter) Close(*sql.Context) error {
 	if r.batches != nil {
 		r.batches.Close()
+		r.batches = nil
 	}
 	return nil
 }
