@@ -254,10 +254,7 @@ func (t *tableChanges) RowIter(ctx *sql.Context, _ sql.Row) (sql.RowIter, error)
 	}
 	tasks, err := pushdown.PlanChanges(ctx, t.tbl, rng)
 	if err != nil {
-		if strings.Contains(err.Error(), "delete manifest") {
-			return nil, notSupported("table_changes(%s): the range holds merge-on-read deletes (delete files), which icesql cannot read as changes yet: %v", t.name, err)
-		}
-		return nil, err
+		return nil, fmt.Errorf("table_changes(%s): %w", t.name, err)
 	}
 	return &changeRowIter{tbl: t.tbl, tasks: tasks, width: len(t.schema) - 3}, nil
 }
@@ -277,6 +274,10 @@ type changeRowIter struct {
 	rec     arrow.RecordBatch
 	row     int
 	ready   []sql.Row // a rewriting commit's changes, carry-overs dropped
+	// pending holds the rows of a table.DeletedRowsScanTask, which are
+	// computed whole; inPending says they are being read.
+	pending   []sql.Row
+	inPending bool
 }
 
 func (r *changeRowIter) Next(ctx *sql.Context) (sql.Row, error) {
@@ -286,7 +287,7 @@ func (r *changeRowIter) Next(ctx *sql.Context) (sql.Row, error) {
 			r.ready = r.ready[1:]
 			return row, nil
 		}
-		if r.batches == nil { // between two tasks
+		if r.between() {
 			if len(r.tasks) == 0 {
 				return nil, io.EOF
 			}
@@ -330,7 +331,7 @@ func (r *changeRowIter) readRewrite(ctx *sql.Context) error {
 	r.tasks = r.tasks[n:]
 	defer group.Close(ctx)
 	var rows []sql.Row
-	for len(group.tasks) > 0 || group.batches != nil {
+	for len(group.tasks) > 0 || !group.between() {
 		row, err := group.nextInTask(ctx)
 		if err == io.EOF {
 			continue
@@ -395,21 +396,41 @@ func rowKey(row sql.Row) string {
 	return b.String()
 }
 
+// between reports whether no task is being read.
+func (r *changeRowIter) between() bool { return r.batches == nil && !r.inPending }
+
 // nextInTask reads the next row of the current task, opening the next task
 // first if none is open; io.EOF ends each task.
 func (r *changeRowIter) nextInTask(ctx *sql.Context) (sql.Row, error) {
-	for r.rec == nil || r.row >= int(r.rec.NumRows()) {
-		if r.batches == nil {
-			if len(r.tasks) == 0 {
-				return nil, io.EOF
+	if r.between() {
+		if len(r.tasks) == 0 {
+			return nil, io.EOF
+		}
+		r.task, r.tasks = r.tasks[0], r.tasks[1:]
+		if dr, ok := r.task.(table.DeletedRowsScanTask); ok {
+			rows, err := r.deletedRows(ctx, dr)
+			if err != nil {
+				return nil, err
 			}
-			r.task, r.tasks = r.tasks[0], r.tasks[1:]
+			r.pending, r.inPending = rows, true
+		} else {
 			b, err := pushdown.OpenChange(ctx, r.tbl, r.task)
 			if err != nil {
 				return nil, err
 			}
-			r.batches = b
+			r.batches, r.rec = b, nil
 		}
+	}
+	if r.inPending {
+		if len(r.pending) == 0 {
+			r.inPending = false
+			return nil, io.EOF
+		}
+		row := r.pending[0]
+		r.pending = r.pending[1:]
+		return row, nil
+	}
+	for r.rec == nil || r.row >= int(r.rec.NumRows()) {
 		rec, err := r.batches.Next()
 		if err == io.EOF {
 			r.batches.Close()
@@ -421,16 +442,85 @@ func (r *changeRowIter) nextInTask(ctx *sql.Context) (sql.Row, error) {
 		}
 		r.rec, r.row = rec, 0
 	}
+	row, err := r.tableRow(r.rec, r.row)
+	if err != nil {
+		return nil, err
+	}
+	r.row++
+	return r.withChange(row, r.task), nil
+}
+
+// tableRow reads the table's columns of row i of rec.
+func (r *changeRowIter) tableRow(rec arrow.RecordBatch, i int) (sql.Row, error) {
 	row := make(sql.Row, 0, r.width+3)
-	for i := 0; i < r.width; i++ {
-		v, err := rowValue(r.rec.Column(i), r.row)
+	for c := 0; c < r.width; c++ {
+		v, err := rowValue(rec.Column(c), i)
 		if err != nil {
 			return nil, err
 		}
 		row = append(row, v)
 	}
-	r.row++
-	return append(row, string(r.task.Operation()), int32(r.task.ChangeOrdinal()), r.task.CommitSnapshotID()), nil
+	return row, nil
+}
+
+func (r *changeRowIter) withChange(row sql.Row, task table.ChangelogScanTask) sql.Row {
+	return append(row, string(task.Operation()), int32(task.ChangeOrdinal()), task.CommitSnapshotID())
+}
+
+// deletedRows returns the rows a merge-on-read commit's delete files
+// deleted from one data file: the rows live before them and not after.
+func (r *changeRowIter) deletedRows(ctx *sql.Context, task table.DeletedRowsScanTask) ([]sql.Row, error) {
+	before, err := pushdown.OpenChange(ctx, r.tbl, task)
+	if err != nil {
+		return nil, err
+	}
+	beforeRows, err := r.allRows(before)
+	if err != nil {
+		return nil, err
+	}
+	after, err := pushdown.OpenAfterDeletes(ctx, r.tbl, task)
+	if err != nil {
+		return nil, err
+	}
+	afterRows, err := r.allRows(after)
+	if err != nil {
+		return nil, err
+	}
+	remaining := map[string]int{}
+	for _, row := range afterRows {
+		remaining[rowKey(row)]++
+	}
+	var out []sql.Row
+	for _, row := range beforeRows {
+		if key := rowKey(row); remaining[key] > 0 {
+			remaining[key]--
+			continue
+		}
+		out = append(out, r.withChange(row, task))
+	}
+	return out, nil
+}
+
+// allRows reads every row of b and closes it.
+func (r *changeRowIter) allRows(b *pushdown.Batches) ([]sql.Row, error) {
+	defer b.Close()
+	var rows []sql.Row
+	for {
+		rec, err := b.Next()
+		if err == io.EOF {
+			return rows, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		for i := 0; i < int(rec.NumRows()); i++ {
+			row, err := r.tableRow(rec, i)
+			if err != nil {
+				return nil, err
+			}
+			rows = append(rows, row)
+		}
+	}
 }
 
 func (r *changeRowIter) Close(*sql.Context) error {

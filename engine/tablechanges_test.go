@@ -6,8 +6,31 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/iceberg-go"
+	"github.com/apache/iceberg-go/table"
 )
+
+// appendIDs appends one row per id to a table whose only column is id BIGINT.
+func appendIDs(t *testing.T, tbl *table.Table, ids ...int64) {
+	t.Helper()
+	arrowSchema, err := table.SchemaToArrowSchema(tbl.Schema(), nil, false, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := array.NewRecordBuilder(memory.DefaultAllocator, arrowSchema)
+	defer b.Release()
+	b.Field(0).(*array.Int64Builder).AppendValues(ids, nil)
+	rec := b.NewRecordBatch()
+	defer rec.Release()
+	at := array.NewTableFromRecords(arrowSchema, []arrow.RecordBatch{rec})
+	defer at.Release()
+	if _, err := tbl.AppendTable(context.Background(), at, 100, nil); err != nil {
+		t.Fatal(err)
+	}
+}
 
 // collect runs q and returns its rows, values joined by spaces and rows by |.
 func collect(t *testing.T, conn *sql.Conn, q string) string {
@@ -49,7 +72,7 @@ func collect(t *testing.T, conn *sql.Conn, q string) string {
 // TestTableChangesDeletes checks the DELETE rows of table_changes for a
 // copy-on-write delete, which iceberg-go commits here since icesql's own
 // DELETE is not there yet: the rewritten file's unchanged rows cancel out,
-// as in Spark's changelog views. A merge-on-read delete is refused clearly.
+// as in Spark's changelog views. Merge-on-read deletes come back too.
 func TestTableChangesDeletes(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
@@ -61,8 +84,12 @@ func TestTableChangesDeletes(t *testing.T) {
 		"INSERT INTO t VALUES (1, 'a'), (2, 'b')",
 		"INSERT INTO t VALUES (3, 'c')",
 		"CREATE TABLE m (id BIGINT) TBLPROPERTIES ('format-version'='2', 'write.delete.mode'='merge-on-read')",
-		"INSERT INTO m VALUES (1), (2)",
+		"INSERT INTO m VALUES (1), (2), (3)",
+		"CREATE TABLE dv (id BIGINT) TBLPROPERTIES ('format-version'='3', 'write.delete.mode'='merge-on-read')",
 	)
+	// icesql cannot write v3 tables yet (rows need first_row_id), so
+	// iceberg-go writes the v3 table's rows.
+	appendIDs(t, loadWithIcebergGo(t, dir, "db", "dv"), 1, 2, 3)
 	tbl := loadWithIcebergGo(t, dir, "db", "t")
 	if _, err := tbl.Delete(ctx, iceberg.EqualTo(iceberg.Reference("id"), int64(2)), nil); err != nil {
 		t.Fatal(err)
@@ -81,15 +108,28 @@ func TestTableChangesDeletes(t *testing.T) {
 		t.Errorf("changes after the second insert:\n got %s\nwant %s", last, want)
 	}
 
-	mor := loadWithIcebergGo(t, dir, "db", "m")
-	if _, err := mor.Delete(ctx, iceberg.EqualTo(iceberg.Reference("id"), int64(2)), nil); err != nil {
-		t.Fatal(err)
-	}
-	if n := queryString(t, conn, "SELECT COUNT(*) FROM db.m.delete_files"); n != "1" {
-		t.Fatalf("merge-on-read delete wrote %s delete files, want 1", n)
-	}
-	_, err := conn.QueryContext(ctx, "SELECT * FROM table_changes('db.m', NULL)")
-	if err == nil || !strings.Contains(err.Error(), "merge-on-read") {
-		t.Errorf("table_changes over a merge-on-read delete: %v, want a merge-on-read error", err)
+	// Merge-on-read deletes, as position delete files (v2) and deletion
+	// vectors (v3): the deleted rows come back as DELETE rows.
+	for _, name := range []string{"m", "dv"} {
+		mor := loadWithIcebergGo(t, dir, "db", name)
+		if _, err := mor.Delete(ctx, iceberg.EqualTo(iceberg.Reference("id"), int64(2)), nil); err != nil {
+			t.Fatal(err)
+		}
+		if n := queryString(t, conn, "SELECT COUNT(*) FROM db."+name+".delete_files"); n != "1" {
+			t.Fatalf("%s: merge-on-read delete wrote %s delete files, want 1", name, n)
+		}
+		got := collect(t, conn, "SELECT id, _change_type, _change_ordinal FROM table_changes('db."+name+"', NULL) ORDER BY _change_ordinal, id")
+		if want := "1 INSERT 0|2 INSERT 0|3 INSERT 0|2 DELETE 1"; got != want {
+			t.Errorf("%s changes:\n got %s\nwant %s", name, got, want)
+		}
+		// A second delete: only the row it deleted, not the earlier one.
+		mor = loadWithIcebergGo(t, dir, "db", name)
+		if _, err := mor.Delete(ctx, iceberg.EqualTo(iceberg.Reference("id"), int64(3)), nil); err != nil {
+			t.Fatal(err)
+		}
+		got = collect(t, conn, "SELECT id, _change_type, _change_ordinal FROM table_changes('db."+name+"', NULL) WHERE _change_ordinal > 0 ORDER BY _change_ordinal, id")
+		if want := "2 DELETE 1|3 DELETE 2"; got != want {
+			t.Errorf("%s changes after a second delete:\n got %s\nwant %s", name, got, want)
+		}
 	}
 }
