@@ -131,5 +131,34 @@ func TestTableChangesDeletes(t *testing.T) {
 		if want := "2 DELETE 1|3 DELETE 2"; got != want {
 			t.Errorf("%s changes after a second delete:\n got %s\nwant %s", name, got, want)
 		}
+		// The position_deletes metadata table lists both deleted positions.
+		if got := collect(t, conn, "SELECT pos FROM db."+name+".position_deletes ORDER BY pos"); got != "1|2" {
+			t.Errorf("%s position_deletes: positions %s, want 1|2", name, got)
+		}
+	}
+
+	// An equality delete (id = 2) applies to the rows written before it.
+	mustExec(t, conn,
+		"CREATE TABLE eq (id BIGINT) TBLPROPERTIES ('format-version'='2')",
+		"INSERT INTO eq VALUES (1), (2), (3)",
+	)
+	eq := loadWithIcebergGo(t, dir, "db", "eq")
+	keys := array.NewRecordBuilder(memory.DefaultAllocator, arrow.NewSchema([]arrow.Field{{Name: "id", Type: arrow.PrimitiveTypes.Int64, Nullable: true}}, nil))
+	keys.Field(0).(*array.Int64Builder).Append(2)
+	rec := keys.NewRecordBatch()
+	keys.Release()
+	tx := eq.NewTransaction()
+	if err := tx.CommitEqualityDeletes(ctx, []int{1}, func(yield func(arrow.RecordBatch, error) bool) { yield(rec, nil) }, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := queryString(t, conn, "SELECT GROUP_CONCAT(id ORDER BY id) FROM db.eq"); got != "1,3" {
+		t.Fatalf("after the equality delete the table holds %s, want 1,3", got)
+	}
+	got := collect(t, conn, "SELECT id, _change_type, _change_ordinal FROM table_changes('db.eq', NULL) WHERE _change_type = 'DELETE'")
+	if want := "2 DELETE 1"; got != want {
+		t.Errorf("equality delete changes:\n got %s\nwant %s", got, want)
 	}
 }
