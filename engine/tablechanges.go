@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -253,6 +254,9 @@ func (t *tableChanges) RowIter(ctx *sql.Context, _ sql.Row) (sql.RowIter, error)
 		return sql.RowsToRowIter(), err
 	}
 	tasks, err := pushdown.PlanChanges(ctx, t.tbl, rng)
+	if errors.Is(err, pushdown.ErrNotAncestor) {
+		return nil, wrongArguments("table_changes(%s): %v", t.name, err)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("table_changes(%s): %w", t.name, err)
 	}

@@ -3,6 +3,7 @@ package engine_test
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -160,5 +161,46 @@ func TestTableChangesDeletes(t *testing.T) {
 	got := collect(t, conn, "SELECT id, _change_type, _change_ordinal FROM table_changes('db.eq', NULL) WHERE _change_type = 'DELETE'")
 	if want := "2 DELETE 1"; got != want {
 		t.Errorf("equality delete changes:\n got %s\nwant %s", got, want)
+	}
+}
+
+// TestTableChangesAfterRollback: after a rollback the rolled-back snapshot
+// is no longer in the current history, so it cannot start a changelog, and
+// the changes up to now leave it out.
+func TestTableChangesAfterRollback(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	conn := openDB(t, dir)
+	mustExec(t, conn,
+		"CREATE DATABASE db",
+		"USE db",
+		"CREATE TABLE t (id BIGINT)",
+		"INSERT INTO t VALUES (1)",
+		"INSERT INTO t VALUES (2)",
+	)
+	first := queryString(t, conn, "SELECT snapshot_id FROM db.t.snapshots WHERE parent_id IS NULL")
+	second := queryString(t, conn, "SELECT snapshot_id FROM db.t.snapshots WHERE parent_id IS NOT NULL")
+	tbl := loadWithIcebergGo(t, dir, "db", "t")
+	tx := tbl.NewTransaction()
+	var id int64
+	if _, err := fmt.Sscan(first, &id); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.RollbackToSnapshot(id); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	mustExec(t, conn, "INSERT INTO t VALUES (3)")
+	if got := collect(t, conn, "SELECT id FROM table_changes('db.t', NULL) ORDER BY id"); got != "1|3" {
+		t.Errorf("changes after the rollback: %s, want 1|3", got)
+	}
+	if got := collect(t, conn, "SELECT snapshot_id = "+second+", is_current_ancestor FROM db.t.history ORDER BY snapshot_id = "+second+" DESC LIMIT 1"); got != "1 0" {
+		t.Errorf("history of the rolled-back snapshot: %s, want 1 0", got)
+	}
+	_, err := conn.QueryContext(ctx, "SELECT * FROM table_changes('db.t', "+second+")")
+	if err == nil || !strings.Contains(err.Error(), "not an ancestor") || !strings.Contains(err.Error(), "1210") {
+		t.Errorf("table_changes from a rolled-back snapshot: %v, want error 1210 not an ancestor", err)
 	}
 }

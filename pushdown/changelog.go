@@ -2,6 +2,7 @@ package pushdown
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"reflect"
 	"slices"
@@ -18,6 +19,10 @@ type ChangeRange struct {
 	After *int64
 	To    int64
 }
+
+// ErrNotAncestor means a changelog's start is not in the history of its end
+// (after a rollback, or on another branch).
+var ErrNotAncestor = errors.New("not an ancestor")
 
 // PlanChanges plans the changelog of tbl over r, one ordinal per snapshot
 // in commit order (replace snapshots, which change no rows, are skipped):
@@ -114,7 +119,7 @@ func changeSnapshots(tbl *table.Table, r ChangeRange) ([]table.Snapshot, error) 
 		chain = append(chain, s)
 	}
 	if !found {
-		return nil, fmt.Errorf("snapshot %d is not an ancestor of snapshot %d, so there are no changes from one to the other", *r.After, r.To)
+		return nil, fmt.Errorf("%w: snapshot %d is not an ancestor of snapshot %d, so there are no changes from one to the other", ErrNotAncestor, *r.After, r.To)
 	}
 	slices.Reverse(chain)
 	return chain, nil
