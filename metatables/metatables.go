@@ -37,7 +37,7 @@ const (
 var kinds = map[Kind]struct {
 	read       func(table.InspectTable, context.Context) (array.RecordReader, error)
 	atSnapshot bool
-	files      bool // a files table, which gets Spark's readable_metrics column
+	metrics    bool // a files or entries table, which gets Spark's readable_metrics column
 }{
 	Snapshots:          {table.InspectTable.Snapshots, false, false},
 	History:            {table.InspectTable.History, false, false},
@@ -48,13 +48,13 @@ var kinds = map[Kind]struct {
 	DeleteFiles:        {table.InspectTable.DeleteFiles, true, true},
 	Manifests:          {table.InspectTable.Manifests, true, false},
 	Partitions:         {table.InspectTable.Partitions, true, false},
-	Entries:            {table.InspectTable.Entries, true, false},
+	Entries:            {table.InspectTable.Entries, true, true},
 	PositionDeletes:    {table.InspectTable.PositionDeletes, true, false},
 	AllFiles:           {table.InspectTable.AllFiles, false, true},
 	AllDataFiles:       {table.InspectTable.AllDataFiles, false, true},
 	AllDeleteFiles:     {table.InspectTable.AllDeleteFiles, false, true},
 	AllManifests:       {table.InspectTable.AllManifests, false, false},
-	AllEntries:         {table.InspectTable.AllEntries, false, false},
+	AllEntries:         {table.InspectTable.AllEntries, false, true},
 }
 
 // Lookup returns the metadata table a name means, in any letter case.
@@ -111,7 +111,7 @@ func Open(ctx context.Context, k Kind, tbl *table.Table, snapshotID *int64) (arr
 	if err != nil {
 		return nil, fmt.Errorf("read %s.%s: %w", strings.Join(tbl.Identifier(), "."), k, err)
 	}
-	if spec.files {
+	if spec.metrics {
 		return withReadableMetrics(rr, tbl.Schema())
 	}
 	return rr, nil

@@ -69,17 +69,14 @@ func readableMetricsField(cols []readableColumn) (arrow.Field, error) {
 }
 
 // withReadableMetrics adds Spark's readable_metrics column to a reader of
-// a files table, computed from its metrics maps. A table without primitive
+// a files table, computed from its metrics maps, or of an entries table,
+// from the maps inside its data_file column. A table without primitive
 // columns, or a reader without the maps, is returned as it is.
 func withReadableMetrics(rr array.RecordReader, sc *iceberg.Schema) (array.RecordReader, error) {
 	cols := readableColumns(sc)
-	idx := make([]int, len(metricsColumns))
-	for i, name := range metricsColumns {
-		found := rr.Schema().FieldIndices(name)
-		if len(found) == 0 || len(cols) == 0 {
-			return rr, nil
-		}
-		idx[i] = found[0]
+	maps, ok := metricsMaps(rr.Schema())
+	if !ok || len(cols) == 0 {
+		return rr, nil
 	}
 	field, err := readableMetricsField(cols)
 	if err != nil {
@@ -96,7 +93,7 @@ func withReadableMetrics(rr array.RecordReader, sc *iceberg.Schema) (array.Recor
 				yield(nil, err)
 				return
 			}
-			metrics, err := readableMetrics(rec, idx, cols, field)
+			metrics, err := readableMetrics(rec, maps(rec), cols, field)
 			if err != nil {
 				yield(nil, err)
 				return
@@ -111,21 +108,71 @@ func withReadableMetrics(rr array.RecordReader, sc *iceberg.Schema) (array.Recor
 	}), nil
 }
 
-// readableMetrics builds the readable_metrics column of one batch.
-func readableMetrics(rec arrow.RecordBatch, idx []int, cols []readableColumn, field arrow.Field) (arrow.Array, error) {
+// metricsMaps finds the metrics maps in a schema: top-level columns (the
+// files tables) or fields of the data_file struct (the entries tables). It
+// returns a function that picks them out of a batch.
+func metricsMaps(sc *arrow.Schema) (func(arrow.RecordBatch) []arrow.Array, bool) {
+	top := make([]int, len(metricsColumns))
+	found := true
+	for i, name := range metricsColumns {
+		idx := sc.FieldIndices(name)
+		if len(idx) == 0 {
+			found = false
+			break
+		}
+		top[i] = idx[0]
+	}
+	if found {
+		return func(rec arrow.RecordBatch) []arrow.Array {
+			out := make([]arrow.Array, len(top))
+			for i, c := range top {
+				out[i] = rec.Column(c)
+			}
+			return out
+		}, true
+	}
+	df := sc.FieldIndices("data_file")
+	if len(df) == 0 {
+		return nil, false
+	}
+	st, ok := sc.Field(df[0]).Type.(*arrow.StructType)
+	if !ok {
+		return nil, false
+	}
+	inner := make([]int, len(metricsColumns))
+	for i, name := range metricsColumns {
+		j, ok := st.FieldIdx(name)
+		if !ok {
+			return nil, false
+		}
+		inner[i] = j
+	}
+	return func(rec arrow.RecordBatch) []arrow.Array {
+		s := rec.Column(df[0]).(*array.Struct)
+		out := make([]arrow.Array, len(inner))
+		for i, j := range inner {
+			out[i] = s.Field(j)
+		}
+		return out
+	}, true
+}
+
+// readableMetrics builds the readable_metrics column of one batch from its
+// metrics maps, in metricsColumns order.
+func readableMetrics(rec arrow.RecordBatch, cols []arrow.Array, columns []readableColumn, field arrow.Field) (arrow.Array, error) {
 	b := array.NewBuilder(memory.DefaultAllocator, field.Type).(*array.StructBuilder)
 	defer b.Release()
-	maps := make([]*array.Map, len(idx))
-	for i, c := range idx {
-		m, ok := rec.Column(c).(*array.Map)
+	maps := make([]*array.Map, len(cols))
+	for i, c := range cols {
+		m, ok := c.(*array.Map)
 		if !ok {
-			return nil, fmt.Errorf("readable_metrics: column %s is %s, not a map", metricsColumns[i], rec.Column(c).DataType())
+			return nil, fmt.Errorf("readable_metrics: column %s is %s, not a map", metricsColumns[i], c.DataType())
 		}
 		maps[i] = m
 	}
 	for row := 0; row < int(rec.NumRows()); row++ {
 		b.Append(true)
-		for ci, col := range cols {
+		for ci, col := range columns {
 			cb := b.FieldBuilder(ci).(*array.StructBuilder)
 			cb.Append(true)
 			for mi, m := range maps {
