@@ -68,7 +68,7 @@ func startsTableName(s statement, i int) bool {
 // endsFromList reports whether t ends the list of tables of a FROM clause.
 func endsFromList(t token) bool {
 	for _, w := range []string{"where", "group", "order", "having", "limit", "union",
-		"window", "into", "for", "lock", "set", "except", "intersect"} {
+		"window", "into", "lock", "set", "except", "intersect"} {
 		if t.is(w) {
 			return true
 		}
