@@ -75,6 +75,8 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	e.provider = newProvider(e)
 	a := analyzer.NewBuilder(e.provider).
 		AddPreAnalyzeRule(rememberCTASOptionsID, rememberCTASOptions).
+		AddPreAnalyzeRule(markFullAnalysisID, markFullAnalysis).
+		AddPostAnalyzeRule(pushRowFiltersID, pushRowFilters).
 		AddOverrides(sql.EngineOverrides{Builder: sql.BuilderOverrides{Parser: parser{Parser: planner.NewParser(cfg.CatalogName), e: e}}}).
 		Build()
 	e.sqle = sqle.New(a, nil)
