@@ -69,6 +69,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	e.provider = newProvider(e)
 	a := analyzer.NewBuilder(e.provider).
 		AddPreAnalyzeRule(rememberCTASOptionsID, rememberCTASOptions).
+		AddPostAnalyzeRule(countFromMetadataID, countFromMetadata).
 		AddOverrides(sql.EngineOverrides{Builder: sql.BuilderOverrides{Parser: parser{Parser: planner.NewParser(cfg.CatalogName), e: e}}}).
 		Build()
 	e.sqle = sqle.New(a, &sqle.Config{VersionPostfix: "icesql-" + Version})

@@ -134,14 +134,14 @@ func (tr translator) expr(e sql.Expression) (out iceberg.BooleanExpression, exac
 		return iceberg.NewNot(c), true, true
 	case *expression.IsNull:
 		if f, ok := tr.column(e.Child, false); ok {
-			return pushdown.IsNull(f), true, true
+			return pushdown.IsNull(f)
 		}
 	case *expression.Equals:
 		return tr.compare(e.Left(), e.Right(), iceberg.OpEQ)
 	case *expression.NullSafeEquals:
 		if l, ok := e.Right().(*expression.Literal); ok && l.Val == nil {
 			if f, ok := tr.column(e.Left(), false); ok {
-				return pushdown.IsNull(f), true, true
+				return pushdown.IsNull(f)
 			}
 		}
 		return tr.compare(e.Left(), e.Right(), iceberg.OpEQ)

@@ -216,6 +216,15 @@ func TestPruning(t *testing.T) {
 		}
 	}
 
+	// COUNT(*) reads the snapshot summary, no data file.
+	opens.Store(0)
+	if n := queryString(t, conn, "SELECT COUNT(*) FROM events"); n != "10000" {
+		t.Errorf("COUNT(*) = %s", n)
+	}
+	if n := opens.Load(); n != 0 {
+		t.Errorf("COUNT(*) opened %d data files", n)
+	}
+
 	lines := strings.Join(explainLines(t, conn, "SELECT * FROM events WHERE ts >= '2024-01-04' AND ts < '2024-01-05'"), "\n")
 	for _, want := range []string{
 		"pushed filter: (ts >= '2024-01-04 00:00:00.000000' AND ts < '2024-01-05 00:00:00.000000')",
