@@ -236,3 +236,65 @@ func TestPruning(t *testing.T) {
 		}
 	}
 }
+
+// TestPruningTransforms writes a table partitioned by identity, day,
+// bucket and truncate through icesql's INSERT, and checks that filters on
+// the source columns prune partitions (iceberg-go projects them through the
+// transforms) and return the rows a full scan returns.
+func TestPruningTransforms(t *testing.T) {
+	e, conn, _ := openCounting(t)
+	mustExec(t, conn, "CREATE DATABASE db", "USE db")
+	ctx := context.Background()
+	sc := iceberg.NewSchema(0,
+		iceberg.NestedField{ID: 1, Name: "id", Type: iceberg.PrimitiveTypes.Int64},
+		iceberg.NestedField{ID: 2, Name: "region", Type: iceberg.PrimitiveTypes.String},
+		iceberg.NestedField{ID: 3, Name: "ts", Type: iceberg.PrimitiveTypes.Timestamp},
+		iceberg.NestedField{ID: 4, Name: "name", Type: iceberg.PrimitiveTypes.String},
+	)
+	spec := iceberg.NewPartitionSpec(
+		iceberg.PartitionField{SourceIDs: []int{2}, FieldID: 1000, Name: "region", Transform: iceberg.IdentityTransform{}},
+		iceberg.PartitionField{SourceIDs: []int{3}, FieldID: 1001, Name: "ts_day", Transform: iceberg.DayTransform{}},
+		iceberg.PartitionField{SourceIDs: []int{1}, FieldID: 1002, Name: "id_bucket", Transform: iceberg.BucketTransform{NumBuckets: 4}},
+		iceberg.PartitionField{SourceIDs: []int{4}, FieldID: 1003, Name: "name_trunc", Transform: iceberg.TruncateTransform{Width: 2}},
+	)
+	if _, err := e.Catalog().CreateTable(ctx, table.Identifier{"db", "p"}, sc, catalog.WithPartitionSpec(&spec)); err != nil {
+		t.Fatal(err)
+	}
+	var values []string
+	for i := range 64 {
+		values = append(values, fmt.Sprintf("(%d, '%s', '2024-01-%02d %02d:00:00', '%s')",
+			i, []string{"eu", "us", "ap"}[i%3], 1+i%4, i%24, []string{"abc", "abd", "xyz", "xa"}[i%4]))
+	}
+	mustExec(t, conn, "INSERT INTO p VALUES "+strings.Join(values[:32], ", "), "INSERT INTO p VALUES "+strings.Join(values[32:], ", "))
+	all := plannedFiles(t, conn, "SELECT * FROM p")
+	if len(all) != 1 || all[0] < 20 {
+		t.Fatalf("the partitioned table has %v files; the test needs many partitions", all)
+	}
+	for _, where := range []string{
+		"region = 'eu'",
+		"region IN ('eu', 'ap')",
+		"ts >= '2024-01-02' AND ts < '2024-01-03'",
+		"ts > '2024-01-03 23:00:00'",
+		"id = 17",
+		"id IN (1, 2)",
+		"name LIKE 'ab%'",
+		"name >= 'x'",
+		"name = 'xa' AND region <> 'us'",
+	} {
+		planned := plannedFiles(t, conn, "SELECT * FROM p WHERE "+where)
+		if len(planned) != 1 || planned[0] >= all[0] {
+			t.Errorf("%s planned %v of %d files", where, planned, all[0])
+		}
+		got, err := ridList(conn, "SELECT id FROM p WHERE "+where+" ORDER BY id")
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := ridList(conn, "SELECT id FROM p WHERE ("+where+") IS TRUE ORDER BY id")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != want || got == "" {
+			t.Errorf("%s: %q, full scan %q", where, got, want)
+		}
+	}
+}
