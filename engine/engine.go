@@ -70,6 +70,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	a := analyzer.NewBuilder(e.provider).
 		AddPreAnalyzeRule(rememberCTASOptionsID, rememberCTASOptions).
 		AddPostAnalyzeRule(countFromMetadataID, countFromMetadata).
+		AddPostAnalyzeRule(minMaxFromMetadataID, minMaxFromMetadata).
 		AddOverrides(sql.EngineOverrides{Builder: sql.BuilderOverrides{Parser: parser{Parser: planner.NewParser(cfg.CatalogName), e: e}}}).
 		Build()
 	e.sqle = sqle.New(a, &sqle.Config{VersionPostfix: "icesql-" + Version})

@@ -225,6 +225,19 @@ func TestPruning(t *testing.T) {
 		t.Errorf("COUNT(*) opened %d data files", n)
 	}
 
+	// So do MIN and MAX of columns whose bounds are exact.
+	opens.Store(0)
+	var minID, maxID, minTS, maxTS, n string
+	if err := conn.QueryRowContext(context.Background(), "SELECT MIN(id), MAX(id), MIN(ts), MAX(ts), COUNT(*) FROM events").Scan(&minID, &maxID, &minTS, &maxTS, &n); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join([]string{minID, maxID, minTS, maxTS, n}, " "); got != "0 9999 2024-01-01 00:00:00.000000 2024-01-10 16:30:09.000000 10000" {
+		t.Errorf("MIN/MAX/COUNT = %s", got)
+	}
+	if n := opens.Load(); n != 0 {
+		t.Errorf("MIN/MAX opened %d data files", n)
+	}
+
 	lines := strings.Join(explainLines(t, conn, "SELECT * FROM events WHERE ts >= '2024-01-04' AND ts < '2024-01-05'"), "\n")
 	for _, want := range []string{
 		"pushed filter: (ts >= '2024-01-04 00:00:00.000000' AND ts < '2024-01-05 00:00:00.000000')",
