@@ -311,3 +311,39 @@ func TestPruningTransforms(t *testing.T) {
 		}
 	}
 }
+
+// TestRowGroupPruning checks that a filter skips the Parquet row groups its
+// column statistics rule out, and that EXPLAIN ANALYZE says so.
+func TestRowGroupPruning(t *testing.T) {
+	_, conn, _ := openCounting(t)
+	mustExec(t, conn, "CREATE DATABASE db", "USE db",
+		"CREATE TABLE rg (id BIGINT, pad STRING) TBLPROPERTIES ('write.parquet.row-group-limit'='1000')",
+		"INSERT INTO rg WITH RECURSIVE seq (n) AS (SELECT 0 UNION ALL SELECT n + 1 FROM seq WHERE n < 9999) SELECT n, MD5(n) FROM seq",
+	)
+	rows, err := conn.QueryContext(context.Background(), "EXPLAIN ANALYZE SELECT * FROM rg WHERE id = 4321")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var plan []string
+	for rows.Next() {
+		var l string
+		if err := rows.Scan(&l); err != nil {
+			t.Fatal(err)
+		}
+		plan = append(plan, l)
+	}
+	rows.Close()
+	text := strings.Join(plan, "\n")
+	m := regexp.MustCompile(`bytes planned: (\d+)[\s\S]*row groups: 1 read, 9 skipped of 10[\s\S]*bytes read: (\d+)`).FindStringSubmatch(text)
+	if m == nil {
+		t.Fatalf("EXPLAIN ANALYZE does not show 1 of 10 row groups read:\n%s", text)
+	}
+	planned, _ := strconv.Atoi(m[1])
+	read, _ := strconv.Atoi(m[2])
+	if read*3 > planned {
+		t.Errorf("read %d of %d bytes for one row group of ten", read, planned)
+	}
+	if n := queryString(t, conn, "SELECT pad FROM rg WHERE id = 4321"); n != queryString(t, conn, "SELECT MD5(4321)") {
+		t.Errorf("row 4321 reads %s", n)
+	}
+}
