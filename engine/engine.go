@@ -69,6 +69,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	e.provider = newProvider(e)
 	a := analyzer.NewBuilder(e.provider).
 		AddPreAnalyzeRule(rememberCTASOptionsID, rememberCTASOptions).
+		AddPreAnalyzeRule(bindScanIDsID, bindScanIDs).
 		AddPostAnalyzeRule(countFromMetadataID, countFromMetadata).
 		AddPostAnalyzeRule(minMaxFromMetadataID, minMaxFromMetadata).
 		AddOverrides(sql.EngineOverrides{Builder: sql.BuilderOverrides{Parser: parser{Parser: planner.NewParser(cfg.CatalogName), e: e}}}).

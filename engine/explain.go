@@ -8,7 +8,6 @@ import (
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/plan"
-	"github.com/dolthub/go-mysql-server/sql/transform"
 	ast "github.com/dolthub/vitess/go/vt/sqlparser"
 
 	"github.com/icesql/icesql/pushdown"
@@ -81,33 +80,18 @@ func (b explainBuilder) drain(ctx *sql.Context, n sql.Node, row sql.Row) error {
 // plan order.
 func icebergScans(ctx *sql.Context, n sql.Node) []*Table {
 	var out []*Table
-	var visit func(sql.Node)
-	visit = func(n sql.Node) {
-		transform.InspectWithOpaque(ctx, n, func(ctx *sql.Context, n sql.Node) bool {
-			switch n := n.(type) {
-			case *plan.IndexedTableAccess:
-				if t, ok := unwrapTable(n.Table); ok {
-					out = append(out, t)
-				}
-			case *plan.ResolvedTable:
-				if t, ok := unwrapTable(n.Table); ok {
-					out = append(out, t)
-				}
+	walkPlan(ctx, n, func(n sql.Node) {
+		switch n := n.(type) {
+		case *plan.IndexedTableAccess:
+			if t, ok := unwrapTable(n.Table); ok {
+				out = append(out, t)
 			}
-			if ex, ok := n.(sql.Expressioner); ok {
-				for _, e := range ex.Expressions() {
-					transform.InspectExpr(ctx, e, func(ctx *sql.Context, e sql.Expression) bool {
-						if sq, ok := e.(*plan.Subquery); ok {
-							visit(sq.Query)
-						}
-						return false
-					})
-				}
+		case *plan.ResolvedTable:
+			if t, ok := unwrapTable(n.Table); ok {
+				out = append(out, t)
 			}
-			return true
-		})
-	}
-	visit(n)
+		}
+	})
 	return out
 }
 

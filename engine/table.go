@@ -30,6 +30,9 @@ type Table struct {
 	// filter is the WHERE clause's part pushed to Iceberg (lookup.go); nil
 	// reads every row.
 	filter *pushedFilter
+	// scan is the table reference this Table is in the plan (scanid.go),
+	// shared like plan by the copies of one resolved table.
+	scan *scanID
 }
 
 var (
@@ -49,6 +52,7 @@ func newTable(db *Database, name string, tbl *table.Table, staged []iceberg.Data
 		schema:  schemaOf(tbl.Schema(), tbl.Properties(), db.name, name),
 		plan:    &pushdown.Plan{},
 		staging: &stagedView{},
+		scan:    &scanID{},
 	}
 }
 
