@@ -55,14 +55,19 @@ func (t *Table) owns(gf *expression.GetField) bool {
 	return !t.scan.ambiguous && gf.TableId() == t.scan.id
 }
 
-// walkPlan calls f on every node of n, the plans of subqueries included.
+// walkPlan calls f on every node of n, the plans of subqueries and of an
+// INSERT's source included, but not the table an INSERT writes to.
 func walkPlan(ctx *sql.Context, n sql.Node, f func(sql.Node)) {
 	transform.InspectWithOpaque(ctx, n, func(ctx *sql.Context, n sql.Node) bool {
-		f(n)
-		if dq, ok := n.(*plan.DescribeQuery); ok {
+		switch n := n.(type) {
+		case *plan.DescribeQuery:
 			// DescribeQuery has no children: it hides the query it explains.
-			walkPlan(ctx, dq.Query(), f)
+			walkPlan(ctx, n.Query(), f)
+		case *plan.InsertInto:
+			walkPlan(ctx, n.Source, f)
+			return false
 		}
+		f(n)
 		if ex, ok := n.(sql.Expressioner); ok {
 			for _, e := range ex.Expressions() {
 				transform.InspectExpr(ctx, e, func(ctx *sql.Context, e sql.Expression) bool {
