@@ -32,9 +32,10 @@ var (
 
 // pushedFilter is the part of a WHERE clause a scan gives Iceberg.
 type pushedFilter struct {
-	expr     iceberg.BooleanExpression
-	pushed   []string // the SQL conjuncts that became expr
-	residual []string // the SQL conjuncts only SQL evaluates
+	expr iceberg.BooleanExpression
+	// residual is the conjuncts Iceberg cannot evaluate. (SQL evaluates
+	// the whole WHERE clause again in any case: PreciseMatch is false.)
+	residual []string
 }
 
 // SkipIndexCosting implements sql.IndexSearchable: Iceberg tables have no
@@ -62,7 +63,6 @@ func (t *Table) translate(ctx *sql.Context, exprs []sql.Expression) *pushedFilte
 			f.residual = append(f.residual, e.String())
 			continue
 		}
-		f.pushed = append(f.pushed, e.String())
 		if f.expr == nil {
 			f.expr = ice
 		} else {
