@@ -9,8 +9,6 @@ import (
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/plan"
 	ast "github.com/dolthub/vitess/go/vt/sqlparser"
-
-	"github.com/icesql/icesql/pushdown"
 )
 
 // EXPLAIN prints go-mysql-server's plan tree followed by one section per
@@ -123,7 +121,7 @@ func (t *Table) describeScan(ctx *sql.Context, analyzed bool) (string, error) {
 	}
 	pushed, residual := "none", "none"
 	if t.filter != nil {
-		pushed = pushdown.Describe(t.tbl.Schema(), t.filter.expr)
+		pushed = t.filter.text
 		if len(t.filter.residual) > 0 {
 			residual = strings.Join(t.filter.residual, " AND ")
 		}

@@ -33,6 +33,7 @@ var (
 // pushedFilter is the part of a WHERE clause a scan gives Iceberg.
 type pushedFilter struct {
 	expr iceberg.BooleanExpression
+	text string // expr as EXPLAIN prints it
 	// residual is the conjuncts Iceberg cannot evaluate. (SQL evaluates
 	// the whole WHERE clause again in any case: PreciseMatch is false.)
 	residual []string
@@ -72,6 +73,7 @@ func (t *Table) translate(ctx *sql.Context, exprs []sql.Expression) *pushedFilte
 	if f.expr == nil {
 		return nil
 	}
+	f.text = pushdown.Describe(t.tbl.Schema(), f.expr)
 	return f
 }
 
@@ -325,7 +327,7 @@ func (r rowFilterRanges) Equals(_ context.Context, other sql.RangeCollection) (b
 	return ok && o.String() == r.String(), nil
 }
 
-func (r rowFilterRange) String() string                  { return "iceberg(" + pushdown.FilterString(r.f.expr) + ")" }
+func (r rowFilterRange) String() string                  { return "iceberg(" + r.f.text + ")" }
 func (r rowFilterRange) DebugString(*sql.Context) string { return r.String() }
 func (r rowFilterRange) Equals(_ context.Context, other sql.Range) (bool, error) {
 	o, ok := other.(rowFilterRange)
