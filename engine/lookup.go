@@ -146,7 +146,11 @@ func (tr translator) expr(e sql.Expression) (out iceberg.BooleanExpression, exac
 				return pushdown.IsNull(f)
 			}
 		}
-		return tr.compare(e.Left(), e.Right(), iceberg.OpEQ)
+		// x <=> v is FALSE, not NULL, where x is NULL, so its negation
+		// holds there and Iceberg's negated equality would lose those
+		// rows: usable to prune, not to negate.
+		out, _, ok := tr.compare(e.Left(), e.Right(), iceberg.OpEQ)
+		return out, false, ok
 	case *expression.LessThan:
 		return tr.compare(e.Left(), e.Right(), iceberg.OpLT)
 	case *expression.LessThanOrEqual:

@@ -176,6 +176,7 @@ func diffPredicates() []string {
 			out = append(out, fmt.Sprintf("%s > %s OR %s IS NULL", col, lit, col))
 			out = append(out, fmt.Sprintf("NOT (%s >= %s)", col, lit))
 			out = append(out, fmt.Sprintf("NOT (%s <> %s)", col, lit))
+			out = append(out, fmt.Sprintf("NOT (%s <=> %s)", col, lit))
 		}
 		ls := lits[col]
 		out = append(out,
