@@ -2,7 +2,7 @@
 WAREHOUSE ?= ./warehouse
 ADDR      ?= 127.0.0.1:3306
 
-.PHONY: run build test vet fmt
+.PHONY: run build test vet fmt bench
 
 run:
 	go run ./cmd/icesql serve --warehouse $(WAREHOUSE) --addr $(ADDR)
@@ -16,3 +16,9 @@ test: vet
 vet:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1)
 	go vet ./...
+
+# icesql beside DuckDB on TPC-H lineitem/orders (its own module: the icesql
+# binary never links DuckDB). SF=1 is 6M lineitem rows.
+SF ?= 1
+bench:
+	cd bench && go run . -sf $(SF)

@@ -76,7 +76,10 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	a := analyzer.NewBuilder(e.provider).
 		AddPreAnalyzeRule(rememberCTASOptionsID, rememberCTASOptions).
 		AddPreAnalyzeRule(markFullAnalysisID, markFullAnalysis).
+		AddPreAnalyzeRule(bindScanIDsID, bindScanIDs).
 		AddPostAnalyzeRule(pushRowFiltersID, pushRowFilters).
+		AddPostAnalyzeRule(countFromMetadataID, countFromMetadata).
+		AddPostAnalyzeRule(minMaxFromMetadataID, minMaxFromMetadata).
 		AddOverrides(sql.EngineOverrides{Builder: sql.BuilderOverrides{Parser: parser{Parser: planner.NewParser(cfg.CatalogName), e: e}}}).
 		Build()
 	e.sqle = sqle.New(a, nil)

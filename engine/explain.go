@@ -8,10 +8,7 @@ import (
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/plan"
-	"github.com/dolthub/go-mysql-server/sql/transform"
 	ast "github.com/dolthub/vitess/go/vt/sqlparser"
-
-	"github.com/icesql/icesql/pushdown"
 )
 
 // EXPLAIN prints go-mysql-server's plan tree followed by one section per
@@ -81,33 +78,18 @@ func (b explainBuilder) drain(ctx *sql.Context, n sql.Node, row sql.Row) error {
 // plan order.
 func icebergScans(ctx *sql.Context, n sql.Node) []*Table {
 	var out []*Table
-	var visit func(sql.Node)
-	visit = func(n sql.Node) {
-		transform.InspectWithOpaque(ctx, n, func(ctx *sql.Context, n sql.Node) bool {
-			switch n := n.(type) {
-			case *plan.IndexedTableAccess:
-				if t, ok := unwrapTable(n.Table); ok {
-					out = append(out, t)
-				}
-			case *plan.ResolvedTable:
-				if t, ok := unwrapTable(n.Table); ok {
-					out = append(out, t)
-				}
+	walkPlan(ctx, n, func(n sql.Node) {
+		switch n := n.(type) {
+		case *plan.IndexedTableAccess:
+			if t, ok := unwrapTable(n.Table); ok {
+				out = append(out, t)
 			}
-			if ex, ok := n.(sql.Expressioner); ok {
-				for _, e := range ex.Expressions() {
-					transform.InspectExpr(ctx, e, func(ctx *sql.Context, e sql.Expression) bool {
-						if sq, ok := e.(*plan.Subquery); ok {
-							visit(sq.Query)
-						}
-						return false
-					})
-				}
+		case *plan.ResolvedTable:
+			if t, ok := unwrapTable(n.Table); ok {
+				out = append(out, t)
 			}
-			return true
-		})
-	}
-	visit(n)
+		}
+	})
 	return out
 }
 
@@ -139,7 +121,7 @@ func (t *Table) describeScan(ctx *sql.Context, analyzed bool) (string, error) {
 	}
 	pushed, residual := "none", "none"
 	if t.filter != nil {
-		pushed = pushdown.Describe(t.tbl.Schema(), t.filter.expr)
+		pushed = t.filter.text
 		if len(t.filter.residual) > 0 {
 			residual = strings.Join(t.filter.residual, " AND ")
 		}
@@ -172,7 +154,7 @@ func (t *Table) describeScan(ctx *sql.Context, analyzed bool) (string, error) {
 // totalDataFiles is the number of data files the scanned snapshot holds.
 func (t *Table) totalDataFiles() int64 {
 	var n int64
-	if snap := t.tbl.CurrentSnapshot(); snap != nil && snap.Summary != nil {
+	if snap := t.snapshot(); snap != nil && snap.Summary != nil {
 		if v, err := strconv.ParseInt(snap.Summary.Properties["total-data-files"], 10, 64); err == nil {
 			n = v
 		}

@@ -34,9 +34,11 @@ var (
 
 // pushedFilter is the part of a WHERE clause a scan gives Iceberg.
 type pushedFilter struct {
-	expr     iceberg.BooleanExpression
-	pushed   []string // the SQL conjuncts that became expr
-	residual []string // the SQL conjuncts only SQL evaluates
+	expr iceberg.BooleanExpression
+	text string // expr as EXPLAIN prints it
+	// residual is the conjuncts Iceberg cannot evaluate. (SQL evaluates
+	// the whole WHERE clause again in any case: PreciseMatch is false.)
+	residual []string
 }
 
 // SkipIndexCosting implements sql.IndexSearchable: Iceberg tables have no
@@ -69,7 +71,6 @@ func (t *Table) translate(ctx *sql.Context, exprs []sql.Expression) *pushedFilte
 			f.residual = append(f.residual, e.String())
 			continue
 		}
-		f.pushed = append(f.pushed, e.String())
 		if f.expr == nil {
 			f.expr = ice
 		} else {
@@ -79,6 +80,7 @@ func (t *Table) translate(ctx *sql.Context, exprs []sql.Expression) *pushedFilte
 	if f.expr == nil {
 		return nil
 	}
+	f.text = pushdown.Describe(t.tbl.Schema(), f.expr)
 	return f
 }
 
@@ -140,17 +142,21 @@ func (tr translator) expr(e sql.Expression) (out iceberg.BooleanExpression, exac
 		return iceberg.NewNot(c), true, true
 	case *expression.IsNull:
 		if f, ok := tr.column(e.Child, false); ok {
-			return pushdown.IsNull(f), true, true
+			return pushdown.IsNull(f)
 		}
 	case *expression.Equals:
 		return tr.compare(e.Left(), e.Right(), iceberg.OpEQ)
 	case *expression.NullSafeEquals:
 		if l, ok := e.Right().(*expression.Literal); ok && l.Val == nil {
 			if f, ok := tr.column(e.Left(), false); ok {
-				return pushdown.IsNull(f), true, true
+				return pushdown.IsNull(f)
 			}
 		}
-		return tr.compare(e.Left(), e.Right(), iceberg.OpEQ)
+		// x <=> v is FALSE, not NULL, where x is NULL, so its negation
+		// holds there and Iceberg's negated equality would lose those
+		// rows: usable to prune, not to negate.
+		out, _, ok := tr.compare(e.Left(), e.Right(), iceberg.OpEQ)
+		return out, false, ok
 	case *expression.LessThan:
 		return tr.compare(e.Left(), e.Right(), iceberg.OpLT)
 	case *expression.LessThanOrEqual:
@@ -257,7 +263,7 @@ func (tr translator) like(e *expression.Like) (iceberg.BooleanExpression, bool, 
 // Iceberg does, without padding (utf8mb4_0900_bin, binary).
 func (tr translator) column(e sql.Expression, compared bool) (iceberg.NestedField, bool) {
 	gf, ok := e.(*expression.GetField)
-	if !ok {
+	if !ok || !tr.t.owns(gf) {
 		return iceberg.NestedField{}, false
 	}
 	i := tr.t.schema.IndexOfColName(gf.Name())
@@ -331,7 +337,7 @@ func (r rowFilterRanges) Equals(_ context.Context, other sql.RangeCollection) (b
 	return ok && o.String() == r.String(), nil
 }
 
-func (r rowFilterRange) String() string                  { return "iceberg(" + pushdown.FilterString(r.f.expr) + ")" }
+func (r rowFilterRange) String() string                  { return "iceberg(" + r.f.text + ")" }
 func (r rowFilterRange) DebugString(*sql.Context) string { return r.String() }
 func (r rowFilterRange) Equals(_ context.Context, other sql.Range) (bool, error) {
 	o, ok := other.(rowFilterRange)

@@ -216,6 +216,28 @@ func TestPruning(t *testing.T) {
 		}
 	}
 
+	// COUNT(*) reads the snapshot summary, no data file.
+	opens.Store(0)
+	if n := queryString(t, conn, "SELECT COUNT(*) FROM events"); n != "10000" {
+		t.Errorf("COUNT(*) = %s", n)
+	}
+	if n := opens.Load(); n != 0 {
+		t.Errorf("COUNT(*) opened %d data files", n)
+	}
+
+	// So do MIN and MAX of columns whose bounds are exact.
+	opens.Store(0)
+	var minID, maxID, minTS, maxTS, n string
+	if err := conn.QueryRowContext(context.Background(), "SELECT MIN(id), MAX(id), MIN(ts), MAX(ts), COUNT(*) FROM events").Scan(&minID, &maxID, &minTS, &maxTS, &n); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join([]string{minID, maxID, minTS, maxTS, n}, " "); got != "0 9999 2024-01-01 00:00:00.000000 2024-01-10 16:30:09.000000 10000" {
+		t.Errorf("MIN/MAX/COUNT = %s", got)
+	}
+	if n := opens.Load(); n != 0 {
+		t.Errorf("MIN/MAX opened %d data files", n)
+	}
+
 	lines := strings.Join(explainLines(t, conn, "SELECT * FROM events WHERE ts >= '2024-01-04' AND ts < '2024-01-05'"), "\n")
 	for _, want := range []string{
 		"pushed filter: (ts >= '2024-01-04 00:00:00.000000' AND ts < '2024-01-05 00:00:00.000000')",
@@ -225,5 +247,103 @@ func TestPruning(t *testing.T) {
 		if !strings.Contains(lines, want) {
 			t.Errorf("EXPLAIN lacks %q:\n%s", want, lines)
 		}
+	}
+}
+
+// TestPruningTransforms writes a table partitioned by identity, day,
+// bucket and truncate through icesql's INSERT, and checks that filters on
+// the source columns prune partitions (iceberg-go projects them through the
+// transforms) and return the rows a full scan returns.
+func TestPruningTransforms(t *testing.T) {
+	e, conn, _ := openCounting(t)
+	mustExec(t, conn, "CREATE DATABASE db", "USE db")
+	ctx := context.Background()
+	sc := iceberg.NewSchema(0,
+		iceberg.NestedField{ID: 1, Name: "id", Type: iceberg.PrimitiveTypes.Int64},
+		iceberg.NestedField{ID: 2, Name: "region", Type: iceberg.PrimitiveTypes.String},
+		iceberg.NestedField{ID: 3, Name: "ts", Type: iceberg.PrimitiveTypes.Timestamp},
+		iceberg.NestedField{ID: 4, Name: "name", Type: iceberg.PrimitiveTypes.String},
+	)
+	spec := iceberg.NewPartitionSpec(
+		iceberg.PartitionField{SourceIDs: []int{2}, FieldID: 1000, Name: "region", Transform: iceberg.IdentityTransform{}},
+		iceberg.PartitionField{SourceIDs: []int{3}, FieldID: 1001, Name: "ts_day", Transform: iceberg.DayTransform{}},
+		iceberg.PartitionField{SourceIDs: []int{1}, FieldID: 1002, Name: "id_bucket", Transform: iceberg.BucketTransform{NumBuckets: 4}},
+		iceberg.PartitionField{SourceIDs: []int{4}, FieldID: 1003, Name: "name_trunc", Transform: iceberg.TruncateTransform{Width: 2}},
+	)
+	if _, err := e.Catalog().CreateTable(ctx, table.Identifier{"db", "p"}, sc, catalog.WithPartitionSpec(&spec)); err != nil {
+		t.Fatal(err)
+	}
+	var values []string
+	for i := range 64 {
+		values = append(values, fmt.Sprintf("(%d, '%s', '2024-01-%02d %02d:00:00', '%s')",
+			i, []string{"eu", "us", "ap"}[i%3], 1+i%4, i%24, []string{"abc", "abd", "xyz", "xa"}[i%4]))
+	}
+	mustExec(t, conn, "INSERT INTO p VALUES "+strings.Join(values[:32], ", "), "INSERT INTO p VALUES "+strings.Join(values[32:], ", "))
+	all := plannedFiles(t, conn, "SELECT * FROM p")
+	if len(all) != 1 || all[0] < 20 {
+		t.Fatalf("the partitioned table has %v files; the test needs many partitions", all)
+	}
+	for _, where := range []string{
+		"region = 'eu'",
+		"region IN ('eu', 'ap')",
+		"ts >= '2024-01-02' AND ts < '2024-01-03'",
+		"ts > '2024-01-03 23:00:00'",
+		"id = 17",
+		"id IN (1, 2)",
+		"name LIKE 'ab%'",
+		"name >= 'x'",
+		"name = 'xa' AND region <> 'us'",
+	} {
+		planned := plannedFiles(t, conn, "SELECT * FROM p WHERE "+where)
+		if len(planned) != 1 || planned[0] >= all[0] {
+			t.Errorf("%s planned %v of %d files", where, planned, all[0])
+		}
+		got, err := ridList(conn, "SELECT id FROM p WHERE "+where+" ORDER BY id")
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := ridList(conn, "SELECT id FROM p WHERE ("+where+") IS TRUE ORDER BY id")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != want || got == "" {
+			t.Errorf("%s: %q, full scan %q", where, got, want)
+		}
+	}
+}
+
+// TestRowGroupPruning checks that a filter skips the Parquet row groups its
+// column statistics rule out, and that EXPLAIN ANALYZE says so.
+func TestRowGroupPruning(t *testing.T) {
+	_, conn, _ := openCounting(t)
+	mustExec(t, conn, "CREATE DATABASE db", "USE db",
+		"CREATE TABLE rg (id BIGINT, pad STRING) TBLPROPERTIES ('write.parquet.row-group-limit'='1000')",
+		"INSERT INTO rg WITH RECURSIVE seq (n) AS (SELECT 0 UNION ALL SELECT n + 1 FROM seq WHERE n < 9999) SELECT n, MD5(n) FROM seq",
+	)
+	rows, err := conn.QueryContext(context.Background(), "EXPLAIN ANALYZE SELECT * FROM rg WHERE id = 4321")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var plan []string
+	for rows.Next() {
+		var l string
+		if err := rows.Scan(&l); err != nil {
+			t.Fatal(err)
+		}
+		plan = append(plan, l)
+	}
+	rows.Close()
+	text := strings.Join(plan, "\n")
+	m := regexp.MustCompile(`bytes planned: (\d+)[\s\S]*row groups: 1 read, 9 skipped of 10[\s\S]*bytes read: (\d+)`).FindStringSubmatch(text)
+	if m == nil {
+		t.Fatalf("EXPLAIN ANALYZE does not show 1 of 10 row groups read:\n%s", text)
+	}
+	planned, _ := strconv.Atoi(m[1])
+	read, _ := strconv.Atoi(m[2])
+	if read*3 > planned {
+		t.Errorf("read %d of %d bytes for one row group of ten", read, planned)
+	}
+	if n := queryString(t, conn, "SELECT pad FROM rg WHERE id = 4321"); n != queryString(t, conn, "SELECT MD5(4321)") {
+		t.Errorf("row 4321 reads %s", n)
 	}
 }

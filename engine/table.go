@@ -35,6 +35,9 @@ type Table struct {
 	snapshotID *int64
 	// names are the Iceberg names of schema's columns (see columns.go).
 	names []string
+	// scan is the table reference this Table is in the plan (scanid.go),
+	// shared like plan by the copies of one resolved table.
+	scan *scanID
 }
 
 var (
@@ -56,6 +59,7 @@ func newTable(db *Database, name string, tbl *table.Table, staged []iceberg.Data
 		plan:    &pushdown.Plan{},
 		aligned: &alignedTasks{},
 		staging: &stagedView{},
+		scan:    &scanID{},
 	}
 }
 
@@ -111,7 +115,7 @@ func (t *Table) Projections() []string { return t.projection }
 // planner costs joins with real sizes.
 func (t *Table) RowCount(*sql.Context) (uint64, bool, error) {
 	var n uint64
-	if snap := t.tbl.CurrentSnapshot(); snap != nil && snap.Summary != nil {
+	if snap := t.snapshot(); snap != nil && snap.Summary != nil {
 		if v, err := strconv.ParseUint(snap.Summary.Properties["total-records"], 10, 64); err == nil {
 			n = v
 		}
@@ -125,7 +129,7 @@ func (t *Table) RowCount(*sql.Context) (uint64, bool, error) {
 // DataLength implements sql.StatisticsTable.
 func (t *Table) DataLength(*sql.Context) (uint64, error) {
 	var n uint64
-	if snap := t.tbl.CurrentSnapshot(); snap != nil && snap.Summary != nil {
+	if snap := t.snapshot(); snap != nil && snap.Summary != nil {
 		if v, err := strconv.ParseUint(snap.Summary.Properties["total-files-size"], 10, 64); err == nil {
 			n = v
 		}

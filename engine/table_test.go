@@ -200,7 +200,8 @@ func TestLimitStopsReading(t *testing.T) {
 		mustExec(t, conn, "INSERT INTO t VALUES ("+string(rune('0'+i%10))+")")
 	}
 	opens.Store(0)
-	if n := queryString(t, conn, "SELECT COUNT(*) FROM t"); n != "24" {
+	// COUNT(id), not COUNT(*): COUNT(*) is answered from metadata.
+	if n := queryString(t, conn, "SELECT COUNT(id) FROM t"); n != "24" {
 		t.Fatalf("COUNT(*) = %s", n)
 	}
 	if got := opens.Load(); got != files {

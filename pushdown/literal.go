@@ -148,7 +148,7 @@ func exactInt(v any) (int64, bool) {
 		return int64(n), true
 	case *apd.Decimal:
 		var i apd.Decimal
-		if _, err := apd.BaseContext.RoundToIntegralExact(&i, n); err != nil {
+		if _, err := apd.BaseContext.WithPrecision(80).RoundToIntegralExact(&i, n); err != nil {
 			return 0, false
 		}
 		if i.Cmp(n) != 0 {
@@ -204,7 +204,9 @@ func decimalLiteral(typ iceberg.DecimalType, v any) (iceberg.Literal, bool) {
 		d.SetInt64(i)
 	}
 	var scaled apd.Decimal
-	if _, err := apd.BaseContext.Quantize(&scaled, &d, -int32(typ.Scale())); err != nil {
+	// Quantize refuses to round only when the context's precision holds
+	// every digit; 80 is above any decimal SQL can write.
+	if _, err := apd.BaseContext.WithPrecision(80).Quantize(&scaled, &d, -int32(typ.Scale())); err != nil {
 		return nil, false
 	}
 	if scaled.Cmp(&d) != 0 {

@@ -3,7 +3,6 @@ package pushdown
 import (
 	"context"
 	"fmt"
-	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -120,12 +119,4 @@ func counter(c *metrics.CounterResult) int64 {
 		return 0
 	}
 	return c.Value
-}
-
-// String prints the figures as EXPLAIN shows them.
-func (p Pruning) String() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "manifests: %d scanned, %d skipped of %d; ", p.ManifestsScanned, p.ManifestsSkipped, p.ManifestsTotal)
-	fmt.Fprintf(&b, "data files: %d planned, %d skipped of %d (%d bytes planned)", p.FilesPlanned, p.FilesTotal-p.FilesPlanned, p.FilesTotal, p.BytesPlanned)
-	return b.String()
 }

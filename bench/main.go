@@ -1,0 +1,328 @@
+// Command bench measures icesql beside DuckDB on TPC-H lineitem and orders:
+// the same generated rows as an icesql (Iceberg) table and as Parquet files,
+// the same queries, medians of timed runs after a warm-up, and the ratio
+// icesql/DuckDB measured in the same run. It is its own module so that the
+// icesql binary never links DuckDB.
+//
+//	go run . -sf 1            (make bench)
+package main
+
+import (
+	"context"
+	gosql "database/sql"
+	"flag"
+	"fmt"
+	"log"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/compress"
+	"github.com/apache/arrow-go/v18/parquet/file"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+	_ "github.com/duckdb/duckdb-go/v2"
+	"github.com/go-sql-driver/mysql"
+
+	"github.com/icesql/icesql/engine"
+)
+
+// query is one benchmark query; its text runs unchanged on both engines.
+type query struct{ name, sql string }
+
+var queries = []query{
+	{"Q1", `SELECT l_returnflag, l_linestatus, SUM(l_quantity) AS sum_qty, SUM(l_extendedprice) AS sum_base_price,
+		SUM(l_extendedprice * (1 - l_discount)) AS sum_disc_price,
+		SUM(l_extendedprice * (1 - l_discount) * (1 + l_tax)) AS sum_charge,
+		AVG(l_quantity) AS avg_qty, AVG(l_extendedprice) AS avg_price, AVG(l_discount) AS avg_disc, COUNT(*) AS count_order
+		FROM lineitem WHERE l_shipdate <= DATE '1998-09-02'
+		GROUP BY l_returnflag, l_linestatus ORDER BY l_returnflag, l_linestatus`},
+	{"Q6", `SELECT SUM(l_extendedprice * l_discount) AS revenue FROM lineitem
+		WHERE l_shipdate >= DATE '1994-01-01' AND l_shipdate < DATE '1995-01-01'
+		AND l_discount BETWEEN 0.05 AND 0.07 AND l_quantity < 24`},
+	// TPC-H Q3 without the customer table (this benchmark has lineitem and
+	// orders only): the join and its filters, grouping and top 10 stay.
+	{"Q3", `SELECT l_orderkey, SUM(l_extendedprice * (1 - l_discount)) AS revenue, o_orderdate, o_shippriority
+		FROM orders, lineitem
+		WHERE l_orderkey = o_orderkey AND o_orderdate < DATE '1995-03-15' AND l_shipdate > DATE '1995-03-15'
+		GROUP BY l_orderkey, o_orderdate, o_shippriority ORDER BY revenue DESC, o_orderdate LIMIT 10`},
+	{"count", `SELECT COUNT(*) FROM lineitem`},
+	{"point", `SELECT l_linenumber, l_quantity, l_extendedprice, l_shipdate FROM lineitem WHERE l_orderkey = 1000005 ORDER BY l_linenumber`},
+	{"range1pct", `SELECT COUNT(*), SUM(l_extendedprice) FROM lineitem
+		WHERE l_shipdate >= DATE '1995-06-01' AND l_shipdate < DATE '1995-06-26'`},
+}
+
+func main() {
+	sf := flag.Float64("sf", 1, "TPC-H scale factor (1 = 6M lineitem rows)")
+	runs := flag.Int("runs", 5, "timed runs per query after one warm-up; the median is reported")
+	slow := flag.Duration("slow", 30*time.Second, "a query whose warm-up takes longer is timed once")
+	dir := flag.String("dir", "", "work folder (default: a temporary one, removed afterwards)")
+	only := flag.String("q", "", "comma-separated query names to run (default: all)")
+	flag.Parse()
+	log.SetFlags(0)
+
+	work := *dir
+	if work == "" {
+		var err error
+		if work, err = os.MkdirTemp("", "icesql-bench-"); err != nil {
+			log.Fatal(err)
+		}
+		defer os.RemoveAll(work)
+	}
+	ctx := context.Background()
+	if err := run(ctx, work, *sf, *runs, *slow, *only); err != nil {
+		log.Fatal(err)
+	}
+}
+
+func run(ctx context.Context, work string, sf float64, runs int, slow time.Duration, only string) error {
+	li, or := filepath.Join(work, "lineitem.parquet"), filepath.Join(work, "orders.parquet")
+	start := time.Now()
+	rows, err := generate(sf, li, or)
+	if err != nil {
+		return err
+	}
+	log.Printf("generated %d lineitem rows at SF %g as Parquet in %s", rows, sf, time.Since(start).Round(time.Millisecond))
+
+	e, err := engine.Open(ctx, engine.Config{Warehouse: filepath.Join(work, "warehouse")})
+	if err != nil {
+		return err
+	}
+	defer e.Close()
+	db := gosql.OpenDB(e.Connector())
+	defer db.Close()
+	db.SetMaxOpenConns(1)
+	for _, s := range []string{"CREATE DATABASE tpch", lineitemDDL, ordersDDL} {
+		if _, err := db.ExecContext(ctx, s); err != nil {
+			return fmt.Errorf("%s: %w", s, err)
+		}
+	}
+	for _, t := range []struct{ name, file string }{{"lineitem", li}, {"orders", or}} {
+		start := time.Now()
+		n, err := importParquet(ctx, e, t.name, t.file)
+		if err != nil {
+			return err
+		}
+		el := time.Since(start)
+		fmt.Printf("bench load_%s rows=%d ms=%d rows_per_s=%.0f\n", t.name, n, el.Milliseconds(), float64(n)/el.Seconds())
+	}
+	if _, err := db.ExecContext(ctx, "USE tpch"); err != nil {
+		return err
+	}
+
+	srv, err := e.NewServer(engine.ServerConfig{Addr: "127.0.0.1:0"})
+	if err != nil {
+		return err
+	}
+	go srv.Start()
+	defer srv.Close()
+	cfg := mysql.NewConfig()
+	cfg.User, cfg.Net, cfg.Addr, cfg.DBName = "root", "tcp", srv.Addr(), "tpch"
+	connector, err := mysql.NewConnector(cfg)
+	if err != nil {
+		return err
+	}
+	wire := gosql.OpenDB(connector)
+	defer wire.Close()
+
+	duck, err := gosql.Open("duckdb", "")
+	if err != nil {
+		return err
+	}
+	defer duck.Close()
+	duck.SetMaxOpenConns(1)
+	for _, s := range []string{
+		"SET threads = 2",
+		fmt.Sprintf("CREATE VIEW lineitem AS SELECT * FROM read_parquet('%s')", li),
+		fmt.Sprintf("CREATE VIEW orders AS SELECT * FROM read_parquet('%s')", or),
+	} {
+		if _, err := duck.ExecContext(ctx, s); err != nil {
+			return fmt.Errorf("duckdb: %s: %w", s, err)
+		}
+	}
+
+	for _, q := range queries {
+		if only != "" && !slices.Contains(strings.Split(only, ","), q.name) {
+			continue
+		}
+		ice, iceRes, err := measure(ctx, db, q.sql, runs, slow)
+		if err != nil {
+			return fmt.Errorf("%s on icesql: %w", q.name, err)
+		}
+		wireMs, _, err := measure(ctx, wire, q.sql, runs, slow)
+		if err != nil {
+			return fmt.Errorf("%s over the wire: %w", q.name, err)
+		}
+		dk, duckRes, err := measure(ctx, duck, q.sql, runs, slow)
+		if err != nil {
+			return fmt.Errorf("%s on duckdb: %w", q.name, err)
+		}
+		fmt.Printf("bench %s icesql_ms=%.1f wire_ms=%.1f duckdb_ms=%.1f ratio=%.1f rss_mb=%d same_result=%v\n",
+			q.name, ms(ice), ms(wireMs), ms(dk), float64(ice)/float64(max(dk, 1)), peakRSSMB(), iceRes == duckRes)
+		if iceRes != duckRes {
+			log.Printf("  %s results differ:\n  icesql: %s\n  duckdb: %s", q.name, iceRes, duckRes)
+		}
+	}
+	return nil
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// measure runs q once to warm up, then runs times, and returns the median
+// time and the result as normalised text.
+func measure(ctx context.Context, db *gosql.DB, q string, runs int, slow time.Duration) (time.Duration, string, error) {
+	start := time.Now()
+	res, err := resultText(ctx, db, q)
+	if err != nil {
+		return 0, "", err
+	}
+	if warm := time.Since(start); warm > slow {
+		return warm, res, nil
+	}
+	times := make([]time.Duration, 0, runs)
+	for range runs {
+		start := time.Now()
+		if _, err := resultText(ctx, db, q); err != nil {
+			return 0, "", err
+		}
+		times = append(times, time.Since(start))
+	}
+	slices.Sort(times)
+	return times[len(times)/2], res, nil
+}
+
+// resultText reads every row; numbers are rounded to 2 decimals so that the
+// engines' different decimal scales and float formatting compare equal.
+func resultText(ctx context.Context, db *gosql.DB, q string) (string, error) {
+	rows, err := db.QueryContext(ctx, q)
+	if err != nil {
+		return "", err
+	}
+	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	vals := make([]any, len(cols))
+	ptrs := make([]any, len(cols))
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
+	for rows.Next() {
+		if err := rows.Scan(ptrs...); err != nil {
+			return "", err
+		}
+		for _, v := range vals {
+			b.WriteString(normalise(v))
+			b.WriteByte('|')
+		}
+		b.WriteByte('\n')
+	}
+	return b.String(), rows.Err()
+}
+
+func normalise(v any) string {
+	switch v := v.(type) {
+	case nil:
+		return "NULL"
+	case []byte:
+		return normalise(string(v))
+	case time.Time:
+		return v.Format("2006-01-02")
+	case string:
+		if f, err := strconv.ParseFloat(v, 64); err == nil {
+			return strconv.FormatFloat(f, 'f', 2, 64)
+		}
+		if t, err := time.Parse("2006-01-02 15:04:05", v); err == nil {
+			return t.Format("2006-01-02")
+		}
+		return v
+	case fmt.Stringer:
+		return normalise(v.String())
+	}
+	return normalise(fmt.Sprint(v))
+}
+
+// peakRSSMB is the process's peak resident memory so far.
+func peakRSSMB() int {
+	data, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return -1
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			kb, _ := strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(rest), " kB"))
+			return kb / 1024
+		}
+	}
+	return -1
+}
+
+// generate writes both tables as zstd Parquet and returns lineitem's rows.
+func generate(sf float64, lineitemPath, ordersPath string) (int64, error) {
+	props := parquet.NewWriterProperties(parquet.WithCompression(compress.Codecs.Zstd))
+	open := func(path string, schema *arrow.Schema) (*pqarrow.FileWriter, error) {
+		f, err := os.Create(path)
+		if err != nil {
+			return nil, err
+		}
+		return pqarrow.NewFileWriter(schema, f, props, pqarrow.DefaultWriterProps())
+	}
+	lw, err := open(lineitemPath, lineitemSchema)
+	if err != nil {
+		return 0, err
+	}
+	ow, err := open(ordersPath, ordersSchema)
+	if err != nil {
+		return 0, err
+	}
+	g := newGenerator(sf)
+	var rows int64
+	for {
+		li, or, done := g.batch()
+		rows += li.NumRows()
+		err := lw.WriteBuffered(li)
+		if err == nil {
+			err = ow.WriteBuffered(or)
+		}
+		li.Release()
+		or.Release()
+		if err != nil {
+			return 0, err
+		}
+		if done {
+			break
+		}
+	}
+	if err := lw.Close(); err != nil {
+		return 0, err
+	}
+	return rows, ow.Close()
+}
+
+// importParquet loads a Parquet file into tpch.<name> through icesql's bulk
+// import, one snapshot.
+func importParquet(ctx context.Context, e *engine.Engine, name, path string) (int64, error) {
+	f, err := file.OpenParquetFile(path, true)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	fr, err := pqarrow.NewFileReader(f, pqarrow.ArrowReadProperties{BatchSize: 64 * 1024, Parallel: true}, memory.DefaultAllocator)
+	if err != nil {
+		return 0, err
+	}
+	rdr, err := fr.GetRecordReader(ctx, nil, nil)
+	if err != nil {
+		return 0, err
+	}
+	defer rdr.Release()
+	return e.Import(ctx, "tpch", name, rdr.(array.RecordReader), nil)
+}

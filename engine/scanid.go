@@ -1,0 +1,83 @@
+package engine
+
+import (
+	"strings"
+
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/analyzer"
+	"github.com/dolthub/go-mysql-server/sql/expression"
+	"github.com/dolthub/go-mysql-server/sql/plan"
+	"github.com/dolthub/go-mysql-server/sql/transform"
+)
+
+const bindScanIDsID analyzer.RuleId = 1102
+
+// scanID is which node of the plan a Table is: go-mysql-server's id of the
+// table reference. LookupForExpressions receives the conjuncts of the
+// filter above the table, and in a correlated subquery those may name
+// columns of an outer table; a column is only ours when its table id is.
+type scanID struct {
+	id        sql.TableId
+	ambiguous bool // one Table object behind two references: push nothing
+}
+
+// bindScanIDs tells each Iceberg table of the statement its table id,
+// before the analyzer offers it filters.
+func bindScanIDs(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
+	walkPlan(ctx, n, func(n sql.Node) {
+		rt, ok := n.(*plan.ResolvedTable)
+		if !ok {
+			return
+		}
+		t, ok := unwrapTable(rt.Table)
+		if !ok {
+			return
+		}
+		switch {
+		case t.scan.id == 0:
+			t.scan.id = rt.Id()
+		case t.scan.id != rt.Id():
+			t.scan.ambiguous = true
+		}
+	})
+	return n, transform.SameTree, nil
+}
+
+// owns says the column reference gf is one of t's columns.
+func (t *Table) owns(gf *expression.GetField) bool {
+	if t.scan.id == 0 {
+		// Unbound: go-mysql-server analyzes the query of an EXPLAIN
+		// without the pre-analysis rules. Only columns qualified by the
+		// table's own name qualify then (an alias loses the pushdown in
+		// what EXPLAIN shows, never rows).
+		return strings.EqualFold(gf.Table(), t.name)
+	}
+	return !t.scan.ambiguous && gf.TableId() == t.scan.id
+}
+
+// walkPlan calls f on every node of n, the plans of subqueries and of an
+// INSERT's source included, but not the table an INSERT writes to.
+func walkPlan(ctx *sql.Context, n sql.Node, f func(sql.Node)) {
+	transform.InspectWithOpaque(ctx, n, func(ctx *sql.Context, n sql.Node) bool {
+		switch n := n.(type) {
+		case *plan.DescribeQuery:
+			// DescribeQuery has no children: it hides the query it explains.
+			walkPlan(ctx, n.Query(), f)
+		case *plan.InsertInto:
+			walkPlan(ctx, n.Source, f)
+			return false
+		}
+		f(n)
+		if ex, ok := n.(sql.Expressioner); ok {
+			for _, e := range ex.Expressions() {
+				transform.InspectExpr(ctx, e, func(ctx *sql.Context, e sql.Expression) bool {
+					if sq, ok := e.(*plan.Subquery); ok {
+						walkPlan(ctx, sq.Query, f)
+					}
+					return false
+				})
+			}
+		}
+		return true
+	})
+}
