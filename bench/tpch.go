@@ -125,9 +125,12 @@ func (g *generator) batch() (lineitem, orders arrow.RecordBatch, done bool) {
 	return g.li.NewRecordBatch(), g.or.NewRecordBatch(), g.next > g.orders
 }
 
+// orderKey is the key of the n-th order (1-based): dbgen leaves gaps in
+// order keys, using 8 of every 32.
+func orderKey(n int64) int64 { return (n-1)/8*32 + (n-1)%8 + 1 }
+
 func (g *generator) order() {
-	// dbgen leaves gaps in order keys: 8 used of every 32.
-	key := (g.next-1)/8*32 + (g.next-1)%8 + 1
+	key := orderKey(g.next)
 	g.next++
 	orderDate := day0.AddDate(0, 0, g.rng.IntN(orderDateDays-151))
 	lines := 1 + g.rng.IntN(7)
