@@ -45,24 +45,7 @@ func (d *Database) GetTableInsensitiveAsOf(ctx *sql.Context, name string, asOf a
 // metadataTableAsOf is a metadata table (db.t.files) read at the snapshot
 // asOf names in its base table.
 func (d *Database) metadataTableAsOf(ctx *sql.Context, name string, asOf any) (sql.Table, bool, error) {
-	base, _, ok := metatables.Split(name)
-	if !ok {
-		return nil, false, nil
-	}
-	real, ok, err := d.resolveTable(ctx, base)
-	if err != nil || !ok {
-		return nil, false, err
-	}
-	tbl, err := sessionOf(ctx).pinnedTable(ctx, d.e.catalog, d.ident(real))
-	if err != nil {
-		return nil, false, catalogError(err, base)
-	}
-	snap, err := snapshotAsOf(ctx, d.name+"."+real, tbl, asOf)
-	if err != nil {
-		return nil, false, err
-	}
-	id := snap.SnapshotID
-	t, ok, err := d.metadataTableAt(ctx, name, &id)
+	t, ok, err := d.metadataTableAt(ctx, name, asOf)
 	if errors.Is(err, metatables.ErrNotAtSnapshot) {
 		return nil, false, notSupported("%s.%s lists the table's whole history; it has no AS OF form", d.name, name)
 	}

@@ -42,11 +42,12 @@ func (d *Database) metadataTable(ctx *sql.Context, name string) (sql.Table, bool
 	return d.metadataTableAt(ctx, name, nil)
 }
 
-// metadataTableAt is metadataTable read at a snapshot (nil: the current
-// one), for time travel: db.t.files VERSION AS OF 123. Metadata tables of
-// the whole history (snapshots, history, refs, all_*) refuse a snapshot
-// with metatables.ErrNotAtSnapshot.
-func (d *Database) metadataTableAt(ctx *sql.Context, name string, snapshot *int64) (sql.Table, bool, error) {
+// metadataTableAt is metadataTable read at the snapshot asOf names in the
+// base table (see snapshotAsOf; nil: the current one), for time travel:
+// db.t.files VERSION AS OF 123. Metadata tables of the whole history
+// (snapshots, history, refs, all_*) refuse a snapshot with
+// metatables.ErrNotAtSnapshot.
+func (d *Database) metadataTableAt(ctx *sql.Context, name string, asOf any) (sql.Table, bool, error) {
 	base, kind, ok := metatables.Split(name)
 	if !ok {
 		return nil, false, nil
@@ -58,6 +59,14 @@ func (d *Database) metadataTableAt(ctx *sql.Context, name string, snapshot *int6
 	tbl, err := sessionOf(ctx).pinnedTable(ctx, d.e.catalog, d.ident(real))
 	if err != nil {
 		return nil, false, catalogError(err, base)
+	}
+	var snapshot *int64
+	if asOf != nil {
+		snap, err := snapshotAsOf(ctx, d.name+"."+real, tbl, asOf)
+		if err != nil {
+			return nil, false, err
+		}
+		snapshot = &snap.SnapshotID
 	}
 	t, err := newMetaTable(ctx, d.name, name, kind, tbl, snapshot)
 	if err != nil {
