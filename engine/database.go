@@ -100,8 +100,12 @@ func (d *Database) CreateTable(ctx *sql.Context, name string, schema sql.Primary
 	if len(opts.PartitionBy) > 0 {
 		return notSupported("PARTITIONED BY (%s) is not supported yet: icesql creates unpartitioned tables for now", strings.Join(opts.PartitionBy, ", "))
 	}
+	var createOpts []catalog.CreateTableOpt
 	if opts.Location != "" {
-		return notSupported("LOCATION is not supported: the embedded catalog places each table in its namespace folder")
+		if _, ok := d.e.embedded(); ok {
+			return notSupported("LOCATION is not supported: the embedded catalog places each table in its namespace folder")
+		}
+		createOpts = append(createOpts, catalog.WithLocation(opts.Location))
 	}
 	sc, err := icebergSchema(schema)
 	if err != nil {
@@ -117,7 +121,7 @@ func (d *Database) CreateTable(ctx *sql.Context, name string, schema sql.Primary
 	if err := validateProperties(props); err != nil {
 		return err
 	}
-	if _, err := d.e.catalog.CreateTable(ctx, d.ident(name), sc, catalog.WithProperties(props)); err != nil {
+	if _, err := d.e.catalog.CreateTable(ctx, d.ident(name), sc, append(createOpts, catalog.WithProperties(props))...); err != nil {
 		return catalogError(err, name)
 	}
 	sessionOf(ctx).createdInStatement(ctx, d.ident(name))
@@ -212,6 +216,9 @@ func (d *Database) RenameTable(ctx *sql.Context, oldName, newName string) error 
 	}
 	if !ok {
 		return sql.ErrTableNotFound.New(oldName)
+	}
+	if d.e.catalog.CatalogType() == catalog.Hadoop {
+		return d.e.unsupportedByCatalog("RENAME TABLE")
 	}
 	_, err = d.e.catalog.RenameTable(ctx, d.ident(real), d.ident(newName))
 	return catalogError(err, newName)
