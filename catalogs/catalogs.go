@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"maps"
 	"net/url"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -46,7 +47,7 @@ func Load(ctx context.Context, name string, props iceberg.Properties) (catalog.C
 	case "sql":
 		cat, err = openSQL(name, props)
 	case "hadoop":
-		cat, err = hadoop.NewCatalog(name, props["warehouse"], props)
+		cat, err = openHadoop(name, props)
 	default:
 		return nil, fmt.Errorf("catalog type %q is not supported (use type=%s)", typ, strings.Join(Types, "|"))
 	}
@@ -142,13 +143,9 @@ func translateSQL(p iceberg.Properties) error {
 	scheme, _, _ = strings.Cut(scheme, "+") // postgresql+psycopg2, sqlite+pysqlite
 	switch strings.ToLower(scheme) {
 	case "sqlite", "file":
-		path := strings.TrimPrefix(rest, "//")
-		if strings.HasPrefix(path, "/") && strings.HasPrefix(rest, "///") {
-			path = strings.TrimPrefix(rest, "//") // sqlite:///abs/path keeps one slash
-		}
 		setDefault(p, sqlcat.DriverKey, "sqliteshim")
 		setDefault(p, sqlcat.DialectKey, string(sqlcat.SQLite))
-		p["uri"] = sqliteDSN(path)
+		p["uri"] = sqliteDSN(sqlitePath(strings.ToLower(scheme), rest))
 	case "postgres", "postgresql":
 		u, err := url.Parse("postgres:" + rest)
 		if err != nil {
@@ -166,6 +163,19 @@ func translateSQL(p iceberg.Properties) error {
 		}
 	}
 	return nil
+}
+
+// sqlitePath is the file an SQLite URI names. SQLAlchemy's sqlite:///x.db
+// is relative and sqlite:////tmp/x.db absolute (an empty authority, then
+// the path); file: URIs are SQLite's own and name the path as written.
+func sqlitePath(scheme, rest string) string {
+	if scheme == "file" {
+		return rest
+	}
+	if after, ok := strings.CutPrefix(rest, "//"); ok {
+		return strings.TrimPrefix(after, "/")
+	}
+	return rest
 }
 
 // sqliteDSN adds a busy timeout so that writers on one catalog file wait
@@ -210,4 +220,15 @@ func openSQL(name string, p iceberg.Properties) (catalog.Catalog, error) {
 // glue.* properties into an AWS configuration there.
 func openGlue(ctx context.Context, name string, p iceberg.Properties) (catalog.Catalog, error) {
 	return catalog.Load(ctx, name, p)
+}
+
+// openHadoop creates a local warehouse folder first, as the embedded
+// warehouse does: iceberg-go's Hadoop catalog requires it to exist.
+func openHadoop(name string, p iceberg.Properties) (catalog.Catalog, error) {
+	if w := p["warehouse"]; !strings.Contains(w, "://") || strings.HasPrefix(w, "file://") {
+		if err := os.MkdirAll(strings.TrimPrefix(w, "file://"), 0o755); err != nil {
+			return nil, fmt.Errorf("create warehouse folder: %w", err)
+		}
+	}
+	return hadoop.NewCatalog(name, p["warehouse"], p)
 }

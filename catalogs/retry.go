@@ -50,7 +50,7 @@ func asCommitFailed(err error) error {
 	if err == nil || errors.Is(err, table.ErrCommitFailed) {
 		return err
 	}
-	if strings.Contains(err.Error(), "requirement failed") {
+	if strings.Contains(strings.ToLower(err.Error()), "requirement failed") {
 		return lostRace{err: err}
 	}
 	return err
