@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 
@@ -142,4 +143,29 @@ func concurrentWriters(t *testing.T, cfg engine.Config) {
 	}
 	mustExec(t, conns[0], "DROP TABLE race.hits")
 	mustExec(t, conns[0], "DROP DATABASE race")
+}
+
+// TestLocation: CREATE TABLE ... LOCATION places the table where asked on
+// a catalog that allows it; the embedded one refuses with error 1235.
+func TestLocation(t *testing.T) {
+	dir := t.TempDir()
+	conn := openConn(t, external(iceberg.Properties{
+		"type": "sql", "uri": "sqlite:///" + filepath.Join(dir, "catalog.db"), "warehouse": filepath.Join(dir, "warehouse"),
+	}))
+	where := filepath.Join(dir, "elsewhere", "t")
+	mustExec(t, conn, "CREATE DATABASE db")
+	mustExec(t, conn, "CREATE TABLE db.t (id INT) LOCATION '"+where+"'")
+	mustExec(t, conn, "INSERT INTO db.t VALUES (1)")
+	for _, sub := range []string{"metadata", "data"} {
+		if m, _ := filepath.Glob(filepath.Join(where, sub, "*")); len(m) == 0 {
+			t.Errorf("no files in %s/%s", where, sub)
+		}
+	}
+
+	embedded := openConn(t, engine.Config{Warehouse: t.TempDir()})
+	mustExec(t, embedded, "CREATE DATABASE db")
+	_, err := embedded.ExecContext(context.Background(), "CREATE TABLE db.t (id INT) LOCATION '"+where+"'")
+	if err == nil || !strings.Contains(err.Error(), "1235") {
+		t.Errorf("LOCATION on the embedded catalog: %v, want error 1235", err)
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/apache/iceberg-go/catalog"
+	"github.com/apache/iceberg-go/table"
 
 	"github.com/icesql/icesql/catalogs"
 	"github.com/icesql/icesql/storage"
@@ -57,6 +58,29 @@ func (e *Engine) unsupportedByCatalog(format string, args ...any) error {
 func (e *Engine) closeCatalog() error {
 	if c, ok := e.catalog.(catalog.Closer); ok {
 		return c.Close()
+	}
+	return nil
+}
+
+// dropTablesOf drops the tables of namespace ns before the namespace itself,
+// as MySQL's DROP DATABASE does. The embedded warehouse does it within
+// DropNamespace; the other catalogs refuse to drop a namespace that holds
+// tables.
+func (e *Engine) dropTablesOf(ctx context.Context, ns string) error {
+	if _, ok := e.embedded(); ok {
+		return nil
+	}
+	var idents []table.Identifier
+	for id, err := range e.catalog.ListTables(ctx, table.Identifier{ns}) {
+		if err != nil {
+			return catalogError(err, ns)
+		}
+		idents = append(idents, id)
+	}
+	for _, id := range idents {
+		if err := e.catalog.DropTable(ctx, id); err != nil {
+			return fmt.Errorf("drop database %s: drop table %s: %w", ns, strings.Join(id, "."), err)
+		}
 	}
 	return nil
 }
