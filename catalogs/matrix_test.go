@@ -10,7 +10,9 @@ import (
 	"testing"
 
 	"github.com/apache/iceberg-go"
+	"github.com/apache/iceberg-go/catalog"
 
+	"github.com/icesql/icesql/catalogs"
 	"github.com/icesql/icesql/engine"
 	"github.com/icesql/icesql/sqltests"
 	"github.com/icesql/icesql/storage/s3test"
@@ -51,7 +53,15 @@ var matrix = []catalogCase{
 		return external(iceberg.Properties{"type": "rest", "uri": uri})
 	}},
 	{"hadoop", func(t *testing.T) engine.Config {
-		return external(iceberg.Properties{"type": "hadoop", "warehouse": filepath.Join(t.TempDir(), "warehouse")})
+		// A catalog opened by the caller, as Go programs may pass one.
+		cat, err := catalogs.Load(context.Background(), "icesql", iceberg.Properties{
+			"type": "hadoop", "warehouse": filepath.Join(t.TempDir(), "warehouse"),
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cat.(catalog.Closer).Close() })
+		return engine.Config{Catalog: cat}
 	}},
 }
 

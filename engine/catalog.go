@@ -54,8 +54,12 @@ func (e *Engine) unsupportedByCatalog(format string, args ...any) error {
 }
 
 // closeCatalog releases what the catalog holds (the SQL catalog's database
-// connections, the REST client's token refresher).
+// connections, the REST client's token refresher) when the engine opened
+// it; a catalog passed in Config.Catalog belongs to the caller.
 func (e *Engine) closeCatalog() error {
+	if e.cfg.Catalog != nil {
+		return nil
+	}
 	if c, ok := e.catalog.(catalog.Closer); ok {
 		return c.Close()
 	}
