@@ -106,6 +106,18 @@ func (cf *catalogFlags) finish(fs *flag.FlagSet, cfg *engine.Config) error {
 	if _, ok := props["type"]; !ok {
 		return fmt.Errorf("catalog properties given without type=rest|glue|sql|hadoop")
 	}
+	// The warehouse and S3 flags given explicitly fill the catalog's
+	// properties they name, unless the catalog properties set them.
+	fs.Visit(func(f *flag.Flag) {
+		key := map[string]string{
+			"warehouse": "warehouse", "s3-endpoint": "s3.endpoint", "s3-region": "s3.region",
+			"s3-access-key-id": "s3.access-key-id", "s3-secret-access-key": "s3.secret-access-key",
+			"s3-path-style": "s3.path-style-access",
+		}[f.Name]
+		if _, set := props[key]; key != "" && !set {
+			props[key] = f.Value.String()
+		}
+	})
 	cfg.CatalogProperties = props
 	return nil
 }

@@ -32,7 +32,8 @@ func TestCatalogFlags(t *testing.T) {
 	// The SQL catalog keys its rows by catalog name, as Java's and
 	// PyIceberg's do: every run names the catalog lake.
 	run("--catalog-name", "lake", "--catalog", "type=sql,uri="+uri+",warehouse="+warehouse, "-e", "CREATE DATABASE db; CREATE TABLE db.t (id INT); INSERT INTO db.t VALUES (1)")
-	run("--catalog-name", "lake", "--catalog-property", "type=sql", "--catalog-property", "uri="+uri, "--catalog-property", "warehouse="+warehouse,
+	// --warehouse fills the catalog's warehouse property.
+	run("--catalog-name", "lake", "--warehouse", warehouse, "--catalog-property", "type=sql", "--catalog-property", "uri="+uri,
 		"-e", "INSERT INTO db.t VALUES (2)")
 	out := run("--catalog-config", config, "--catalog-name", "lake", "-e", "SELECT COUNT(*) FROM lake.db.t")
 	if !strings.Contains(out, "|        2 |") {
