@@ -52,6 +52,12 @@ var matrix = []catalogCase{
 		uri, _ := startRESTCatalog(t)
 		return external(iceberg.Properties{"type": "rest", "uri": uri})
 	}},
+	{"rest-s3", func(t *testing.T) engine.Config {
+		endpoint := s3test.StartServer(t)
+		p := s3Props(endpoint) // s3.path-style-access=true, as Java's S3FileIO and Spark say it
+		p["type"], p["uri"] = "rest", startRESTCatalogOnS3(t, endpoint, s3test.NewBucket(t, endpoint))
+		return external(p)
+	}},
 	{"hadoop", func(t *testing.T) engine.Config {
 		// A catalog opened by the caller, as Go programs may pass one.
 		cat, err := catalogs.Load(context.Background(), "icesql", iceberg.Properties{

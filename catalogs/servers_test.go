@@ -52,7 +52,7 @@ func waitHTTP(t testing.TB, url, what string, cmd *exec.Cmd, log string) {
 // image apache/iceberg-rest-fixture runs the same jar). .ci/run fetches it.
 const restFixtureVersion = "1.10.1"
 
-func restFixtureJar(t testing.TB) string {
+func restFixtureJar() string {
 	if p := os.Getenv("ICESQL_REST_FIXTURE_JAR"); p != "" {
 		return p
 	}
@@ -65,16 +65,35 @@ func restFixtureJar(t testing.TB) string {
 // SQLite and a warehouse folder both icesql and the server read and write.
 func startRESTCatalog(t testing.TB) (uri, warehouse string) {
 	t.Helper()
+	dir := t.TempDir()
+	warehouse = filepath.Join(dir, "warehouse")
+	return startRESTFixture(t, dir, "file://"+warehouse), warehouse
+}
+
+// startRESTCatalogOnS3 runs the Iceberg REST fixture with its warehouse in
+// a bucket of the moto server at s3endpoint, which the server reaches with
+// Java's S3FileIO and path-style access: the shape of an AIStor Tables or
+// S3 Tables set-up.
+func startRESTCatalogOnS3(t testing.TB, s3endpoint, warehouse string) string {
+	t.Helper()
+	return startRESTFixture(t, t.TempDir(), warehouse,
+		"CATALOG_IO__IMPL=org.apache.iceberg.aws.s3.S3FileIO",
+		"CATALOG_S3_ENDPOINT="+s3endpoint, "CATALOG_S3_PATH__STYLE__ACCESS=true",
+		"AWS_ACCESS_KEY_ID=test", "AWS_SECRET_ACCESS_KEY=test", "AWS_REGION=us-east-1")
+}
+
+// startRESTFixture starts the fixture with its files in dir; env adds
+// CATALOG_* settings (the fixture maps CATALOG_A_B__C to property a.b-c).
+func startRESTFixture(t testing.TB, dir, warehouse string, env ...string) (uri string) {
+	t.Helper()
 	java, err := exec.LookPath("java")
 	if err != nil {
 		t.Fatal("the REST catalog tests need Java 17+: apt-get install default-jre-headless (.ci/run does)")
 	}
-	jar := restFixtureJar(t)
+	jar := restFixtureJar()
 	if _, err := os.Stat(jar); err != nil {
 		t.Fatalf("the REST catalog tests need Iceberg's REST fixture %s: mvn dependency:get -Dartifact=org.apache.iceberg:iceberg-open-api:%s -Dtransitive=false (.ci/run does), or set ICESQL_REST_FIXTURE_JAR", jar, restFixtureVersion)
 	}
-	dir := t.TempDir()
-	warehouse = filepath.Join(dir, "warehouse")
 	port := freePort(t)
 	log := filepath.Join(dir, "server.log")
 	logf, err := os.Create(log)
@@ -85,9 +104,10 @@ func startRESTCatalog(t testing.TB) (uri, warehouse string) {
 	// The fixture reads its catalog's properties from CATALOG_* variables.
 	cmd.Env = append(os.Environ(),
 		"CATALOG_REST_PORT="+strconv.Itoa(port),
-		"CATALOG_WAREHOUSE=file://"+warehouse,
+		"CATALOG_WAREHOUSE="+warehouse,
 		"CATALOG_URI=jdbc:sqlite:file:"+filepath.Join(dir, "catalog.db"),
 		"CATALOG_JDBC_USER=icesql", "CATALOG_JDBC_PASSWORD=icesql")
+	cmd.Env = append(cmd.Env, env...)
 	cmd.Stdout, cmd.Stderr = logf, logf
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -96,7 +116,7 @@ func startRESTCatalog(t testing.TB) (uri, warehouse string) {
 	go cmd.Wait()
 	uri = fmt.Sprintf("http://127.0.0.1:%d", port)
 	waitHTTP(t, uri+"/v1/config", "the Iceberg REST fixture", cmd, log)
-	return uri, warehouse
+	return uri
 }
 
 // postgresBin finds a PostgreSQL server program: on PATH, else where
