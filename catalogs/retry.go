@@ -3,6 +3,7 @@ package catalogs
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 
 	"github.com/apache/iceberg-go"
@@ -31,7 +32,14 @@ func Retryable(cat catalog.Catalog) catalog.Catalog {
 	return retryable{Catalog: cat}
 }
 
-// Unwrap returns the decorated catalog.
+var (
+	_ catalog.PurgeableTable = retryable{}
+	_ catalog.Closer         = retryable{}
+)
+
+// Unwrap returns the decorated catalog. Optional interfaces other than
+// PurgeableTable and Closer are to be looked for on it (none of the
+// catalogs wrapped has TransactionalCatalog, which only REST implements).
 func (r retryable) Unwrap() catalog.Catalog { return r.Catalog }
 
 // lostRace is a commit failure caused by a concurrent commit: it reads as the
@@ -92,4 +100,14 @@ func (r retryable) Close() error {
 		return c.Close()
 	}
 	return nil
+}
+
+// PurgeTable implements catalog.PurgeableTable, which every catalog Load
+// wraps (SQL, Glue, Hadoop) offers: drop the table and delete its files.
+func (r retryable) PurgeTable(ctx context.Context, ident table.Identifier) error {
+	p, ok := r.Catalog.(catalog.PurgeableTable)
+	if !ok {
+		return fmt.Errorf("purge table %s: the %s catalog cannot delete table files", strings.Join(ident, "."), r.CatalogType())
+	}
+	return p.PurgeTable(ctx, ident)
 }

@@ -77,6 +77,20 @@ func TestLostRaceIsCommitFailed(t *testing.T) {
 			if err := addColumn(tbl, "second"); !errors.Is(err, table.ErrCommitFailed) {
 				t.Errorf("stale schema change through a loaded table: got %v, want table.ErrCommitFailed", err)
 			}
+			// The decorator keeps the wrapped catalog's purge.
+			metadata := filepath.Join(dir, "warehouse", "ns*", "t", "metadata", "*")
+			if m, _ := filepath.Glob(metadata); len(m) == 0 {
+				t.Fatalf("no table metadata at %s", metadata)
+			}
+			if err := cat.(catalog.PurgeableTable).PurgeTable(ctx, ident); err != nil {
+				t.Fatal(err)
+			}
+			if ok, err := cat.CheckTableExists(ctx, ident); err != nil || ok {
+				t.Errorf("after PurgeTable the table exists: %v %v", ok, err)
+			}
+			if m, _ := filepath.Glob(metadata); len(m) > 0 {
+				t.Errorf("PurgeTable left %v", m)
+			}
 		})
 	}
 }
