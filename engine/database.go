@@ -74,8 +74,11 @@ func (d *Database) GetTableNames(ctx *sql.Context) ([]string, error) { return d.
 // snapshot the session pinned for the current statement.
 func (d *Database) GetTableInsensitive(ctx *sql.Context, name string) (sql.Table, bool, error) {
 	real, ok, err := d.resolveTable(ctx, name)
-	if err != nil || !ok {
+	if err != nil {
 		return nil, false, err
+	}
+	if !ok {
+		return d.metadataTable(ctx, name)
 	}
 	tbl, err := sessionOf(ctx).pinnedTable(ctx, d.e.catalog, d.ident(real))
 	if err != nil {
@@ -97,9 +100,6 @@ func (d *Database) CreateTable(ctx *sql.Context, name string, schema sql.Primary
 	if err != nil {
 		return err
 	}
-	if len(opts.PartitionBy) > 0 {
-		return notSupported("PARTITIONED BY (%s) is not supported yet: icesql creates unpartitioned tables for now", strings.Join(opts.PartitionBy, ", "))
-	}
 	var createOpts []catalog.CreateTableOpt
 	if opts.Location != "" {
 		if _, ok := d.e.embedded(); ok {
@@ -118,10 +118,29 @@ func (d *Database) CreateTable(ctx *sql.Context, name string, schema sql.Primary
 	if opts.Comment != "" {
 		props["comment"] = opts.Comment
 	}
+	defaultTableProperties(props)
 	if err := validateProperties(props); err != nil {
 		return err
 	}
-	if _, err := d.e.catalog.CreateTable(ctx, d.ident(name), sc, append(createOpts, catalog.WithProperties(props))...); err != nil {
+	if v, _ := strconv.Atoi(props["format-version"]); v >= 3 {
+		return notSupported("'format-version'='%d': icesql reads format-version 3 tables but cannot write them yet", v)
+	}
+	createOpts = append(createOpts, catalog.WithProperties(props))
+	if len(opts.PartitionBy) > 0 {
+		spec, err := partitionSpec(sc, opts.PartitionBy, name)
+		if err != nil {
+			return err
+		}
+		createOpts = append(createOpts, catalog.WithPartitionSpec(spec))
+	}
+	if len(opts.WriteOrderedBy) > 0 {
+		order, err := parsedSortOrder(sc, opts.WriteOrderedBy, name)
+		if err != nil {
+			return err
+		}
+		createOpts = append(createOpts, catalog.WithSortOrder(order))
+	}
+	if _, err := d.e.catalog.CreateTable(ctx, d.ident(name), sc, createOpts...); err != nil {
 		return catalogError(err, name)
 	}
 	sessionOf(ctx).createdInStatement(ctx, d.ident(name))

@@ -19,6 +19,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/analyzer"
 
 	"github.com/icesql/icesql/planner"
+	"github.com/icesql/icesql/procedures"
 	"github.com/icesql/icesql/storage"
 )
 
@@ -54,6 +55,8 @@ type Engine struct {
 	catalog  catalog.Catalog
 	provider *provider
 	sqle     *sqle.Engine
+	// procedures are the CALL system.* procedures.
+	procedures *procedures.Registry
 }
 
 // Open opens the warehouse (creating its folder when absent) and builds the
@@ -89,13 +92,14 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 // newEngine builds the SQL engine over cat; root is the warehouse location
 // ("" when unknown).
 func newEngine(cfg Config, cat catalog.Catalog, root string) (*Engine, error) {
-	e := &Engine{cfg: cfg, catalog: cat}
+	e := &Engine{cfg: cfg, catalog: cat, procedures: procedures.Builtin()}
 	e.provider = newProvider(e)
 	a := analyzer.NewBuilder(e.provider).
 		AddPreAnalyzeRule(rememberCTASOptionsID, rememberCTASOptions).
 		AddOverrides(sql.EngineOverrides{Builder: sql.BuilderOverrides{Parser: parser{Parser: planner.NewParser(cfg.CatalogName), e: e}}}).
 		Build()
 	e.sqle = sqle.New(a, nil)
+	a.ExecBuilder.PriorityBuilder = explainBuilder{base: a.ExecBuilder}
 	if err := setServerVariables(root); err != nil {
 		return nil, err
 	}

@@ -63,7 +63,7 @@ type codedKind struct {
 var mysqlCodes = func() []codedKind {
 	list := []codedKind{
 		{kind: sql.ErrSyntaxError, code: mysql.ERParseError, state: mysql.SSClientError,
-			match: regexp.MustCompile(`^syntax error at position`)}, // the kind's message is a bare %s
+			match: regexp.MustCompile(`^syntax error (at position|near )`)}, // the kind's message is a bare %s; "near" is the planner's
 		{kind: sql.ErrColumnNotFound, code: mysql.ERBadFieldError, state: mysql.SSBadFieldError},
 		{kind: sql.ErrTableColumnNotFound, code: mysql.ERBadFieldError, state: mysql.SSBadFieldError},
 		{kind: sql.ErrTableAlreadyExists, code: mysql.ERTableExists, state: "42S01"},

@@ -43,8 +43,16 @@ func (p parser) ParseOneWithOptions(ctx context.Context, query string, opts ast.
 }
 
 // intercept replaces SHOW CREATE TABLE of an Iceberg table with icesql's
-// own, which shows the Iceberg DDL instead of MySQL's ENGINE=InnoDB.
+// own, which shows the Iceberg DDL instead of MySQL's ENGINE=InnoDB, and
+// the ALTER TABLE statements icesql runs itself (see alterStatement).
 func (p parser) intercept(stmt ast.Statement) ast.Statement {
+	explainAsTree(stmt)
+	if alter, ok := p.alterStatement(stmt); ok {
+		return alter
+	}
+	if call, ok := p.interceptCall(stmt); ok {
+		return call
+	}
 	show, ok := stmt.(*ast.Show)
 	if !ok || show.Type != ast.CreateTableStr || !show.HasTable() || (show.ShowTablesOpt != nil && show.ShowTablesOpt.AsOf != nil) {
 		return stmt
@@ -133,6 +141,12 @@ func icebergDDL(name string, schema sql.Schema, tbl *table.Table) string {
 		b.WriteString("\n")
 	}
 	b.WriteString(") USING iceberg")
+	if p := partitionClause(tbl); p != "" {
+		b.WriteString("\n" + p)
+	}
+	if o := sortClause(tbl); o != "" {
+		b.WriteString("\n" + o)
+	}
 	props := maps.Clone(tbl.Properties())
 	if c, ok := props["comment"]; ok {
 		fmt.Fprintf(&b, "\nCOMMENT %s", quoteString(c))

@@ -27,6 +27,11 @@ type Table struct {
 	// projection is the columns the statement reads, in the order
 	// go-mysql-server asked for them; nil means all.
 	projection []string
+	// filter is the WHERE clause's part pushed to Iceberg (lookup.go); nil
+	// reads every row.
+	filter *pushedFilter
+	// snapshotID is the snapshot AS OF names (asof.go); nil for the pinned one.
+	snapshotID *int64
 }
 
 var (
@@ -61,7 +66,7 @@ type stagedView struct {
 func (t *Table) Name() string { return t.name }
 
 // String implements fmt.Stringer.
-func (t *Table) String() string { return t.db.name + "." + t.name }
+func (t *Table) String() string { return t.db.name + "." + t.name + t.asOfString() }
 
 // Collation implements sql.Table.
 func (t *Table) Collation() sql.CollationID { return sql.Collation_Default }
@@ -153,15 +158,19 @@ func (t *Table) PartitionRows(ctx *sql.Context, _ sql.Partition) (sql.RowIter, e
 	if len(read) == 0 {
 		read = []string{t.schema[0].Name}
 	}
-	scan, err := t.newScan(ctx, table.WithSelectedFields(read...))
+	planned := t.planned()
+	scan, err := t.newScan(ctx, planned, t.scanOptions(planned, table.WithSelectedFields(read...))...)
 	if err != nil {
 		return nil, err
 	}
-	tasks, err := t.plan.Tasks(ctx, scan)
+	tasks, err := planned.Tasks(ctx, scan)
 	if err != nil {
 		return nil, err
 	}
-	batches, err := pushdown.Open(ctx, scan, tasks)
+	if err := checkFormats(t.String(), tasks); err != nil {
+		return nil, err
+	}
+	batches, err := openTasks(ctx, t.tbl, scan, tasks, read)
 	if err != nil {
 		return nil, err
 	}
@@ -170,9 +179,12 @@ func (t *Table) PartitionRows(ctx *sql.Context, _ sql.Partition) (sql.RowIter, e
 
 // newScan scans the pinned snapshot, with the session's staged files added
 // when the open transaction wrote to the table.
-func (t *Table) newScan(ctx *sql.Context, opts ...table.ScanOption) (*table.Scan, error) {
+func (t *Table) newScan(ctx *sql.Context, planned *pushdown.Planned, opts ...table.ScanOption) (*table.Scan, error) {
+	if t.snapshotID != nil {
+		return t.countingTable(ctx, planned).Scan(append(opts, table.WithSnapshotID(*t.snapshotID))...), nil
+	}
 	if len(t.staged) == 0 {
-		return t.tbl.Scan(opts...), nil
+		return t.countingTable(ctx, planned).Scan(opts...), nil
 	}
 	v := t.staging
 	v.once.Do(func() {
@@ -187,7 +199,7 @@ func (t *Table) newScan(ctx *sql.Context, opts ...table.ScanOption) (*table.Scan
 
 // rowIter turns Arrow batches into rows.
 type rowIter struct {
-	batches *pushdown.Batches
+	batches batchSource
 	names   []string
 	width   int
 	rec     arrow.RecordBatch

@@ -227,7 +227,7 @@ func rowValue(arr arrow.Array, i int) (any, error) {
 	}
 	switch arr.DataType().ID() {
 	case arrow.LIST, arrow.LARGE_LIST, arrow.MAP, arrow.STRUCT, arrow.FIXED_SIZE_LIST, arrow.EXTENSION:
-		return jsonValue(arr.GetOneForMarshal(i))
+		return nestedValue(arr, i)
 	}
 	return nil, fmt.Errorf("reading Arrow type %s is not supported", arr.DataType())
 }

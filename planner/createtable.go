@@ -62,6 +62,13 @@ func tableClauses(s statement) (edits []edit, ctasComment string, err error) {
 				return nil, "", err
 			}
 			next = close + 1
+		case t.is("write") && s.word(i+1, "ordered") && s.word(i+2, "by"):
+			clause = "WRITE ORDERED BY"
+			end, err := s.writeOrderedBy(i+3, &opts)
+			if err != nil {
+				return nil, "", err
+			}
+			next = end
 		case t.is("comment"):
 			clause = "COMMENT"
 			j := i + 1
@@ -171,6 +178,9 @@ func (s statement) partitionTerms(open int, opts *TableOptions) (int, error) {
 	for _, e := range s.elements(open+1, close) {
 		if e[0] == e[1] {
 			return 0, s.syntaxError(e[0], "empty PARTITIONED BY term")
+		}
+		if _, _, err := s.partitionField(e[0], e[1]); err != nil {
+			return 0, err
 		}
 		opts.PartitionBy = append(opts.PartitionBy, s.normalized(e[0], e[1]))
 	}

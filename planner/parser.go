@@ -73,6 +73,9 @@ func (p *Parser) ParseOneWithOptions(ctx context.Context, query string, opts ast
 // statement (a procedure with a BEGIN … END body) whose ';'-separated parts
 // are each rewritten.
 func (p *Parser) parseAll(ctx context.Context, s string, opts ast.ParserOptions) (ast.Statement, string, string, error) {
+	if stmt, ok, err := p.parseCall(ctx, s, opts); ok {
+		return stmt, s, "", err
+	}
 	text, _, ctasComment, err := p.rewriteAll(s, opts)
 	if coded := rejectedBy(err); coded != nil {
 		return coded, s, "", nil
@@ -98,6 +101,13 @@ func (p *Parser) parseAll(ctx context.Context, s string, opts ast.ParserOptions)
 func (p *Parser) parseFirst(ctx context.Context, s string, opts ast.ParserOptions) (ast.Statement, string, int, error) {
 	r := rewriter{catalog: p.catalog, opts: opts}
 	end := statementEnd(s, opts)
+	if stmt, ok, err := p.parseCall(ctx, s[:end], opts); ok {
+		next := end
+		if end < len(s) {
+			next++ // past the ';'
+		}
+		return stmt, s[:end], next, err
+	}
 	first, ctasComment, err := r.rewrite(s[:end])
 	if err != nil {
 		coded := rejectedBy(err)
@@ -201,6 +211,9 @@ func finish(stmt ast.Statement, ctasComment string) ast.Statement {
 // rejectedBy returns a rejected statement if err, from a rewrite, is a coded
 // MySQL error, and nil for any other error.
 func rejectedBy(err error) ast.Statement {
+	if stmt, ok := injectedBy(err); ok {
+		return stmt
+	}
 	var coded *mysql.SQLError
 	if errors.As(err, &coded) {
 		return rejected(coded)

@@ -22,8 +22,13 @@ func (r rewriter) rewrite(text string) (out, ctasComment string, err error) {
 	passes := []func(statement) ([]edit, error){
 		namespaces,
 		r.catalogNames,
+		sparkColumnLists,
+		tableSuffixNames,
+		subscripts,
 		columnTypes,
 		rejectAlterPartitionBy,
+		icebergAlter,
+		timeTravel,
 	}
 	s := lexStatement(text, r.opts)
 	for _, pass := range passes {

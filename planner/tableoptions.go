@@ -23,6 +23,10 @@ type TableOptions struct {
 	// PartitionBy holds the PARTITIONED BY terms in order, each as written
 	// with normalized spacing: "region", "days(ts)", "bucket(16, id)".
 	PartitionBy []string `json:"partition_by,omitempty"`
+	// WriteOrderedBy holds the terms of icesql's WRITE ORDERED BY clause,
+	// the table's sort order, each as written with normalized spacing:
+	// "id DESC NULLS LAST".
+	WriteOrderedBy []string `json:"write_ordered_by,omitempty"`
 }
 
 // tableOptionsMarker starts a comment that holds encoded TableOptions.
@@ -32,7 +36,7 @@ const tableOptionsMarker = "icesql:"
 // nothing but a comment encode as that comment itself, so plain comments stay
 // readable; everything else is the marker "icesql:" followed by JSON.
 func EncodeTableOptions(o TableOptions) string {
-	if len(o.Properties) == 0 && o.Location == "" && len(o.PartitionBy) == 0 &&
+	if len(o.Properties) == 0 && o.Location == "" && len(o.PartitionBy) == 0 && len(o.WriteOrderedBy) == 0 &&
 		!strings.HasPrefix(o.Comment, tableOptionsMarker) {
 		return o.Comment
 	}

@@ -7,7 +7,6 @@ import (
 	"context"
 	"io"
 	"iter"
-	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/iceberg-go/table"
@@ -68,20 +67,4 @@ func (b *Batches) Close() {
 	b.release()
 	b.cancel()
 	b.stop()
-}
-
-// Plan is a table's file-scan tasks at one snapshot, planned once however
-// often the table is scanned: a nested-loop join scans its inner table once
-// per outer row, and planning reads the manifest list and manifests.
-type Plan struct {
-	once  sync.Once
-	tasks []table.FileScanTask
-	err   error
-}
-
-// Tasks plans scan on first use and returns the same tasks afterwards. Every
-// scan given must read the same snapshot with the same filter.
-func (p *Plan) Tasks(ctx context.Context, scan *table.Scan) ([]table.FileScanTask, error) {
-	p.once.Do(func() { p.tasks, p.err = scan.PlanFiles(ctx) })
-	return p.tasks, p.err
 }

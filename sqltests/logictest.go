@@ -88,6 +88,9 @@ type Summary struct {
 	Records int // records run, control records included
 	Skipped int // records skipped by skipif/onlyif or after halt
 	Failed  int // records that reported a failure
+
+	Queries       int // query records run
+	QueriesFailed int // query records that reported a failure
 }
 
 // RunFile runs the logic test file at path on conn. Every failing record is
@@ -123,8 +126,14 @@ func RunScript(ctx context.Context, t Reporter, conn *sql.Conn, name, script str
 			break
 		}
 		r.sum.Records++
+		if rec.kind == kindQuery {
+			r.sum.Queries++
+		}
 		if !r.run(rec) {
 			r.sum.Failed++
+			if rec.kind == kindQuery {
+				r.sum.QueriesFailed++
+			}
 		}
 	}
 	return r.sum

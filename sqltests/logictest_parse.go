@@ -106,8 +106,10 @@ func parse(script string) ([]*record, []parseError) {
 				i++
 				continue
 			}
-			f := strings.Fields(lines[i])
-			if f[0] != "skipif" && f[0] != "onlyif" {
+			// SQLite's files may end a condition with "# reason".
+			cond, _, _ := strings.Cut(lines[i], "#")
+			f := strings.Fields(cond)
+			if len(f) == 0 || (f[0] != "skipif" && f[0] != "onlyif") {
 				break
 			}
 			if len(f) != 2 {

@@ -27,18 +27,19 @@ func (w *Warehouse) CommitTable(ctx context.Context, ident table.Identifier, req
 	if err != nil {
 		return nil, "", err
 	}
-	loc, ok, err := w.tableLocation(ctx, ns, name)
+	l, ok, err := w.lookup(ctx, ns, name)
 	if err != nil {
 		return nil, "", err
 	}
 	if !ok {
 		return nil, "", fmt.Errorf("%w: %s.%s", catalog.ErrNoSuchTable, ns, name)
 	}
-	lock := w.lockFor(loc)
+	lock := w.lockFor(l.Location + "#" + l.Metadata)
 	lock.Lock()
 	defer lock.Unlock()
 
-	base, baseLoc, version, err := w.loadCurrent(ctx, loc)
+	cur, err := w.loadLink(ctx, l)
+	base, baseLoc, version := cur.meta, cur.file, cur.version
 	if err != nil {
 		return nil, "", fmt.Errorf("commit %s.%s: %w", ns, name, err)
 	}
@@ -54,14 +55,17 @@ func (w *Warehouse) CommitTable(ctx context.Context, ident table.Identifier, req
 	if updated.Location() != base.Location() {
 		return nil, "", fmt.Errorf("commit %s.%s: a table's location cannot change", ns, name)
 	}
-	next := metadataFile(loc, version+1)
+	next := cur.next
 	if err := w.writeMetadata(ctx, next, updated); err != nil {
 		if errors.Is(err, fs.ErrExist) {
-			return nil, "", fmt.Errorf("%w: another writer committed version %d of %s.%s first", table.ErrCommitFailed, version+1, ns, name)
+			return nil, "", fmt.Errorf("%w: another writer committed %s of %s.%s first", table.ErrCommitFailed, next, ns, name)
 		}
 		return nil, "", fmt.Errorf("commit %s.%s: %w", ns, name, err)
 	}
-	w.writeVersionHint(ctx, loc, version+1)
+	if l.Metadata == "" {
+		w.remember(ctx, l.Location, version+1, next, updated)
+		w.writeVersionHint(ctx, l.Location, version+1)
+	}
 	return updated, next, nil
 }
 

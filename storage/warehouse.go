@@ -49,6 +49,8 @@ type Warehouse struct {
 
 	mu    sync.Mutex
 	locks map[string]*sync.Mutex // per table location: commits queue here before racing other processes
+
+	metas metaCache // newest parsed metadata per table location (metacache.go)
 }
 
 var _ catalog.Catalog = (*Warehouse)(nil)
@@ -238,32 +240,45 @@ func (w *Warehouse) writeNamespaceProps(ctx context.Context, ns string, props ic
 
 type link struct {
 	Location string `json:"location"`
+	// Metadata is set for a table registered with register_table: the
+	// metadata file it was registered with, outside the Hadoop layout (see
+	// register.go).
+	Metadata string `json:"metadata,omitempty"`
 }
 
 // tableLocation resolves a table name to its root location; ok is false when
 // no table has that name.
 func (w *Warehouse) tableLocation(ctx context.Context, ns, name string) (loc string, ok bool, err error) {
+	l, ok, err := w.lookup(ctx, ns, name)
+	return l.Location, ok, err
+}
+
+// lookup resolves a table name to its link: the folder named after it, a
+// link left by a rename, or a registered metadata file.
+func (w *Warehouse) lookup(ctx context.Context, ns, name string) (l link, ok bool, err error) {
 	data, err := w.store.ReadFile(ctx, w.linkFile(ns, name))
 	switch {
 	case err == nil:
-		var l link
 		if err := json.Unmarshal(data, &l); err != nil || l.Location == "" {
-			return "", false, fmt.Errorf("corrupt table link %s: %v", w.linkFile(ns, name), err)
+			return link{}, false, fmt.Errorf("corrupt table link %s: %v", w.linkFile(ns, name), err)
 		}
-		return l.Location, true, nil
+		return l, true, nil
 	case !errors.Is(err, fs.ErrNotExist):
-		return "", false, fmt.Errorf("read table link %s: %w", w.linkFile(ns, name), err)
+		return link{}, false, fmt.Errorf("read table link %s: %w", w.linkFile(ns, name), err)
 	}
 	hidden, err := w.exists(ctx, w.hideMark(ns, name))
 	if err != nil || hidden {
-		return "", false, err
+		return link{}, false, err
 	}
 	folder := Join(w.nsFolder(ns), name)
+	if _, cached := w.cachedCurrent(ctx, folder); cached {
+		return link{Location: folder}, true, nil
+	}
 	v, err := w.latestVersion(ctx, folder)
 	if err != nil {
-		return "", false, err
+		return link{}, false, err
 	}
-	return folder, v > 0, nil
+	return link{Location: folder}, v > 0, nil
 }
 
 func (w *Warehouse) exists(ctx context.Context, location string) (bool, error) {
@@ -375,14 +390,15 @@ func (w *Warehouse) LoadTable(ctx context.Context, ident table.Identifier) (*tab
 	if err != nil {
 		return nil, err
 	}
-	loc, ok, err := w.tableLocation(ctx, ns, name)
+	l, ok, err := w.lookup(ctx, ns, name)
 	if err != nil {
 		return nil, err
 	}
 	if !ok {
 		return nil, fmt.Errorf("%w: %s.%s", catalog.ErrNoSuchTable, ns, name)
 	}
-	meta, metaLoc, _, err := w.loadCurrent(ctx, loc)
+	cur, err := w.loadLink(ctx, l)
+	meta, metaLoc := cur.meta, cur.file
 	if err != nil {
 		return nil, fmt.Errorf("load table %s.%s: %w", ns, name, err)
 	}
@@ -393,13 +409,16 @@ func (w *Warehouse) LoadTable(ctx context.Context, ident table.Identifier) (*tab
 }
 
 func (w *Warehouse) newTable(ident table.Identifier, meta table.Metadata, metaLoc string) *table.Table {
-	fsys := w.store.IO()
+	fsys := repairManifests(w.store.IO())
 	return table.New(ident, meta, metaLoc, func(context.Context) (icebergio.IO, error) { return fsys, nil }, w)
 }
 
 // loadCurrent reads the newest metadata under a table root; meta is nil when
 // the table has no metadata yet.
 func (w *Warehouse) loadCurrent(ctx context.Context, location string) (meta table.Metadata, metaLoc string, version int, err error) {
+	if cm, ok := w.cachedCurrent(ctx, location); ok {
+		return cm.meta, cm.metaLoc, cm.version, nil
+	}
 	version, err = w.latestVersion(ctx, location)
 	if err != nil || version == 0 {
 		return nil, "", version, err
@@ -413,6 +432,7 @@ func (w *Warehouse) loadCurrent(ctx context.Context, location string) (meta tabl
 	if err != nil {
 		return nil, "", 0, fmt.Errorf("parse %s: %w", metaLoc, err)
 	}
+	w.remember(ctx, location, version, metaLoc, meta)
 	return meta, metaLoc, version, nil
 }
 
@@ -477,10 +497,15 @@ func (w *Warehouse) CreateTable(ctx context.Context, ident table.Identifier, sc 
 // bind makes name resolve to location: a link, or nothing when location is
 // the folder named after the table (then only a hidden mark is cleared).
 func (w *Warehouse) bind(ctx context.Context, ns, name, location string) error {
-	if location == Join(w.nsFolder(ns), name) {
+	return w.bindLink(ctx, ns, name, link{Location: location})
+}
+
+// bindLink makes name resolve to l.
+func (w *Warehouse) bindLink(ctx context.Context, ns, name string, l link) error {
+	if l.Metadata == "" && l.Location == Join(w.nsFolder(ns), name) {
 		return w.store.Remove(ctx, w.hideMark(ns, name))
 	}
-	data, err := json.Marshal(link{Location: location})
+	data, err := json.Marshal(l)
 	if err != nil {
 		return err
 	}
@@ -505,7 +530,7 @@ func (w *Warehouse) unbind(ctx context.Context, ns, name string) error {
 }
 
 func (w *Warehouse) writeMetadata(ctx context.Context, location string, meta table.Metadata) error {
-	data, err := json.Marshal(meta)
+	data, err := encodeMetadata(meta)
 	if err != nil {
 		return fmt.Errorf("encode table metadata: %w", err)
 	}
@@ -525,15 +550,20 @@ func (w *Warehouse) DropTable(ctx context.Context, ident table.Identifier) error
 	if err != nil {
 		return err
 	}
-	loc, ok, err := w.tableLocation(ctx, ns, name)
+	l, ok, err := w.lookup(ctx, ns, name)
 	if err != nil {
 		return err
 	}
 	if !ok {
 		return fmt.Errorf("%w: %s.%s", catalog.ErrNoSuchTable, ns, name)
 	}
+	loc := l.Location
 	if err := w.unbind(ctx, ns, name); err != nil {
 		return fmt.Errorf("drop table %s.%s: %w", ns, name, err)
+	}
+	w.metas.forget(l.Location)
+	if l.Metadata != "" {
+		return nil // a registered table's files belong to whoever wrote it
 	}
 	if err := w.store.RemoveAll(ctx, loc); err != nil {
 		return fmt.Errorf("drop table %s.%s: remove files: %w", ns, name, err)
@@ -562,7 +592,7 @@ func (w *Warehouse) RenameTable(ctx context.Context, from, to table.Identifier) 
 		return nil, fmt.Errorf("rename %s.%s to %s.%s: tables can be renamed within their namespace only, "+
 			"because a table's folder stays in its namespace", fns, fname, tns, tname)
 	}
-	loc, ok, err := w.tableLocation(ctx, fns, fname)
+	l, ok, err := w.lookup(ctx, fns, fname)
 	if err != nil {
 		return nil, err
 	}
@@ -574,7 +604,7 @@ func (w *Warehouse) RenameTable(ctx context.Context, from, to table.Identifier) 
 	} else if exists {
 		return nil, fmt.Errorf("%w: %s.%s", catalog.ErrTableAlreadyExists, tns, tname)
 	}
-	if err := w.bind(ctx, tns, tname, loc); err != nil {
+	if err := w.bindLink(ctx, tns, tname, l); err != nil {
 		return nil, err
 	}
 	if err := w.unbind(ctx, fns, fname); err != nil {

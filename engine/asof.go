@@ -1,0 +1,155 @@
+package engine
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/apache/iceberg-go/table"
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/expression/function"
+	"github.com/dolthub/vitess/go/mysql"
+
+	"github.com/icesql/icesql/pushdown"
+)
+
+var _ sql.VersionedDatabase = (*Database)(nil)
+
+// GetTableInsensitiveAsOf implements sql.VersionedDatabase: the table as it
+// was at a snapshot, named by asOf (see snapshotAsOf). go-mysql-server
+// passes a string for AS OF <literal> and a time.Time for AS OF <datetime
+// expression>; the planner turns Spark's VERSION AS OF / TIMESTAMP AS OF and
+// Trino's FOR VERSION / FOR TIMESTAMP AS OF into these.
+func (d *Database) GetTableInsensitiveAsOf(ctx *sql.Context, name string, asOf any) (sql.Table, bool, error) {
+	real, ok, err := d.resolveTable(ctx, name)
+	if err != nil || !ok {
+		return nil, false, err
+	}
+	tbl, err := sessionOf(ctx).pinnedTable(ctx, d.e.catalog, d.ident(real))
+	if err != nil {
+		return nil, false, catalogError(err, name)
+	}
+	snap, err := snapshotAsOf(ctx, d.name+"."+real, tbl, asOf)
+	if err != nil {
+		return nil, false, err
+	}
+	return newTableAsOf(d, real, tbl, snap), true, nil
+}
+
+// GetTableNamesAsOf implements sql.VersionedDatabase. Iceberg versions
+// tables, not namespaces, so the names are today's.
+func (d *Database) GetTableNamesAsOf(ctx *sql.Context, _ any) ([]string, error) {
+	return d.tableNames(ctx)
+}
+
+// errAsOf is the error of an AS OF that names no snapshot of the table.
+func errAsOf(format string, args ...any) error {
+	return mysql.NewSQLError(mysql.ERWrongArguments, mysql.SSUnknownSQLState, "AS OF: "+format, args...)
+}
+
+// snapshotAsOf resolves asOf as Spark does: all digits is a snapshot id,
+// else the name of a branch or tag, else a timestamp in the session time
+// zone, meaning the snapshot current at that time (at or before it).
+func snapshotAsOf(ctx *sql.Context, name string, tbl *table.Table, asOf any) (*table.Snapshot, error) {
+	switch v := asOf.(type) {
+	case time.Time:
+		return snapshotAt(ctx, name, tbl, v)
+	case string:
+		s := strings.TrimSpace(v)
+		if s != "" && strings.Trim(s, "0123456789") == "" {
+			id, err := strconv.ParseInt(s, 10, 64)
+			if err != nil {
+				return nil, errAsOf("snapshot id %s is out of range", s)
+			}
+			if snap := tbl.Metadata().SnapshotByID(id); snap != nil {
+				return snap, nil
+			}
+			return nil, errAsOf("table %s has no snapshot %d", name, id)
+		}
+		if snap := tbl.Metadata().SnapshotByName(s); snap != nil {
+			return snap, nil
+		}
+		if ts, ok := parseDatetime(s); ok {
+			return snapshotAt(ctx, name, tbl, ts)
+		}
+		return nil, errAsOf("'%s' is not a snapshot id, a branch or tag of %s, or a timestamp", s, name)
+	}
+	return nil, errAsOf("want a snapshot id, a branch or tag name, or a timestamp; got %v (%T)", asOf, asOf)
+}
+
+var datetimeLayouts = []string{
+	"2006-01-02 15:04:05.999999999",
+	"2006-01-02T15:04:05.999999999",
+	"2006-01-02 15:04",
+	"2006-01-02",
+}
+
+func parseDatetime(s string) (time.Time, bool) {
+	for _, l := range datetimeLayouts {
+		if t, err := time.Parse(l, s); err == nil {
+			return t, true
+		}
+	}
+	return time.Time{}, false
+}
+
+// snapshotAt finds the snapshot current at wall-clock time wall in the
+// session time zone.
+func snapshotAt(ctx *sql.Context, name string, tbl *table.Table, wall time.Time) (*table.Snapshot, error) {
+	at, tz, err := sessionMillis(ctx, wall)
+	if err != nil {
+		return nil, err
+	}
+	if id, ok := pushdown.SnapshotAsOf(tbl, at); ok {
+		if snap := tbl.Metadata().SnapshotByID(id); snap != nil {
+			return snap, nil
+		}
+	}
+	first := "it has no snapshot"
+	for entry := range tbl.Metadata().SnapshotLogs() {
+		first = "its first snapshot is at " + time.UnixMilli(entry.TimestampMs).UTC().Format("2006-01-02 15:04:05.000") + " UTC"
+		break
+	}
+	return nil, errAsOf("table %s has no snapshot at or before %s (time zone %s): %s",
+		name, wall.Format("2006-01-02 15:04:05.999999"), tz, first)
+}
+
+// sessionMillis reads a wall-clock time in the session time zone as Unix
+// milliseconds, the unit of snapshot timestamps; it also returns the zone.
+func sessionMillis(ctx *sql.Context, wall time.Time) (int64, string, error) {
+	tz, err := function.SessionTimeZone(ctx)
+	if err != nil {
+		return 0, "", err
+	}
+	at, err := sql.ConvertTimeToLocation(wall, tz)
+	if err != nil {
+		return 0, "", err
+	}
+	return at.UnixMilli(), tz, nil
+}
+
+// newTableAsOf is the table at an old snapshot, with the columns of that
+// snapshot's schema. It sees no staged writes: a transaction's own inserts
+// are not part of any past snapshot.
+func newTableAsOf(db *Database, name string, tbl *table.Table, snap *table.Snapshot) *Table {
+	t := newTable(db, name, tbl, nil)
+	id := snap.SnapshotID
+	t.snapshotID = &id
+	if snap.SchemaID != nil {
+		for _, sc := range tbl.Metadata().Schemas() {
+			if sc.ID == *snap.SchemaID {
+				t.schema = schemaOf(sc, tbl.Properties(), db.name, name)
+			}
+		}
+	}
+	return t
+}
+
+// String describes the snapshot a time-travel table reads, for EXPLAIN.
+func (t *Table) asOfString() string {
+	if t.snapshotID == nil {
+		return ""
+	}
+	return fmt.Sprintf(" AS OF %d", *t.snapshotID)
+}

@@ -1,0 +1,139 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/apache/iceberg-go/catalog"
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/types"
+	"github.com/dolthub/vitess/go/mysql"
+	ast "github.com/dolthub/vitess/go/vt/sqlparser"
+
+	"github.com/icesql/icesql/planner"
+	"github.com/icesql/icesql/procedures"
+)
+
+// interceptCall gives a parsed CALL system.<name>(...) the node that runs it.
+func (p parser) interceptCall(stmt ast.Statement) (ast.Statement, bool) {
+	inj, ok := stmt.(ast.InjectedStatement)
+	if !ok {
+		return stmt, false
+	}
+	call, ok := inj.Statement.(*planner.Call)
+	if !ok {
+		return stmt, false
+	}
+	inj.Statement = &callNode{e: p.e, call: call}
+	return inj, true
+}
+
+// callNode runs one procedure of procedures.Builtin.
+type callNode struct {
+	e    *Engine
+	call *planner.Call
+	proc *procedures.Procedure
+	args []sql.Expression
+}
+
+var (
+	_ sql.ExecSourceRel = (*callNode)(nil)
+	_ ast.Injectable    = (*callNode)(nil)
+)
+
+// WithResolvedChildren implements ast.Injectable: the argument expressions
+// arrive bound; an unknown procedure fails here, before anything runs.
+func (c *callNode) WithResolvedChildren(_ context.Context, children []any) (any, error) {
+	proc, ok := c.e.procedures.Lookup(c.call.Name)
+	if !ok {
+		return nil, mysql.NewSQLError(mysql.ERSPDoesNotExist, "42000",
+			"PROCEDURE system.%s does not exist; icesql's procedures are %v", c.call.Name, c.e.procedures.Names())
+	}
+	nc := *c
+	nc.proc = proc
+	nc.args = make([]sql.Expression, len(children))
+	for i, ch := range children {
+		e, ok := ch.(sql.Expression)
+		if !ok {
+			return nil, fmt.Errorf("CALL system.%s: argument %d is not an expression (%T)", c.call.Name, i+1, ch)
+		}
+		nc.args[i] = e
+	}
+	return &nc, nil
+}
+
+func (c *callNode) Resolved() bool       { return true }
+func (c *callNode) IsReadOnly() bool     { return false }
+func (c *callNode) String() string       { return c.call.String() }
+func (c *callNode) Children() []sql.Node { return nil }
+func (c *callNode) WithChildren(_ *sql.Context, children ...sql.Node) (sql.Node, error) {
+	if len(children) != 0 {
+		return nil, sql.ErrInvalidChildrenNumber.New(c, len(children), 0)
+	}
+	return c, nil
+}
+
+// Schema implements sql.Node: the procedure's output columns, as Spark names them.
+func (c *callNode) Schema(*sql.Context) sql.Schema {
+	if c.proc == nil {
+		return nil
+	}
+	out := make(sql.Schema, len(c.proc.Output))
+	for i, col := range c.proc.Output {
+		out[i] = &sql.Column{Name: col.Name, Type: kindType(col.Kind), Nullable: true}
+	}
+	return out
+}
+
+func kindType(k procedures.Kind) sql.Type {
+	switch k {
+	case procedures.Int64:
+		return types.Int64
+	case procedures.Bool:
+		return types.Boolean
+	}
+	return types.LongText
+}
+
+// RowIter implements sql.ExecSourceRel: it evaluates the arguments, binds
+// them to the procedure's parameters and runs it.
+func (c *callNode) RowIter(ctx *sql.Context, row sql.Row) (sql.RowIter, error) {
+	args := make([]procedures.Arg, len(c.args))
+	for i, e := range c.args {
+		v, err := e.Eval(ctx, row)
+		if err != nil {
+			return nil, fmt.Errorf("CALL system.%s: argument %d: %w", c.proc.Name, i+1, err)
+		}
+		args[i] = procedures.Arg{Name: c.call.ArgNames[i], Value: v}
+	}
+	bound, err := procedures.Bind(c.proc, args)
+	if err != nil {
+		return nil, procedureError(err)
+	}
+	env := procedures.Env{Catalog: c.e.catalog, CatalogName: c.e.cfg.CatalogName}
+	rows, err := c.proc.Run(ctx, env, bound)
+	if err != nil {
+		return nil, procedureError(err)
+	}
+	out := make([]sql.Row, len(rows))
+	for i, r := range rows {
+		out[i] = sql.Row(r)
+	}
+	return sql.RowsToRowIter(out...), nil
+}
+
+// procedureError gives a procedure's error its MySQL code.
+func procedureError(err error) error {
+	switch {
+	case errors.Is(err, procedures.ErrArgument):
+		return mysql.NewSQLError(mysql.ERWrongArguments, mysql.SSUnknownSQLState, "%s", err.Error())
+	case errors.Is(err, catalog.ErrNoSuchTable):
+		return mysql.NewSQLError(mysql.ERNoSuchTable, mysql.SSUnknownTable, "%s", err.Error())
+	case errors.Is(err, catalog.ErrTableAlreadyExists):
+		return mysql.NewSQLError(mysql.ERTableExists, "42S01", "%s", err.Error())
+	case errors.Is(err, catalog.ErrNoSuchNamespace):
+		return mysql.NewSQLError(mysql.ERBadDb, mysql.SSClientError, "%s", err.Error())
+	}
+	return err
+}

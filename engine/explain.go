@@ -1,0 +1,181 @@
+package engine
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/plan"
+	"github.com/dolthub/go-mysql-server/sql/transform"
+	ast "github.com/dolthub/vitess/go/vt/sqlparser"
+
+	"github.com/icesql/icesql/pushdown"
+)
+
+// EXPLAIN prints go-mysql-server's plan tree followed by one section per
+// Iceberg scan: the filter pushed to Iceberg, the residual SQL evaluates,
+// and what planning kept and skipped. EXPLAIN ANALYZE runs the query first
+// and adds what reading cost.
+
+// explainAsTree makes a plain EXPLAIN print the plan tree: this
+// go-mysql-server answers MySQL's tabular EXPLAIN with a placeholder row.
+func explainAsTree(stmt ast.Statement) {
+	if ex, ok := stmt.(*ast.Explain); ok && ex.ExplainFormat == "" && !ex.Analyze {
+		ex.ExplainFormat = ast.TreeStr
+	}
+}
+
+// explainBuilder is the exec builder's priority builder: it builds
+// DescribeQuery nodes and leaves every other node to base.
+type explainBuilder struct {
+	base sql.NodeExecBuilder
+}
+
+func (b explainBuilder) Build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.RowIter, error) {
+	dq, ok := n.(*plan.DescribeQuery)
+	if !ok || !dq.Format.Plan {
+		return nil, nil
+	}
+	if dq.Format.Analyze {
+		if err := b.drain(ctx, dq.Child, row); err != nil {
+			return nil, err
+		}
+	}
+	text := sql.Describe(ctx, dq.Child, dq.Format)
+	for _, t := range icebergScans(ctx, dq.Child) {
+		section, err := t.describeScan(ctx, dq.Format.Analyze)
+		if err != nil {
+			return nil, err
+		}
+		text += "\n" + section
+	}
+	var rows []sql.Row
+	for _, l := range strings.Split(strings.ReplaceAll(text, "\r", ""), "\n") {
+		if strings.TrimSpace(l) != "" {
+			rows = append(rows, sql.NewRow(l))
+		}
+	}
+	return sql.RowsToRowIter(rows...), nil
+}
+
+// drain runs the query of EXPLAIN ANALYZE to its end.
+func (b explainBuilder) drain(ctx *sql.Context, n sql.Node, row sql.Row) error {
+	iter, err := b.base.Build(ctx, n, row)
+	if err != nil {
+		return err
+	}
+	for {
+		if _, err := iter.Next(ctx); err != nil {
+			cerr := iter.Close(ctx)
+			if err == io.EOF {
+				return cerr
+			}
+			return err
+		}
+	}
+}
+
+// icebergScans lists the Iceberg tables n scans, subqueries included, in
+// plan order.
+func icebergScans(ctx *sql.Context, n sql.Node) []*Table {
+	var out []*Table
+	var visit func(sql.Node)
+	visit = func(n sql.Node) {
+		transform.InspectWithOpaque(ctx, n, func(ctx *sql.Context, n sql.Node) bool {
+			switch n := n.(type) {
+			case *plan.IndexedTableAccess:
+				if t, ok := unwrapTable(n.Table); ok {
+					out = append(out, t)
+				}
+			case *plan.ResolvedTable:
+				if t, ok := unwrapTable(n.Table); ok {
+					out = append(out, t)
+				}
+			}
+			if ex, ok := n.(sql.Expressioner); ok {
+				for _, e := range ex.Expressions() {
+					transform.InspectExpr(ctx, e, func(ctx *sql.Context, e sql.Expression) bool {
+						if sq, ok := e.(*plan.Subquery); ok {
+							visit(sq.Query)
+						}
+						return false
+					})
+				}
+			}
+			return true
+		})
+	}
+	visit(n)
+	return out
+}
+
+// unwrapTable finds the Iceberg table under go-mysql-server's wrappers
+// (the process list's progress tracking wraps every scanned table).
+func unwrapTable(t sql.Table) (*Table, bool) {
+	for {
+		switch w := t.(type) {
+		case *Table:
+			return w, true
+		case sql.TableWrapper:
+			t = w.Underlying()
+		default:
+			return nil, false
+		}
+	}
+}
+
+// describeScan plans the scan (once per statement, as reading it would)
+// and prints what it pushes down and prunes.
+func (t *Table) describeScan(ctx *sql.Context, analyzed bool) (string, error) {
+	planned := t.planned()
+	scan, err := t.newScan(ctx, planned, t.scanOptions(planned)...)
+	if err != nil {
+		return "", err
+	}
+	if _, err := planned.Tasks(ctx, scan); err != nil {
+		return "", err
+	}
+	pushed, residual := "none", "none"
+	if t.filter != nil {
+		pushed = pushdown.Describe(t.tbl.Schema(), t.filter.expr)
+		if len(t.filter.residual) > 0 {
+			residual = strings.Join(t.filter.residual, " AND ")
+		}
+	}
+	pr := sql.NewTreePrinter()
+	_ = pr.WriteNode("IcebergScan(%s)", t.String())
+	p := planned.Pruning(t.totalDataFiles())
+	lines := []string{
+		"pushed filter: " + pushed,
+		"residual: " + residual,
+		fmt.Sprintf("manifests: %d scanned, %d skipped of %d", p.ManifestsScanned, p.ManifestsSkipped, p.ManifestsTotal),
+		fmt.Sprintf("data files: %d planned, %d skipped of %d", p.FilesPlanned, p.FilesTotal-p.FilesPlanned, p.FilesTotal),
+		fmt.Sprintf("bytes planned: %d", p.BytesPlanned),
+	}
+	if analyzed {
+		r, err := planned.Reads()
+		if err != nil {
+			return "", err
+		}
+		lines = append(lines,
+			fmt.Sprintf("data files read: %d", r.Files),
+			fmt.Sprintf("row groups: %d read, %d skipped of %d", r.RowGroupsRead, r.RowGroupsTotal-r.RowGroupsRead, r.RowGroupsTotal),
+			fmt.Sprintf("bytes read: %d", r.Bytes),
+		)
+	}
+	_ = pr.WriteChildren(lines...)
+	return pr.String(), nil
+}
+
+// totalDataFiles is the number of data files the scanned snapshot holds.
+func (t *Table) totalDataFiles() int64 {
+	var n int64
+	if snap := t.tbl.CurrentSnapshot(); snap != nil && snap.Summary != nil {
+		if v, err := strconv.ParseInt(snap.Summary.Properties["total-data-files"], 10, 64); err == nil {
+			n = v
+		}
+	}
+	return n + int64(len(t.staged))
+}

@@ -1,0 +1,332 @@
+package engine
+
+import (
+	"context"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/apache/iceberg-go"
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/expression"
+	"github.com/dolthub/go-mysql-server/sql/types"
+
+	"github.com/icesql/icesql/pushdown"
+)
+
+// go-mysql-server hands a table its WHERE conjuncts only through
+// sql.IndexSearchableTable.LookupForExpressions (it never calls
+// sql.FilteredTable), and expects an index lookup back. icesql answers with a
+// lookup on a pseudo-index, rowFilterIndex, whose ranges carry the Iceberg
+// row filter; the table returned by IndexedAccess scans with that filter.
+//
+// PreciseMatch is false, so go-mysql-server keeps the whole WHERE clause
+// above the scan: the Iceberg filter only prunes manifests, files and row
+// groups (and drops rows early), and SQL decides which rows qualify. A
+// predicate pushed to Iceberg may therefore match more rows than SQL would,
+// never fewer (see pushdown/filter.go).
+
+var (
+	_ sql.IndexSearchableTable = (*Table)(nil)
+	_ sql.IndexedTable         = (*Table)(nil)
+)
+
+// pushedFilter is the part of a WHERE clause a scan gives Iceberg.
+type pushedFilter struct {
+	expr     iceberg.BooleanExpression
+	pushed   []string // the SQL conjuncts that became expr
+	residual []string // the SQL conjuncts only SQL evaluates
+}
+
+// SkipIndexCosting implements sql.IndexSearchable: Iceberg tables have no
+// indexes for go-mysql-server to cost.
+func (t *Table) SkipIndexCosting() bool { return true }
+
+// LookupForExpressions implements sql.IndexSearchable.
+func (t *Table) LookupForExpressions(ctx *sql.Context, exprs ...sql.Expression) (sql.IndexLookup, *sql.FuncDepSet, sql.Expression, bool, error) {
+	f := t.translate(ctx, exprs)
+	if f == nil {
+		return sql.IndexLookup{}, nil, nil, false, nil
+	}
+	lookup := sql.IndexLookup{Index: &rowFilterIndex{t: t}, Ranges: rowFilterRanges{f: f}}
+	return lookup, nil, expression.JoinAnd(exprs...), true, nil
+}
+
+// translate turns the conjuncts that Iceberg can evaluate into one row
+// filter, or returns nil when none can be.
+func (t *Table) translate(ctx *sql.Context, exprs []sql.Expression) *pushedFilter {
+	tr := translator{ctx: ctx, t: t}
+	f := &pushedFilter{}
+	for _, e := range exprs {
+		ice, _, ok := tr.expr(e)
+		if !ok {
+			f.residual = append(f.residual, e.String())
+			continue
+		}
+		f.pushed = append(f.pushed, e.String())
+		if f.expr == nil {
+			f.expr = ice
+		} else {
+			f.expr = iceberg.NewAnd(f.expr, ice)
+		}
+	}
+	if f.expr == nil {
+		return nil
+	}
+	return f
+}
+
+// IndexedAccess implements sql.IndexAddressable.
+func (t *Table) IndexedAccess(_ *sql.Context, lookup sql.IndexLookup) sql.IndexedTable {
+	nt := *t
+	if r, ok := lookup.Ranges.(rowFilterRanges); ok {
+		nt.filter = r.f
+	}
+	return &nt
+}
+
+// GetIndexes (indexes.go) lists no index a query could choose.
+
+// PreciseMatch implements sql.IndexAddressable: see the comment at the top.
+func (t *Table) PreciseMatch() bool { return false }
+
+// LookupPartitions implements sql.IndexedTable.
+func (t *Table) LookupPartitions(ctx *sql.Context, lookup sql.IndexLookup) (sql.PartitionIter, error) {
+	return t.Partitions(ctx)
+}
+
+// translator maps go-mysql-server expressions on one table's columns to
+// Iceberg expressions.
+type translator struct {
+	ctx *sql.Context
+	t   *Table
+}
+
+// expr translates e. exact says the result matches exactly the rows for
+// which e is true; otherwise it matches a superset, which is enough to prune
+// but cannot be negated.
+func (tr translator) expr(e sql.Expression) (out iceberg.BooleanExpression, exact, ok bool) {
+	switch e := e.(type) {
+	case *expression.And:
+		l, lExact, lok := tr.expr(e.LeftChild)
+		r, rExact, rok := tr.expr(e.RightChild)
+		switch {
+		case lok && rok:
+			return iceberg.NewAnd(l, r), lExact && rExact, true
+		case lok:
+			return l, false, true
+		case rok:
+			return r, false, true
+		}
+		return nil, false, false
+	case *expression.Or:
+		l, lExact, lok := tr.expr(e.LeftChild)
+		r, rExact, rok := tr.expr(e.RightChild)
+		if !lok || !rok {
+			return nil, false, false
+		}
+		return iceberg.NewOr(l, r), lExact && rExact, true
+	case *expression.Not:
+		c, cExact, cok := tr.expr(e.Child)
+		if !cok || !cExact {
+			return nil, false, false
+		}
+		return iceberg.NewNot(c), true, true
+	case *expression.IsNull:
+		if f, ok := tr.column(e.Child, false); ok {
+			return pushdown.IsNull(f), true, true
+		}
+	case *expression.Equals:
+		return tr.compare(e.Left(), e.Right(), iceberg.OpEQ)
+	case *expression.NullSafeEquals:
+		if l, ok := e.Right().(*expression.Literal); ok && l.Val == nil {
+			if f, ok := tr.column(e.Left(), false); ok {
+				return pushdown.IsNull(f), true, true
+			}
+		}
+		return tr.compare(e.Left(), e.Right(), iceberg.OpEQ)
+	case *expression.LessThan:
+		return tr.compare(e.Left(), e.Right(), iceberg.OpLT)
+	case *expression.LessThanOrEqual:
+		return tr.compare(e.Left(), e.Right(), iceberg.OpLTEQ)
+	case *expression.GreaterThan:
+		return tr.compare(e.Left(), e.Right(), iceberg.OpGT)
+	case *expression.GreaterThanOrEqual:
+		return tr.compare(e.Left(), e.Right(), iceberg.OpGTEQ)
+	case *expression.Between:
+		lo, loExact, lok := tr.compare(e.Val, e.Lower, iceberg.OpGTEQ)
+		hi, hiExact, hok := tr.compare(e.Val, e.Upper, iceberg.OpLTEQ)
+		if lok && hok {
+			return iceberg.NewAnd(lo, hi), loExact && hiExact, true
+		}
+	case *expression.InTuple:
+		return tr.in(e.Left(), e.Right())
+	case *expression.HashInTuple:
+		return tr.in(e.Left(), e.Right())
+	case *expression.Like:
+		return tr.like(e)
+	}
+	return nil, false, false
+}
+
+// compare translates `left op right` with a column on one side and a
+// constant on the other.
+func (tr translator) compare(left, right sql.Expression, op iceberg.Operation) (iceberg.BooleanExpression, bool, bool) {
+	if _, isLit := left.(*expression.Literal); isLit {
+		left, right = right, left
+		switch op {
+		case iceberg.OpLT:
+			op = iceberg.OpGT
+		case iceberg.OpLTEQ:
+			op = iceberg.OpGTEQ
+		case iceberg.OpGT:
+			op = iceberg.OpLT
+		case iceberg.OpGTEQ:
+			op = iceberg.OpLTEQ
+		}
+	}
+	f, ok := tr.column(left, true)
+	if !ok {
+		return nil, false, false
+	}
+	lit, ok := right.(*expression.Literal)
+	if !ok {
+		return nil, false, false
+	}
+	return pushdown.Compare(f, op, lit.Val)
+}
+
+func (tr translator) in(left, right sql.Expression) (iceberg.BooleanExpression, bool, bool) {
+	f, ok := tr.column(left, true)
+	if !ok {
+		return nil, false, false
+	}
+	tuple, ok := right.(expression.Tuple)
+	if !ok {
+		return nil, false, false
+	}
+	vals := make([]any, len(tuple))
+	for i, e := range tuple {
+		lit, ok := e.(*expression.Literal)
+		if !ok {
+			return nil, false, false
+		}
+		vals[i] = lit.Val
+	}
+	out, ok := pushdown.In(f, vals)
+	return out, ok, ok
+}
+
+func (tr translator) like(e *expression.Like) (iceberg.BooleanExpression, bool, bool) {
+	f, ok := tr.column(e.Left(), true)
+	if !ok {
+		return nil, false, false
+	}
+	pat, ok := e.Right().(*expression.Literal)
+	if !ok {
+		return nil, false, false
+	}
+	pattern, ok := pat.Val.(string)
+	if !ok {
+		return nil, false, false
+	}
+	escape := '\\'
+	if e.Escape != nil {
+		lit, ok := e.Escape.(*expression.Literal)
+		if !ok {
+			return nil, false, false
+		}
+		s, ok := lit.Val.(string)
+		if !ok || utf8.RuneCountInString(s) != 1 {
+			return nil, false, false
+		}
+		escape = []rune(s)[0]
+	}
+	return pushdown.Like(f, pattern, escape)
+}
+
+// column resolves e to an Iceberg field of the table when e is one of its
+// columns. compared says the column is compared with a value: a text
+// column then qualifies only under a collation that compares bytes, as
+// Iceberg does, without padding (utf8mb4_0900_bin, binary).
+func (tr translator) column(e sql.Expression, compared bool) (iceberg.NestedField, bool) {
+	gf, ok := e.(*expression.GetField)
+	if !ok {
+		return iceberg.NestedField{}, false
+	}
+	i := tr.t.schema.IndexOfColName(gf.Name())
+	if i < 0 {
+		return iceberg.NestedField{}, false
+	}
+	col := tr.t.schema[i]
+	f, ok := tr.t.tbl.Schema().FindFieldByNameCaseInsensitive(col.Name)
+	if !ok || pushdown.Promoted(tr.t.tbl.Metadata().Schemas(), f) {
+		return iceberg.NestedField{}, false
+	}
+	if compared && types.IsText(col.Type) {
+		st, ok := col.Type.(sql.StringType)
+		if !ok {
+			return iceberg.NestedField{}, false
+		}
+		switch st.Collation() {
+		case sql.Collation_utf8mb4_0900_bin, sql.Collation_binary:
+		default:
+			return iceberg.NestedField{}, false
+		}
+		// CHAR(n) drops trailing spaces on read; Iceberg keeps what was
+		// written, so equal values could differ in storage.
+		if strings.HasPrefix(strings.ToLower(col.Type.String()), "char") {
+			return iceberg.NestedField{}, false
+		}
+	}
+	return f, true
+}
+
+// rowFilterIndex is the pseudo-index of LookupForExpressions' lookups. It
+// is never listed by GetIndexes, so nothing but those lookups uses it.
+type rowFilterIndex struct{ t *Table }
+
+var _ sql.Index = (*rowFilterIndex)(nil)
+
+func (i *rowFilterIndex) ID() string                                                    { return "iceberg_row_filter" }
+func (i *rowFilterIndex) Database() string                                              { return i.t.db.name }
+func (i *rowFilterIndex) Table() string                                                 { return i.t.name }
+func (i *rowFilterIndex) Expressions() []string                                         { return []string{"iceberg row filter"} }
+func (i *rowFilterIndex) IsUnique() bool                                                { return false }
+func (i *rowFilterIndex) IsSpatial() bool                                               { return false }
+func (i *rowFilterIndex) IsFullText() bool                                              { return false }
+func (i *rowFilterIndex) IsVector() bool                                                { return false }
+func (i *rowFilterIndex) Comment() string                                               { return "" }
+func (i *rowFilterIndex) IndexType() string                                             { return "ICEBERG" }
+func (i *rowFilterIndex) IsGenerated() bool                                             { return true }
+func (i *rowFilterIndex) CanSupport(*sql.Context, ...sql.Range) bool                    { return true }
+func (i *rowFilterIndex) CanSupportOrderBy(sql.Expression) bool                         { return false }
+func (i *rowFilterIndex) CoversColumns([]string) bool                                   { return false }
+func (i *rowFilterIndex) PrefixLengths() []uint16                                       { return nil }
+func (i *rowFilterIndex) ColumnExpressionTypes(*sql.Context) []sql.ColumnExpressionType { return nil }
+
+// rowFilterRanges carries the row filter through go-mysql-server's lookup,
+// as its one range.
+type rowFilterRanges struct{ f *pushedFilter }
+
+type rowFilterRange struct{ f *pushedFilter }
+
+var (
+	_ sql.RangeCollection = rowFilterRanges{}
+	_ sql.Range           = rowFilterRange{}
+)
+
+func (r rowFilterRanges) String() string                  { return rowFilterRange(r).String() }
+func (r rowFilterRanges) DebugString(*sql.Context) string { return r.String() }
+func (r rowFilterRanges) Len() int                        { return 1 }
+func (r rowFilterRanges) ToRanges() []sql.Range           { return []sql.Range{rowFilterRange(r)} }
+func (r rowFilterRanges) Equals(_ context.Context, other sql.RangeCollection) (bool, error) {
+	o, ok := other.(rowFilterRanges)
+	return ok && o.String() == r.String(), nil
+}
+
+func (r rowFilterRange) String() string                  { return "iceberg(" + pushdown.FilterString(r.f.expr) + ")" }
+func (r rowFilterRange) DebugString(*sql.Context) string { return r.String() }
+func (r rowFilterRange) Equals(_ context.Context, other sql.Range) (bool, error) {
+	o, ok := other.(rowFilterRange)
+	return ok && o.String() == r.String(), nil
+}

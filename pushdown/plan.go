@@ -1,0 +1,131 @@
+package pushdown
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/apache/iceberg-go"
+	"github.com/apache/iceberg-go/metrics"
+	"github.com/apache/iceberg-go/table"
+)
+
+// Plan is a table's file-scan tasks at one snapshot, planned once per row
+// filter however often the table is scanned: a nested-loop join scans its
+// inner table once per outer row, and planning reads the manifest list and
+// manifests. One statement may scan a table under several filters (a
+// self-join, a subquery), hence one entry per filter.
+type Plan struct {
+	mu       sync.Mutex
+	byFilter map[string]*Planned
+}
+
+// For returns the planning of the scans with the given row filter (nil for
+// none). The scans given to its Tasks must carry that filter and its
+// Reporter.
+func (p *Plan) For(filter iceberg.BooleanExpression) *Planned {
+	key := FilterString(filter)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.byFilter == nil {
+		p.byFilter = map[string]*Planned{}
+	}
+	pl, ok := p.byFilter[key]
+	if !ok {
+		pl = &Planned{Filter: filter}
+		p.byFilter[key] = pl
+	}
+	return pl
+}
+
+// FilterString prints a row filter, "true" for none.
+func FilterString(filter iceberg.BooleanExpression) string {
+	if filter == nil {
+		return "true"
+	}
+	return filter.String()
+}
+
+// Planned is one filter's planned tasks and what planning and reading them
+// cost, for EXPLAIN.
+type Planned struct {
+	Filter iceberg.BooleanExpression
+
+	once   sync.Once
+	tasks  []table.FileScanTask
+	err    error
+	report atomic.Pointer[metrics.ScanReport]
+
+	logOnce sync.Once
+	log     *readLog
+}
+
+var _ metrics.Reporter = (*Planned)(nil)
+
+// Tasks plans scan on first use and returns the same tasks afterwards.
+func (p *Planned) Tasks(ctx context.Context, scan *table.Scan) ([]table.FileScanTask, error) {
+	p.once.Do(func() {
+		p.tasks, p.err = scan.PlanFiles(ctx)
+		if p.err != nil {
+			p.err = fmt.Errorf("plan scan with filter %s: %w", FilterString(p.Filter), p.err)
+		}
+	})
+	return p.tasks, p.err
+}
+
+// Report implements metrics.Reporter: iceberg-go reports what planning
+// scanned and skipped.
+func (p *Planned) Report(_ context.Context, r metrics.MetricsReport) {
+	if sr, ok := r.(metrics.ScanReport); ok {
+		p.report.Store(&sr)
+	}
+}
+
+// Close implements metrics.Reporter.
+func (p *Planned) Close() error { return nil }
+
+// Pruning is what planning a scan kept and skipped.
+type Pruning struct {
+	ManifestsTotal, ManifestsScanned, ManifestsSkipped int64
+	FilesTotal, FilesPlanned                           int64
+	BytesPlanned                                       int64
+}
+
+// Pruning summarises the planning, given the number of data files the
+// snapshot holds (from its summary). It is valid after Tasks.
+func (p *Planned) Pruning(totalFiles int64) Pruning {
+	var out Pruning
+	if r := p.report.Load(); r != nil {
+		m := r.Metrics
+		out.ManifestsTotal = counter(m.TotalDataManifests) + counter(m.TotalDeleteManifests)
+		out.ManifestsScanned = counter(m.ScannedDataManifests) + counter(m.ScannedDeleteManifests)
+		out.ManifestsSkipped = counter(m.SkippedDataManifests) + counter(m.SkippedDeleteManifests)
+	}
+	files := map[string]bool{}
+	for _, t := range p.tasks {
+		if !files[t.File.FilePath()] {
+			files[t.File.FilePath()] = true
+			out.BytesPlanned += t.File.FileSizeBytes()
+		}
+	}
+	out.FilesPlanned = int64(len(files))
+	out.FilesTotal = max(totalFiles, out.FilesPlanned)
+	return out
+}
+
+func counter(c *metrics.CounterResult) int64 {
+	if c == nil {
+		return 0
+	}
+	return c.Value
+}
+
+// String prints the figures as EXPLAIN shows them.
+func (p Pruning) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "manifests: %d scanned, %d skipped of %d; ", p.ManifestsScanned, p.ManifestsSkipped, p.ManifestsTotal)
+	fmt.Fprintf(&b, "data files: %d planned, %d skipped of %d (%d bytes planned)", p.FilesPlanned, p.FilesTotal-p.FilesPlanned, p.FilesTotal, p.BytesPlanned)
+	return b.String()
+}
