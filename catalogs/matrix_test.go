@@ -185,3 +185,18 @@ func TestLocation(t *testing.T) {
 		t.Errorf("LOCATION on the embedded catalog: %v, want error 1235", err)
 	}
 }
+
+// TestRegisterTableUnsupported: CALL system.register_table on a catalog
+// that cannot register tables is error 1235 naming the catalog type.
+func TestRegisterTableUnsupported(t *testing.T) {
+	dir := t.TempDir()
+	conn := openConn(t, external(iceberg.Properties{
+		"type": "sql", "uri": "sqlite:///" + filepath.Join(dir, "catalog.db"), "warehouse": filepath.Join(dir, "warehouse"),
+	}))
+	mustExec(t, conn, "CREATE DATABASE db")
+	_, err := conn.ExecContext(context.Background(),
+		"CALL icesql.system.register_table(table => 'db.t', metadata_file => '"+filepath.Join(dir, "t", "metadata", "v1.metadata.json")+"')")
+	if err == nil || !strings.Contains(err.Error(), "1235") || !strings.Contains(err.Error(), "sql catalog") {
+		t.Errorf("register_table on the SQL catalog: %v, want error 1235 naming the sql catalog", err)
+	}
+}

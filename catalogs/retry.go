@@ -26,10 +26,28 @@ type retryable struct {
 // already report races that way (REST, the embedded warehouse) need no
 // wrapping, but wrapping them is harmless.
 func Retryable(cat catalog.Catalog) catalog.Catalog {
-	if _, ok := cat.(retryable); ok {
+	switch cat.(type) {
+	case retryable, registering:
 		return cat
 	}
-	return retryable{Catalog: cat}
+	r := retryable{Catalog: cat}
+	if _, ok := cat.(registrar); ok {
+		return registering{r} // Glue's; the SQL and Hadoop catalogs have no RegisterTable
+	}
+	return r
+}
+
+// registrar is a catalog that can adopt an existing table's metadata file.
+type registrar interface {
+	RegisterTable(ctx context.Context, ident table.Identifier, metadataLocation string) (*table.Table, error)
+}
+
+// registering is retryable for a catalog that can register tables.
+type registering struct{ retryable }
+
+// RegisterTable adopts the table whose metadata file is metadataLocation.
+func (r registering) RegisterTable(ctx context.Context, ident table.Identifier, metadataLocation string) (*table.Table, error) {
+	return r.rebind(r.Catalog.(registrar).RegisterTable(ctx, ident, metadataLocation))
 }
 
 var (

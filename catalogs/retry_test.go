@@ -94,3 +94,28 @@ func TestLostRaceIsCommitFailed(t *testing.T) {
 		})
 	}
 }
+
+// TestDecoratorKeepsRegisterTable: register_table finds RegisterTable on the
+// decorated Glue catalog, and only where the wrapped catalog has it.
+func TestDecoratorKeepsRegisterTable(t *testing.T) {
+	type registrar interface {
+		RegisterTable(context.Context, table.Identifier, string) (*table.Table, error)
+	}
+	ctx := context.Background()
+	glueCat, err := catalogs.Load(ctx, "test", iceberg.Properties{"type": "glue", "glue.region": "us-east-1", "warehouse": "s3://b/w"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := glueCat.(registrar); !ok {
+		t.Error("the decorated Glue catalog lost RegisterTable")
+	}
+	dir := t.TempDir()
+	sqlCat, err := catalogs.Load(ctx, "test", iceberg.Properties{"type": "sql", "uri": "sqlite:///" + filepath.Join(dir, "c.db"), "warehouse": dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sqlCat.(catalog.Closer).Close()
+	if _, ok := sqlCat.(registrar); ok {
+		t.Error("the decorated SQL catalog claims RegisterTable, which iceberg-go's SQL catalog lacks")
+	}
+}
