@@ -239,6 +239,13 @@ func (d *Database) RenameTable(ctx *sql.Context, oldName, newName string) error 
 	if d.e.catalog.CatalogType() == catalog.Hadoop {
 		return d.e.unsupportedByCatalog("RENAME TABLE")
 	}
+	// REST and Glue report a taken name in their own words, not as
+	// catalog.ErrTableAlreadyExists; MySQL's answer is 1050.
+	if _, taken, err := d.resolveTable(ctx, newName); err != nil {
+		return err
+	} else if taken && !strings.EqualFold(newName, real) {
+		return sql.ErrTableAlreadyExists.New(newName)
+	}
 	_, err = d.e.catalog.RenameTable(ctx, d.ident(real), d.ident(newName))
 	return catalogError(err, newName)
 }
