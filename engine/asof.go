@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/expression/function"
 	"github.com/dolthub/vitess/go/mysql"
 
+	"github.com/icesql/icesql/metatables"
 	"github.com/icesql/icesql/pushdown"
 )
 
@@ -23,8 +25,11 @@ var _ sql.VersionedDatabase = (*Database)(nil)
 // Trino's FOR VERSION / FOR TIMESTAMP AS OF into these.
 func (d *Database) GetTableInsensitiveAsOf(ctx *sql.Context, name string, asOf any) (sql.Table, bool, error) {
 	real, ok, err := d.resolveTable(ctx, name)
-	if err != nil || !ok {
+	if err != nil {
 		return nil, false, err
+	}
+	if !ok {
+		return d.metadataTableAsOf(ctx, name, asOf)
 	}
 	tbl, err := sessionOf(ctx).pinnedTable(ctx, d.e.catalog, d.ident(real))
 	if err != nil {
@@ -35,6 +40,33 @@ func (d *Database) GetTableInsensitiveAsOf(ctx *sql.Context, name string, asOf a
 		return nil, false, err
 	}
 	return newTableAsOf(d, real, tbl, snap), true, nil
+}
+
+// metadataTableAsOf is a metadata table (db.t.files) read at the snapshot
+// asOf names in its base table.
+func (d *Database) metadataTableAsOf(ctx *sql.Context, name string, asOf any) (sql.Table, bool, error) {
+	base, _, ok := metatables.Split(name)
+	if !ok {
+		return nil, false, nil
+	}
+	real, ok, err := d.resolveTable(ctx, base)
+	if err != nil || !ok {
+		return nil, false, err
+	}
+	tbl, err := sessionOf(ctx).pinnedTable(ctx, d.e.catalog, d.ident(real))
+	if err != nil {
+		return nil, false, catalogError(err, base)
+	}
+	snap, err := snapshotAsOf(ctx, d.name+"."+real, tbl, asOf)
+	if err != nil {
+		return nil, false, err
+	}
+	id := snap.SnapshotID
+	t, ok, err := d.metadataTableAt(ctx, name, &id)
+	if errors.Is(err, metatables.ErrNotAtSnapshot) {
+		return nil, false, notSupported("%s.%s lists the table's whole history; it has no AS OF form", d.name, name)
+	}
+	return t, ok, err
 }
 
 // GetTableNamesAsOf implements sql.VersionedDatabase. Iceberg versions
@@ -139,7 +171,8 @@ func newTableAsOf(db *Database, name string, tbl *table.Table, snap *table.Snaps
 	if snap.SchemaID != nil {
 		for _, sc := range tbl.Metadata().Schemas() {
 			if sc.ID == *snap.SchemaID {
-				t.schema = schemaOf(sc, tbl.Properties(), db.name, name)
+				t.schema = sqlColumns(schemaOf(sc, tbl.Properties(), db.name, name), sc)
+				t.names = icebergNames(sc)
 			}
 		}
 	}
@@ -152,4 +185,12 @@ func (t *Table) asOfString() string {
 		return ""
 	}
 	return fmt.Sprintf(" AS OF %d", *t.snapshotID)
+}
+
+// snapshot is the snapshot the table reads.
+func (t *Table) snapshot() *table.Snapshot {
+	if t.snapshotID != nil {
+		return t.tbl.Metadata().SnapshotByID(*t.snapshotID)
+	}
+	return t.tbl.CurrentSnapshot()
 }

@@ -57,6 +57,8 @@ type Engine struct {
 	sqle     *sqle.Engine
 	// procedures are the CALL system.* procedures.
 	procedures *procedures.Registry
+	// deletePaths caches what position delete files name (deletepaths.go).
+	deletePaths deletePathCache
 }
 
 // Open opens the warehouse (creating its folder when absent) and builds the

@@ -78,6 +78,7 @@ var mysqlCodes = func() []codedKind {
 		{kind: types.ErrConvertToDecimalLimit, code: mysql.ERWarnDataOutOfRange, state: mysql.SSDataOutOfRange},
 		{kind: sql.ErrInsertIntoMismatchValueCount, code: mysql.ERWrongValueCountOnRow, state: "21S01"},
 		{kind: sql.ErrUnknownTable, code: mysql.ERBadTable, state: mysql.SSUnknownTable},
+		{kind: sql.ErrStoredProcedureDoesNotExist, code: mysql.ERSPDoesNotExist, state: "42000"},
 	}
 	verb := regexp.MustCompile(`%[-+# 0-9.]*[a-zA-Z]`)
 	for i, k := range list {

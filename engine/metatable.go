@@ -39,6 +39,14 @@ var (
 // metadataTable resolves a name of the form table$kind in database d, or
 // reports that the name is no metadata table.
 func (d *Database) metadataTable(ctx *sql.Context, name string) (sql.Table, bool, error) {
+	return d.metadataTableAt(ctx, name, nil)
+}
+
+// metadataTableAt is metadataTable read at a snapshot (nil: the current
+// one), for time travel: db.t.files VERSION AS OF 123. Metadata tables of
+// the whole history (snapshots, history, refs, all_*) refuse a snapshot
+// with metatables.ErrNotAtSnapshot.
+func (d *Database) metadataTableAt(ctx *sql.Context, name string, snapshot *int64) (sql.Table, bool, error) {
 	base, kind, ok := metatables.Split(name)
 	if !ok {
 		return nil, false, nil
@@ -51,7 +59,7 @@ func (d *Database) metadataTable(ctx *sql.Context, name string) (sql.Table, bool
 	if err != nil {
 		return nil, false, catalogError(err, base)
 	}
-	t, err := newMetaTable(ctx, d.name, name, kind, tbl, nil)
+	t, err := newMetaTable(ctx, d.name, name, kind, tbl, snapshot)
 	if err != nil {
 		return nil, false, err
 	}

@@ -116,7 +116,10 @@ func (s *showCreateTable) RowIter(ctx *sql.Context, _ sql.Row) (sql.RowIter, err
 	if !ok {
 		return nil, sql.ErrTableNotFound.New(s.table)
 	}
-	it := t.(*Table)
+	it, ok := t.(*Table)
+	if !ok { // a metadata table
+		return nil, notSupported("SHOW CREATE TABLE %s: metadata tables are read-only views of table metadata and have no DDL; DESCRIBE shows their columns", s.table)
+	}
 	return sql.RowsToRowIter(sql.Row{it.name, icebergDDL(it.name, it.schema, it.tbl)}), nil
 }
 

@@ -23,6 +23,7 @@ type Table struct {
 	schema sql.Schema // every column
 	// plan and staging are shared by the projections of one resolved table.
 	plan    *pushdown.Plan
+	aligned *alignedTasks
 	staging *stagedView
 	// projection is the columns the statement reads, in the order
 	// go-mysql-server asked for them; nil means all.
@@ -32,6 +33,8 @@ type Table struct {
 	filter *pushedFilter
 	// snapshotID is the snapshot AS OF names (asof.go); nil for the pinned one.
 	snapshotID *int64
+	// names are the Iceberg names of schema's columns (see columns.go).
+	names []string
 }
 
 var (
@@ -48,8 +51,10 @@ func newTable(db *Database, name string, tbl *table.Table, staged []iceberg.Data
 		name:    name,
 		tbl:     tbl,
 		staged:  staged,
-		schema:  schemaOf(tbl.Schema(), tbl.Properties(), db.name, name),
+		schema:  sqlColumns(schemaOf(tbl.Schema(), tbl.Properties(), db.name, name), tbl.Schema()),
+		names:   icebergNames(tbl.Schema()),
 		plan:    &pushdown.Plan{},
+		aligned: &alignedTasks{},
 		staging: &stagedView{},
 	}
 }
@@ -145,18 +150,15 @@ func (t *Table) Partitions(*sql.Context) (sql.PartitionIter, error) {
 // PartitionRows implements sql.Table: rows are decoded lazily from Arrow
 // batches of the projected columns only.
 func (t *Table) PartitionRows(ctx *sql.Context, _ sql.Partition) (sql.RowIter, error) {
-	cols := t.projection
-	if cols == nil {
-		cols = make([]string, len(t.schema))
-		for i, c := range t.schema {
-			cols[i] = c.Name
-		}
+	cols := t.resolveColumns(t.projection)
+	if t.projection == nil {
+		cols = t.names
 	}
 	// An empty projection (COUNT(*)) still needs the row count; read the
 	// first column, the cheapest choice without statistics.
 	read := cols
 	if len(read) == 0 {
-		read = []string{t.schema[0].Name}
+		read = t.names[:1]
 	}
 	planned := t.planned()
 	scan, err := t.newScan(ctx, planned, t.scanOptions(planned, table.WithSelectedFields(read...))...)
@@ -168,6 +170,9 @@ func (t *Table) PartitionRows(ctx *sql.Context, _ sql.Partition) (sql.RowIter, e
 		return nil, err
 	}
 	if err := checkFormats(t.String(), tasks); err != nil {
+		return nil, err
+	}
+	if tasks, err = t.aligned.align(ctx, t.db.e, t.tbl, t.snapshot(), tasks); err != nil {
 		return nil, err
 	}
 	batches, err := openTasks(ctx, t.tbl, scan, tasks, read)

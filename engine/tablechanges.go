@@ -1,13 +1,12 @@
 package engine
 
 import (
+	"errors"
 	"fmt"
-	"io"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/iceberg-go/table"
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/types"
@@ -249,67 +248,13 @@ func (t *tableChanges) RowIter(ctx *sql.Context, _ sql.Row) (sql.RowIter, error)
 		return sql.RowsToRowIter(), err
 	}
 	tasks, err := pushdown.PlanChanges(ctx, t.tbl, rng)
+	if errors.Is(err, pushdown.ErrNotAncestor) {
+		return nil, wrongArguments("table_changes(%s): %v", t.name, err)
+	}
 	if err != nil {
-		if strings.Contains(err.Error(), "delete manifest") {
-			return nil, notSupported("table_changes(%s): the range holds merge-on-read deletes (delete files), which icesql cannot read as changes yet: %v", t.name, err)
-		}
-		return nil, err
+		return nil, fmt.Errorf("table_changes(%s): %w", t.name, err)
 	}
 	return &changeRowIter{tbl: t.tbl, tasks: tasks, width: len(t.schema) - 3}, nil
-}
-
-// changeRowIter reads the changelog tasks one after another.
-type changeRowIter struct {
-	tbl     *table.Table
-	tasks   []table.ChangelogScanTask
-	width   int // the table's columns
-	batches *pushdown.Batches
-	task    table.ChangelogScanTask
-	rec     arrow.RecordBatch
-	row     int
-}
-
-func (r *changeRowIter) Next(ctx *sql.Context) (sql.Row, error) {
-	for r.rec == nil || r.row >= int(r.rec.NumRows()) {
-		if r.batches == nil {
-			if len(r.tasks) == 0 {
-				return nil, io.EOF
-			}
-			r.task, r.tasks = r.tasks[0], r.tasks[1:]
-			b, err := pushdown.OpenChange(ctx, r.tbl, r.task)
-			if err != nil {
-				return nil, err
-			}
-			r.batches = b
-		}
-		rec, err := r.batches.Next()
-		if err == io.EOF {
-			r.batches.Close()
-			r.batches, r.rec = nil, nil
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		r.rec, r.row = rec, 0
-	}
-	row := make(sql.Row, 0, r.width+3)
-	for i := 0; i < r.width; i++ {
-		v, err := rowValue(r.rec.Column(i), r.row)
-		if err != nil {
-			return nil, err
-		}
-		row = append(row, v)
-	}
-	r.row++
-	return append(row, string(r.task.Operation()), int32(r.task.ChangeOrdinal()), r.task.CommitSnapshotID()), nil
-}
-
-func (r *changeRowIter) Close(*sql.Context) error {
-	if r.batches != nil {
-		r.batches.Close()
-	}
-	return nil
 }
 
 // wrongArguments is MySQL error 1210 (ER_WRONG_ARGUMENTS).

@@ -37,23 +37,24 @@ const (
 var kinds = map[Kind]struct {
 	read       func(table.InspectTable, context.Context) (array.RecordReader, error)
 	atSnapshot bool
+	metrics    bool // a files or entries table, which gets Spark's readable_metrics column
 }{
-	Snapshots:          {table.InspectTable.Snapshots, false},
-	History:            {table.InspectTable.History, false},
-	MetadataLogEntries: {table.InspectTable.MetadataLogEntries, false},
-	Refs:               {table.InspectTable.Refs, false},
-	Files:              {table.InspectTable.Files, true},
-	DataFiles:          {table.InspectTable.DataFiles, true},
-	DeleteFiles:        {table.InspectTable.DeleteFiles, true},
-	Manifests:          {table.InspectTable.Manifests, true},
-	Partitions:         {table.InspectTable.Partitions, true},
-	Entries:            {table.InspectTable.Entries, true},
-	PositionDeletes:    {table.InspectTable.PositionDeletes, true},
-	AllFiles:           {table.InspectTable.AllFiles, false},
-	AllDataFiles:       {table.InspectTable.AllDataFiles, false},
-	AllDeleteFiles:     {table.InspectTable.AllDeleteFiles, false},
-	AllManifests:       {table.InspectTable.AllManifests, false},
-	AllEntries:         {table.InspectTable.AllEntries, false},
+	Snapshots:          {table.InspectTable.Snapshots, false, false},
+	History:            {table.InspectTable.History, false, false},
+	MetadataLogEntries: {table.InspectTable.MetadataLogEntries, false, false},
+	Refs:               {table.InspectTable.Refs, false, false},
+	Files:              {table.InspectTable.Files, true, true},
+	DataFiles:          {table.InspectTable.DataFiles, true, true},
+	DeleteFiles:        {table.InspectTable.DeleteFiles, true, true},
+	Manifests:          {table.InspectTable.Manifests, true, false},
+	Partitions:         {table.InspectTable.Partitions, true, false},
+	Entries:            {table.InspectTable.Entries, true, true},
+	PositionDeletes:    {table.InspectTable.PositionDeletes, true, false},
+	AllFiles:           {table.InspectTable.AllFiles, false, true},
+	AllDataFiles:       {table.InspectTable.AllDataFiles, false, true},
+	AllDeleteFiles:     {table.InspectTable.AllDeleteFiles, false, true},
+	AllManifests:       {table.InspectTable.AllManifests, false, false},
+	AllEntries:         {table.InspectTable.AllEntries, false, true},
 }
 
 // Lookup returns the metadata table a name means, in any letter case.
@@ -109,6 +110,9 @@ func Open(ctx context.Context, k Kind, tbl *table.Table, snapshotID *int64) (arr
 	rr, err := spec.read(tbl.Inspect(), ctx)
 	if err != nil {
 		return nil, fmt.Errorf("read %s.%s: %w", strings.Join(tbl.Identifier(), "."), k, err)
+	}
+	if spec.metrics {
+		return withReadableMetrics(rr, tbl.Schema())
 	}
 	return rr, nil
 }

@@ -49,11 +49,13 @@ func (p *Parser) parseCall(ctx context.Context, text string, opts ast.ParserOpti
 	if !s.word(0, "call") {
 		return nil, false, nil
 	}
+	// `system` may be quoted, as MySQL users quote reserved words.
+	isSystem := func(i int) bool { return s.name(i) && strings.EqualFold(s.toks[i].val, "system") }
 	i := 1
-	if s.name(i) && strings.EqualFold(s.toks[i].val, p.catalog) && s.punct(i+1, '.') && s.word(i+2, "system") {
+	if s.name(i) && strings.EqualFold(s.toks[i].val, p.catalog) && s.punct(i+1, '.') && isSystem(i+2) {
 		i += 2
 	}
-	if !s.word(i, "system") || !s.punct(i+1, '.') || !s.name(i+2) {
+	if !isSystem(i) || !s.punct(i+1, '.') || !s.name(i+2) {
 		return nil, false, nil
 	}
 	call := &Call{Name: s.toks[i+2].val}

@@ -201,6 +201,9 @@ func finish(stmt ast.Statement, ctasComment string) ast.Statement {
 	if err := rejectMySQLPartitioning(stmt); err != nil {
 		return rejected(err)
 	}
+	if rejectAsOfParameter(stmt) != nil {
+		return rejected(errAsOfParameter)
+	}
 	if ddl, ok := stmt.(*ast.DDL); ok && ctasComment != "" && ddl.TableSpec == nil && ddl.OptSelect != nil {
 		ddl.TableSpec = &ast.TableSpec{}
 		ddl.TableSpec.AddTableOption(&ast.TableOption{Name: "COMMENT", Value: ctasComment})

@@ -13,6 +13,8 @@ func TestRewriteTableSuffixNames(t *testing.T) {
 		{"SELECT * FROM x WHERE id IN (SELECT snapshot_id FROM db.t.snapshots)",
 			"SELECT * FROM x WHERE id IN (SELECT snapshot_id FROM db.`t$snapshots`)"},
 		{"DESCRIBE db.t.files", "DESCRIBE db.`t$files`"},
+		{"SELECT * FROM a FOR SYSTEM_TIME AS OF '2024-01-01', db.t.snapshots", "SELECT * FROM a FOR SYSTEM_TIME AS OF '2024-01-01', db.`t$snapshots`"},
+		{"SHOW CREATE TABLE db.t.snapshots", "SHOW CREATE TABLE db.`t$snapshots`"},
 		{"INSERT INTO db.t.branch_dev VALUES (1)", "INSERT INTO db.`t$branch_dev` VALUES (1)"},
 		// MySQL's fully qualified columns stay as they are.
 		{"SELECT db.t.history, db.t.id FROM db.t WHERE db.t.files > 1 ORDER BY db.t.id",

@@ -9,7 +9,7 @@ import (
 // (engine/asof.go resolves the value):
 //
 //	t VERSION AS OF 123 | 'tag'        → t AS OF 123 | 'tag'
-//	t FOR VERSION AS OF …              → t AS OF …          (Trino)
+//	t FOR VERSION AS OF …              → unchanged: the MySQL grammar of vitess takes it (Trino)
 //	t FOR SYSTEM_VERSION AS OF …       → t AS OF …          (Impala)
 //	t TIMESTAMP AS OF '2024-01-01 …'   → t AS OF TIMESTAMP('2024-01-01 …')
 //	t TIMESTAMP AS OF 1700000000       → t AS OF FROM_UNIXTIME(1700000000)
@@ -49,4 +49,38 @@ func timeTravel(s statement) ([]edit, error) {
 		i += 3
 	}
 	return edits, nil
+}
+
+// errAsOfParameter refuses AS OF ? in a server-side prepared statement:
+// go-mysql-server panics binding a parameter there (planbuilder's
+// buildAsOfLit), which drops the client's connection.
+var errAsOfParameter = notSupported("AS OF ?: a parameter cannot name the snapshot or time of a server-side " +
+	"prepared statement; write the value in the statement text (client-side interpolation, such as " +
+	"go-sql-driver's interpolateParams=true or JDBC's default, does this)")
+
+// rejectAsOfParameter finds AS OF clauses whose value is a bind parameter.
+func rejectAsOfParameter(stmt ast.Statement) error {
+	var found bool
+	_ = ast.Walk(func(node ast.SQLNode) (bool, error) {
+		asOf, ok := node.(*ast.AsOf)
+		if !ok || asOf == nil {
+			return true, nil
+		}
+		for _, e := range []ast.Expr{asOf.Time, asOf.Start, asOf.End} {
+			if e == nil {
+				continue
+			}
+			_ = ast.Walk(func(n ast.SQLNode) (bool, error) {
+				if v, ok := n.(*ast.SQLVal); ok && v.Type == ast.ValArg {
+					found = true
+				}
+				return !found, nil
+			}, e)
+		}
+		return !found, nil
+	}, stmt)
+	if found {
+		return errAsOfParameter
+	}
+	return nil
 }

@@ -87,11 +87,64 @@ func (w *Warehouse) readMetadata(ctx context.Context, file string) (table.Metada
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", file, err)
 	}
+	if err := checkFormatVersion(data); err != nil {
+		return nil, fmt.Errorf("%s is not valid Iceberg table metadata: %w", file, err)
+	}
 	meta, err := table.ParseMetadataBytes(data)
 	if err != nil {
 		return nil, fmt.Errorf("%s is not valid Iceberg table metadata: %w", file, err)
 	}
-	return meta, nil
+	return withNameMapping(meta, data)
+}
+
+// checkFormatVersion names an unsupported format version, which iceberg-go
+// reports only as "invalid or missing format-version".
+func checkFormatVersion(data []byte) error {
+	var head struct {
+		FormatVersion *int `json:"format-version"`
+	}
+	if json.Unmarshal(data, &head) != nil || head.FormatVersion == nil {
+		return nil // iceberg-go says what is wrong
+	}
+	if v := *head.FormatVersion; v < 1 || v > 3 {
+		return fmt.Errorf("unsupported format version %d: icesql reads Iceberg format versions 1 to 3", v)
+	}
+	return nil
+}
+
+// withNameMapping gives a registered table without a name mapping the one
+// its current schema implies. Tables migrated from Hive (and BigQuery's)
+// have data files without Parquet field ids; Java Iceberg then falls back to
+// matching columns, and iceberg-go v0.7.0 reads such files only through
+// schema.name-mapping.default ("cannot convert <column> to Iceberg field,
+// missing field_id" otherwise). iceberg-go writes the same mapping itself
+// when it adds files; a commit through icesql keeps it.
+func withNameMapping(meta table.Metadata, data []byte) (table.Metadata, error) {
+	if _, ok := meta.Properties()[table.DefaultNameMappingKey]; ok || meta.CurrentSchema() == nil {
+		return meta, nil
+	}
+	mapping, err := json.Marshal(meta.CurrentSchema().NameMapping())
+	if err != nil {
+		return nil, fmt.Errorf("derive name mapping: %w", err)
+	}
+	var doc map[string]json.RawMessage
+	if err := json.Unmarshal(data, &doc); err != nil {
+		return nil, err
+	}
+	props := map[string]string{}
+	if raw, ok := doc["properties"]; ok {
+		if err := json.Unmarshal(raw, &props); err != nil {
+			return nil, err
+		}
+	}
+	props[table.DefaultNameMappingKey] = string(mapping)
+	if doc["properties"], err = json.Marshal(props); err != nil {
+		return nil, err
+	}
+	if data, err = json.Marshal(doc); err != nil {
+		return nil, err
+	}
+	return table.ParseMetadataBytes(data)
 }
 
 // ErrNoMetadata is returned when a folder given to RegisterTable holds no

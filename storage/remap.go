@@ -138,3 +138,16 @@ func (r remapIO) WriteFile(name string, p []byte) error {
 	}
 	return w.WriteFile(r.remap.Apply(name), p)
 }
+
+// CanonicalPath is the file a path names in store, for comparing two
+// spellings of one path: the remapped path under a RemapStore, without a
+// file:// scheme.
+func CanonicalPath(store Store, p string) string {
+	if rs, ok := store.(RemapStore); ok {
+		p = rs.Remap.Apply(p)
+	}
+	if rest, ok := strings.CutPrefix(p, "file://"); ok {
+		return rest
+	}
+	return p
+}
