@@ -94,6 +94,11 @@ func logicFiles(t *testing.T, catalog string) []string {
 		case catalog == "hadoop" && (name == "evolution.test" || name == "insert.test"):
 			// They rename tables, which the Hadoop catalog cannot (hadoop.test
 			// checks the refusal).
+		case name == "procedures.test":
+			// Its register_table error cases are the embedded catalog's (a
+			// folder for a metadata file, names checked before files are
+			// read); REST and Glue answer with their own errors, SQL and
+			// Hadoop with 1235 (TestRegisterTableUnsupported).
 		default:
 			files = append(files, f)
 		}
