@@ -122,9 +122,6 @@ func (d *Database) CreateTable(ctx *sql.Context, name string, schema sql.Primary
 	if err := validateProperties(props); err != nil {
 		return err
 	}
-	if v, _ := strconv.Atoi(props["format-version"]); v >= 3 {
-		return notSupported("'format-version'='%d': icesql reads format-version 3 tables but cannot write them yet", v)
-	}
 	createOpts = append(createOpts, catalog.WithProperties(props))
 	if len(opts.PartitionBy) > 0 {
 		spec, err := partitionSpec(sc, opts.PartitionBy, name)

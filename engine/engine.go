@@ -98,6 +98,8 @@ func newEngine(cfg Config, cat catalog.Catalog, root string) (*Engine, error) {
 	e.provider = newProvider(e)
 	a := analyzer.NewBuilder(e.provider).
 		AddPreAnalyzeRule(rememberCTASOptionsID, rememberCTASOptions).
+		AddPreAnalyzeRule(markFullAnalysisID, markFullAnalysis).
+		AddPostAnalyzeRule(pushRowFiltersID, pushRowFilters).
 		AddOverrides(sql.EngineOverrides{Builder: sql.BuilderOverrides{Parser: parser{Parser: planner.NewParser(cfg.CatalogName), e: e}}}).
 		Build()
 	e.sqle = sqle.New(a, nil)

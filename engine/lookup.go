@@ -15,7 +15,9 @@ import (
 
 // go-mysql-server hands a table its WHERE conjuncts only through
 // sql.IndexSearchableTable.LookupForExpressions (it never calls
-// sql.FilteredTable), and expects an index lookup back. icesql answers with a
+// sql.FilteredTable), and expects an index lookup back. It does so for
+// simple single-table SELECTs; other statements get their filters from
+// pushRowFilters (pushrule.go), which explains why. icesql answers with a
 // lookup on a pseudo-index, rowFilterIndex, whose ranges carry the Iceberg
 // row filter; the table returned by IndexedAccess scans with that filter.
 //
@@ -43,6 +45,11 @@ func (t *Table) SkipIndexCosting() bool { return true }
 
 // LookupForExpressions implements sql.IndexSearchable.
 func (t *Table) LookupForExpressions(ctx *sql.Context, exprs ...sql.Expression) (sql.IndexLookup, *sql.FuncDepSet, sql.Expression, bool, error) {
+	if sessionOf(ctx).fullAnalysis(ctx) {
+		// The join planner would cost the lookup as one row; pushRowFilters
+		// pushes the filter after join planning instead (pushrule.go).
+		return sql.IndexLookup{}, nil, nil, false, nil
+	}
 	f := t.translate(ctx, exprs)
 	if f == nil {
 		return sql.IndexLookup{}, nil, nil, false, nil

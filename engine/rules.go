@@ -8,7 +8,11 @@ import (
 )
 
 // icesql's analyzer rules take ids far above go-mysql-server's own.
-const rememberCTASOptionsID analyzer.RuleId = 1000 + iota
+const (
+	rememberCTASOptionsID analyzer.RuleId = 1000 + iota
+	markFullAnalysisID
+	pushRowFiltersID
+)
 
 // rememberCTASOptions keeps the table options of CREATE TABLE ... AS SELECT
 // for Database.CreateTable: go-mysql-server's resolveCreateSelect rule

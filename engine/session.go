@@ -36,6 +36,7 @@ type Session struct {
 	pins       map[string]*table.Table
 	created    map[string]table.Identifier // tables CREATE TABLE ... AS SELECT made in statement pinPid
 	comments   map[string]string           // CREATE TABLE ... AS SELECT options of statement pinPid, by table name
+	fullPid    uint64                      // the last statement the full analyzer planned (pushrule.go)
 }
 
 // stage is what a transaction wrote to one table.
@@ -98,6 +99,20 @@ func (s *Session) resetPinsLocked(pid uint64) {
 		s.created = map[string]table.Identifier{}
 		s.comments = map[string]string{}
 	}
+}
+
+// markFullAnalysis records that the full analyzer plans the statement.
+func (s *Session) markFullAnalysis(ctx *sql.Context) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.fullPid = ctx.Pid()
+}
+
+// fullAnalysis reports whether the full analyzer plans the statement.
+func (s *Session) fullAnalysis(ctx *sql.Context) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.fullPid == ctx.Pid()
 }
 
 // rememberCreateComment keeps the table comment of a CREATE TABLE ... AS
