@@ -126,6 +126,8 @@ func (c *callNode) RowIter(ctx *sql.Context, row sql.Row) (sql.RowIter, error) {
 // procedureError gives a procedure's error its MySQL code.
 func procedureError(err error) error {
 	switch {
+	case errors.Is(err, errors.ErrUnsupported):
+		return notSupported("%s", err.Error())
 	case errors.Is(err, procedures.ErrArgument):
 		return mysql.NewSQLError(mysql.ERWrongArguments, mysql.SSUnknownSQLState, "%s", err.Error())
 	case errors.Is(err, catalog.ErrNoSuchTable):

@@ -100,8 +100,12 @@ func (d *Database) CreateTable(ctx *sql.Context, name string, schema sql.Primary
 	if err != nil {
 		return err
 	}
+	var createOpts []catalog.CreateTableOpt
 	if opts.Location != "" {
-		return notSupported("LOCATION is not supported: the embedded catalog places each table in its namespace folder")
+		if _, ok := d.e.embedded(); ok {
+			return notSupported("LOCATION is not supported: the embedded catalog places each table in its namespace folder")
+		}
+		createOpts = append(createOpts, catalog.WithLocation(opts.Location))
 	}
 	sc, err := icebergSchema(schema)
 	if err != nil {
@@ -118,7 +122,7 @@ func (d *Database) CreateTable(ctx *sql.Context, name string, schema sql.Primary
 	if err := validateProperties(props); err != nil {
 		return err
 	}
-	createOpts := []catalog.CreateTableOpt{catalog.WithProperties(props)}
+	createOpts = append(createOpts, catalog.WithProperties(props))
 	if len(opts.PartitionBy) > 0 {
 		spec, err := partitionSpec(sc, opts.PartitionBy, name)
 		if err != nil {
@@ -228,6 +232,16 @@ func (d *Database) RenameTable(ctx *sql.Context, oldName, newName string) error 
 	}
 	if !ok {
 		return sql.ErrTableNotFound.New(oldName)
+	}
+	if d.e.catalog.CatalogType() == catalog.Hadoop {
+		return d.e.unsupportedByCatalog("RENAME TABLE")
+	}
+	// REST and Glue report a taken name in their own words, not as
+	// catalog.ErrTableAlreadyExists; MySQL's answer is 1050.
+	if _, taken, err := d.resolveTable(ctx, newName); err != nil {
+		return err
+	} else if taken && !strings.EqualFold(newName, real) {
+		return sql.ErrTableAlreadyExists.New(newName)
 	}
 	_, err = d.e.catalog.RenameTable(ctx, d.ident(real), d.ident(newName))
 	return catalogError(err, newName)

@@ -7,10 +7,12 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
 
+	"github.com/apache/iceberg-go"
 	"github.com/apache/iceberg-go/catalog"
 	sqle "github.com/dolthub/go-mysql-server"
 	"github.com/dolthub/go-mysql-server/sql"
@@ -36,6 +38,14 @@ type Config struct {
 	// Store holds the warehouse's files; when nil, the local file system or
 	// the S3 store the warehouse URI names.
 	Store storage.Store
+	// Catalog, when set, is served instead of the embedded warehouse (which
+	// Warehouse, S3 and Store then do not configure).
+	Catalog catalog.Catalog
+	// CatalogProperties, when set, name a catalog to open and serve instead
+	// of the embedded warehouse, with the properties Spark and PyIceberg
+	// use: type=rest|glue|sql|hadoop, uri, warehouse, ... (see package
+	// catalogs).
+	CatalogProperties iceberg.Properties
 }
 
 // Engine runs SQL over the Iceberg tables of one catalog. It is safe for
@@ -57,6 +67,13 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	if cfg.CatalogName == "" {
 		cfg.CatalogName = "icesql"
 	}
+	if cfg.useExternalCatalog() {
+		cat, root, err := openExternalCatalog(ctx, cfg)
+		if err != nil {
+			return nil, err
+		}
+		return newEngine(cfg, cat, root)
+	}
 	if cfg.Warehouse == "" {
 		return nil, fmt.Errorf("open engine: no warehouse given")
 	}
@@ -71,7 +88,13 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := &Engine{cfg: cfg, catalog: wh, procedures: procedures.Builtin()}
+	return newEngine(cfg, wh, root)
+}
+
+// newEngine builds the SQL engine over cat; root is the warehouse location
+// ("" when unknown).
+func newEngine(cfg Config, cat catalog.Catalog, root string) (*Engine, error) {
+	e := &Engine{cfg: cfg, catalog: cat, procedures: procedures.Builtin()}
 	e.provider = newProvider(e)
 	a := analyzer.NewBuilder(e.provider).
 		AddPreAnalyzeRule(rememberCTASOptionsID, rememberCTASOptions).
@@ -97,7 +120,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 // are process-wide in go-mysql-server.
 func setServerVariables(root string) error {
 	files := "/nonexistent/icesql-server-file-access-disabled" // object stores: no server files
-	if p, err := storage.LocalPath(root); err == nil {
+	if p, err := storage.LocalPath(root); err == nil && root != "" {
 		files = filepath.Join(p, ".icesql", "files")
 	}
 	return sql.SystemVariables.AssignValues(map[string]any{
@@ -130,7 +153,7 @@ func openStore(ctx context.Context, cfg Config) (string, storage.Store, error) {
 func (e *Engine) Catalog() catalog.Catalog { return e.catalog }
 
 // Close releases the engine.
-func (e *Engine) Close() error { return e.sqle.Close() }
+func (e *Engine) Close() error { return errors.Join(e.sqle.Close(), e.closeCatalog()) }
 
 // newContext makes the go-mysql-server context for one statement of sess.
 func (e *Engine) newContext(ctx context.Context, sess *Session) *sql.Context {

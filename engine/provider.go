@@ -111,5 +111,8 @@ func (p *provider) DropDatabase(ctx *sql.Context, name string) error {
 	if !ok {
 		return sql.ErrDatabaseNotFound.New(name)
 	}
+	if err := p.e.dropTablesOf(ctx, ns); err != nil {
+		return err
+	}
 	return catalogError(p.e.catalog.DropNamespace(ctx, table.Identifier{ns}), name)
 }

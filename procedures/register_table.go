@@ -2,6 +2,7 @@ package procedures
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 
@@ -36,7 +37,7 @@ func registerTable() *Procedure {
 			}
 			reg, ok := env.Catalog.(Registrar)
 			if !ok {
-				return nil, fmt.Errorf("register_table: catalog %s cannot register tables", env.Catalog.CatalogType())
+				return nil, fmt.Errorf("register_table: the %s catalog cannot register tables: %w", env.Catalog.CatalogType(), errors.ErrUnsupported)
 			}
 			tbl, err := reg.RegisterTable(ctx, ident, args.String("metadata_file"))
 			if err != nil {

@@ -36,7 +36,7 @@ Common flags:
                         how to reach an s3:// warehouse; credentials default to the AWS chain
   --allow-unsafe-commits
                         write to a store without conditional writes (one writer only)
-`
+` + catalogUsage
 
 func main() {
 	if err := run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr); err != nil {
@@ -89,6 +89,7 @@ func commonFlags(name string, stderr io.Writer) (*flag.FlagSet, *engine.Config) 
 	fs.StringVar(&cfg.S3.SecretAccessKey, "s3-secret-access-key", "", "S3 secret key (default: AWS_SECRET_ACCESS_KEY or the AWS config)")
 	fs.BoolVar(&cfg.S3.AllowUnsafeCommits, "allow-unsafe-commits", false,
 		"write to an object store that ignores conditional writes (safe only with a single writer)")
+	addCatalogFlags(fs)
 	return fs, cfg
 }
 
@@ -100,6 +101,9 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&scfg.Password, "password", "", "password of --user")
 	if err := fs.Parse(args); err != nil {
 		return exitCode(2)
+	}
+	if err := finishCatalogFlags(fs, cfg); err != nil {
+		return err
 	}
 	// go-mysql-server logs every connection and failed query at info and
 	// warning level; a server log should hold what needs attention.
@@ -120,8 +124,8 @@ func serve(args []string, stdout, stderr io.Writer) error {
 		login = "-u " + scfg.User + " -p"
 	}
 	host, port := splitAddr(srv.Addr())
-	fmt.Fprintf(stdout, "icesql %s serving warehouse %s on %s\nconnect with: mysql -h %s -P %s %s\n",
-		engine.Version, cfg.Warehouse, srv.Addr(), host, port, login)
+	fmt.Fprintf(stdout, "icesql %s serving %s on %s\nconnect with: mysql -h %s -P %s %s\n",
+		engine.Version, servedCatalog(cfg), srv.Addr(), host, port, login)
 	go func() {
 		<-ctx.Done()
 		srv.Close()

@@ -24,6 +24,9 @@ func runSQL(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if err := fs.Parse(args); err != nil {
 		return exitCode(2)
 	}
+	if err := finishCatalogFlags(fs, cfg); err != nil {
+		return err
+	}
 	logrus.SetLevel(logrus.ErrorLevel) // errors are printed as the mysql client does
 	ctx := context.Background()
 	e, err := engine.Open(ctx, *cfg)
