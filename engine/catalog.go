@@ -9,8 +9,8 @@ import (
 	"github.com/apache/iceberg-go/catalog"
 	"github.com/apache/iceberg-go/table"
 
-	"github.com/icesql/icesql/catalogs"
 	"github.com/icesql/icesql/storage"
+	"github.com/icesql/icesql/storage/catalogs"
 )
 
 // useExternalCatalog reports whether cfg names a catalog other than the

@@ -7,8 +7,8 @@ import (
 
 	"github.com/apache/iceberg-go"
 
-	"github.com/icesql/icesql/catalogs"
 	"github.com/icesql/icesql/engine"
+	"github.com/icesql/icesql/storage/catalogs"
 )
 
 const catalogUsage = `  --catalog type=T,key=value,...

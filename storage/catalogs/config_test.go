@@ -8,7 +8,7 @@ import (
 
 	"github.com/apache/iceberg-go"
 
-	"github.com/icesql/icesql/catalogs"
+	"github.com/icesql/icesql/storage/catalogs"
 )
 
 func TestTranslate(t *testing.T) {

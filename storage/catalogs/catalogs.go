@@ -1,4 +1,4 @@
-// Package catalogs opens the Iceberg catalogs icesql can serve besides its
+// Package catalogs (part of storage) opens the Iceberg catalogs icesql can serve besides its
 // embedded warehouse: a REST catalog (AIStor Tables, AWS S3 Tables, Polaris,
 // Nessie, Lakekeeper, ...), AWS Glue, a SQL (JDBC-style) catalog on SQLite or
 // PostgreSQL, and a Hadoop file-system catalog. They are configured with the

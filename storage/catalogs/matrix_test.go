@@ -12,9 +12,9 @@ import (
 	"github.com/apache/iceberg-go"
 	"github.com/apache/iceberg-go/catalog"
 
-	"github.com/icesql/icesql/catalogs"
 	"github.com/icesql/icesql/engine"
 	"github.com/icesql/icesql/sqltests"
+	"github.com/icesql/icesql/storage/catalogs"
 	"github.com/icesql/icesql/storage/s3test"
 )
 
@@ -85,9 +85,9 @@ func logicFiles(t *testing.T, catalog string) []string {
 	if catalog == "rest-s3" || catalog == "embedded" {
 		return files
 	}
-	engineFiles, err := filepath.Glob("../sqltests/testdata/*.test")
+	engineFiles, err := filepath.Glob("../../sqltests/testdata/*.test")
 	if err != nil || len(engineFiles) == 0 {
-		t.Fatalf("no engine logic tests in ../sqltests/testdata: %v", err)
+		t.Fatalf("no engine logic tests in ../../sqltests/testdata: %v", err)
 	}
 	for _, f := range engineFiles {
 		switch name := filepath.Base(f); {

@@ -11,7 +11,7 @@ import (
 	"github.com/apache/iceberg-go/catalog"
 	"github.com/apache/iceberg-go/table"
 
-	"github.com/icesql/icesql/catalogs"
+	"github.com/icesql/icesql/storage/catalogs"
 )
 
 // TestLostRaceIsCommitFailed shows iceberg-go's bug the decorator fixes: a
