@@ -1,8 +1,9 @@
 # icesql: the two commands a newcomer needs are `make run` and `make test`.
 WAREHOUSE ?= ./warehouse
 ADDR      ?= 127.0.0.1:3306
+SLT_LOG   ?= $(or $(TMPDIR),/tmp)/icesql-slt.log
 
-.PHONY: run build test vet fmt bench
+.PHONY: run build test vet fmt bench slt
 
 run:
 	go run ./cmd/icesql serve --warehouse $(WAREHOUSE) --addr $(ADDR)
@@ -12,6 +13,12 @@ build:
 
 test: vet
 	go test -count=1 -timeout 15m ./...
+
+# The whole sqllogictest corpus (../shared/fixtures), every file to its end;
+# `make test` runs a fixed sample of it. Prints "sqllogictest: N passed, M failed".
+slt:
+	@ICESQL_SLT=all go test -count=1 -timeout 3h -run TestSQLLogicCorpus -v ./sqltests > $(SLT_LOG) 2>&1; rc=$$?; \
+	grep -E '^sqllogictest:|queries, |new failure|fixed \(|^(--- )?FAIL' $(SLT_LOG); echo "full log: $(SLT_LOG)"; exit $$rc
 
 vet:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1)

@@ -76,7 +76,7 @@ func (t *Table) CreateIndex(ctx *sql.Context, def sql.IndexDef) error {
 		return catalogError(err, t.name)
 	}
 	if _, taken := recordedIndexes(cur.Properties())[strings.ToLower(def.Name)]; taken {
-		return sql.ErrDuplicateKey.New(def.Name)
+		return duplicateKeyName(def.Name)
 	}
 	v, err := json.Marshal(ix)
 	if err != nil {
@@ -95,6 +95,12 @@ func (t *Table) CreateIndex(ctx *sql.Context, def sql.IndexDef) error {
 	}
 	ctx.Warn(mysql.ERNotSupportedYet, "%s", msg)
 	return nil
+}
+
+// duplicateKeyName is MySQL's 1061 (ER_DUP_KEYNAME); go-mysql-server's
+// ErrDuplicateKey carries no code.
+func duplicateKeyName(name string) error {
+	return mysql.NewSQLError(mysql.ERDupKeyName, mysql.SSClientError, "Duplicate key name '%s'", name)
 }
 
 // DropIndex implements sql.IndexAlterableTable.
@@ -121,7 +127,7 @@ func (t *Table) RenameIndex(ctx *sql.Context, from, to string) error {
 		return sql.ErrCantDropFieldOrKey.New(from)
 	}
 	if _, taken := indexes[strings.ToLower(to)]; taken && !strings.EqualFold(from, to) {
-		return sql.ErrDuplicateKey.New(to)
+		return duplicateKeyName(to)
 	}
 	ix.Name = to
 	v, err := json.Marshal(ix)

@@ -38,6 +38,9 @@ type Table struct {
 	// scan is the table reference this Table is in the plan (scanid.go),
 	// shared like plan by the copies of one resolved table.
 	scan *scanID
+	// rowCache keeps small tables' rows for rescans within a statement
+	// (rowcache.go); shared like plan.
+	rowCache *rowCache
 }
 
 var (
@@ -50,16 +53,17 @@ var (
 
 func newTable(db *Database, name string, tbl *table.Table, staged []iceberg.DataFile) *Table {
 	return &Table{
-		db:      db,
-		name:    name,
-		tbl:     tbl,
-		staged:  staged,
-		schema:  sqlColumns(schemaOf(tbl.Schema(), tbl.Properties(), db.name, name), tbl.Schema()),
-		names:   icebergNames(tbl.Schema()),
-		plan:    &pushdown.Plan{},
-		aligned: &alignedTasks{},
-		staging: &stagedView{},
-		scan:    &scanID{},
+		db:       db,
+		name:     name,
+		tbl:      tbl,
+		staged:   staged,
+		schema:   sqlColumns(schemaOf(tbl.Schema(), tbl.Properties(), db.name, name), tbl.Schema()),
+		names:    icebergNames(tbl.Schema()),
+		plan:     &pushdown.Plan{},
+		aligned:  &alignedTasks{},
+		staging:  &stagedView{},
+		scan:     &scanID{},
+		rowCache: &rowCache{},
 	}
 }
 
@@ -158,6 +162,9 @@ func (t *Table) PartitionRows(ctx *sql.Context, _ sql.Partition) (sql.RowIter, e
 	if t.projection == nil {
 		cols = t.names
 	}
+	if it, ok := t.cachedRows(ctx, cols); ok {
+		return it, nil
+	}
 	// An empty projection (COUNT(*)) still needs the row count; read the
 	// first column, the cheapest choice without statistics.
 	read := cols
@@ -183,7 +190,11 @@ func (t *Table) PartitionRows(ctx *sql.Context, _ sql.Partition) (sql.RowIter, e
 	if err != nil {
 		return nil, err
 	}
-	return &rowIter{batches: batches, width: len(cols), names: cols}, nil
+	it := &rowIter{batches: batches, width: len(cols), names: cols}
+	if smallEnough(tasks) {
+		return t.keepRows(ctx, cols, it), nil
+	}
+	return it, nil
 }
 
 // newScan scans the pinned snapshot, with the session's staged files added
