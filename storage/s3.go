@@ -125,7 +125,7 @@ func awsConfig(ctx context.Context, cfg S3Config) (aws.Config, error) {
 func (s *S3Store) probeConditionalWrites(ctx context.Context, root string) error {
 	probe := Join(root, ".icesql", "probe-"+uuid.NewString())
 	defer s.Remove(ctx, probe)
-	if err := s.CreateExclusive(ctx, probe, []byte("1")); err != nil {
+	if err := createOnce(ctx, s, probe, []byte(probe)); err != nil {
 		return fmt.Errorf("write to %s: %w", root, err)
 	}
 	err := s.CreateExclusive(ctx, probe, []byte("2"))

@@ -4,6 +4,7 @@
 package storage
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -207,3 +208,18 @@ func (LocalStore) RemoveAll(_ context.Context, location string) error {
 }
 
 func (LocalStore) IO() icebergio.IO { return icebergio.LocalFS{} }
+
+// createOnce is CreateExclusive for writes that must take effect exactly
+// once. An object store may perform a write and lose the response; the
+// client's retry then finds the object taken by that very write. The
+// objects written this way carry fresh ids (metadata, links, probes), so
+// equal bytes mean the earlier attempt was ours and succeeded.
+func createOnce(ctx context.Context, st Store, location string, data []byte) error {
+	err := st.CreateExclusive(ctx, location, data)
+	if errors.Is(err, fs.ErrExist) {
+		if existing, rerr := st.ReadFile(ctx, location); rerr == nil && bytes.Equal(existing, data) {
+			return nil
+		}
+	}
+	return err
+}

@@ -509,7 +509,7 @@ func (w *Warehouse) bindLink(ctx context.Context, ns, name string, l link) error
 	if err != nil {
 		return err
 	}
-	if err := w.store.CreateExclusive(ctx, w.linkFile(ns, name), data); err != nil {
+	if err := createOnce(ctx, w.store, w.linkFile(ns, name), data); err != nil {
 		if errors.Is(err, fs.ErrExist) {
 			return fmt.Errorf("%w: %s.%s", catalog.ErrTableAlreadyExists, ns, name)
 		}
@@ -534,7 +534,7 @@ func (w *Warehouse) writeMetadata(ctx context.Context, location string, meta tab
 	if err != nil {
 		return fmt.Errorf("encode table metadata: %w", err)
 	}
-	return w.store.CreateExclusive(ctx, location, data)
+	return createOnce(ctx, w.store, location, data)
 }
 
 // writeVersionHint keeps version-hint.text current for readers that use it
