@@ -119,4 +119,3 @@ func TestS3FaultsNeverHalfCommit(t *testing.T) {
 		t.Errorf("%d snapshots for %d committed inserts", snaps, len(committed))
 	}
 }
-
