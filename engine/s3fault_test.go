@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/icesql/icesql/engine"
 	"github.com/icesql/icesql/storage"
@@ -17,10 +18,10 @@ import (
 )
 
 // faultyProxy forwards to an S3 endpoint but fails some requests: every
-// seventh is refused with 503 before it reaches the store, and every
-// eleventh is performed by the store and then answered with 500, as when a
-// response is lost. Retries of one request land on other numbers, so they
-// get through.
+// seventh is refused with 503 before it reaches the store, every eleventh is
+// performed by the store and then answered with 500, as when a response is
+// lost, and every thirteenth stalls for a while before it is forwarded.
+// Retries of one request land on other numbers, so they get through.
 func faultyProxy(t *testing.T, endpoint string) (string, *atomic.Int64) {
 	t.Helper()
 	target, err := url.Parse(endpoint)
@@ -40,6 +41,10 @@ func faultyProxy(t *testing.T, endpoint string) (string, *atomic.Int64) {
 			rec := httptest.NewRecorder()
 			rp.ServeHTTP(rec, r)
 			http.Error(w, "<Error><Code>InternalError</Code></Error>", http.StatusInternalServerError)
+		case i%13 == 6:
+			faults.Add(1)
+			time.Sleep(300 * time.Millisecond)
+			rp.ServeHTTP(w, r)
 		default:
 			rp.ServeHTTP(w, r)
 		}
@@ -76,7 +81,7 @@ func TestS3FaultsNeverHalfCommit(t *testing.T) {
 		t.Fatal(err)
 	}
 	var committed []int
-	for i := range 12 {
+	for i := range 6 {
 		if _, err := faulty.ExecContext(ctx, fmt.Sprintf("INSERT INTO db.t VALUES (%d)", i)); err != nil {
 			t.Logf("INSERT %d failed with a clear error: %v", i, err)
 			continue
@@ -86,7 +91,7 @@ func TestS3FaultsNeverHalfCommit(t *testing.T) {
 	if faults.Load() == 0 {
 		t.Fatal("the proxy injected no fault")
 	}
-	t.Logf("%d faults injected; %d of 12 inserts committed", faults.Load(), len(committed))
+	t.Logf("%d faults injected; %d of 6 inserts committed", faults.Load(), len(committed))
 
 	healthy := openConn(t, engine.Config{Warehouse: root, S3: s3Config(endpoint)})
 	rows, err := healthy.QueryContext(ctx, "SELECT i, COUNT(*) FROM db.t GROUP BY i ORDER BY i")
