@@ -47,6 +47,9 @@ func (p parser) ParseOneWithOptions(ctx context.Context, query string, opts ast.
 // the ALTER TABLE statements icesql runs itself (see alterStatement).
 func (p parser) intercept(stmt ast.Statement) ast.Statement {
 	explainAsTree(stmt)
+	if refused, ok := refuseRowLevel(stmt); ok {
+		return refused
+	}
 	if alter, ok := p.alterStatement(stmt); ok {
 		return alter
 	}
