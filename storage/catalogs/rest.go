@@ -20,6 +20,11 @@ import (
 // static SigV4 keys (rest.access-key-id and rest.secret-access-key, as Spark
 // and the AIStor Tables tutorial configure them).
 func openREST(ctx context.Context, name string, p iceberg.Properties) (catalog.Catalog, error) {
+	if strings.EqualFold(p["rest.create-warehouse"], "true") {
+		if err := createWarehouse(ctx, p); err != nil {
+			return nil, err
+		}
+	}
 	opts, err := restOptions(ctx, p)
 	if err != nil {
 		return nil, err
@@ -35,6 +40,7 @@ var restKeys = map[string]bool{
 	"oauth2-server-uri": true, "rest.authorization-url": true, "rest.tls.skip-verify": true,
 	"rest.sigv4-enabled": true, "rest.signing-name": true, "rest.signing-region": true,
 	"rest.access-key-id": true, "rest.secret-access-key": true, "rest.session-token": true,
+	"rest.create-warehouse": true,
 }
 
 func restOptions(ctx context.Context, p iceberg.Properties) ([]rest.Option, error) {
