@@ -12,8 +12,6 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/types"
 )
 
-const countFromMetadataID analyzer.RuleId = 1100
-
 // countFromMetadata answers SELECT COUNT(*) FROM t, with no filter, from the
 // snapshot summary instead of reading every data file. go-mysql-server's
 // own rule (replaceCountStar) does this only for tables with a primary key,

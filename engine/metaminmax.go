@@ -12,8 +12,6 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/transform"
 )
 
-const minMaxFromMetadataID analyzer.RuleId = 1101
-
 // minMaxFromMetadata answers SELECT MIN(c), MAX(c), COUNT(*) ... FROM t,
 // with no filter and no GROUP BY, from the data files' column bounds in the
 // manifests, when those bounds are exact: numeric, date and timestamp

@@ -12,6 +12,9 @@ const (
 	rememberCTASOptionsID analyzer.RuleId = 1000 + iota
 	markFullAnalysisID
 	pushRowFiltersID
+	countFromMetadataID
+	minMaxFromMetadataID
+	bindScanIDsID
 )
 
 // rememberCTASOptions keeps the table options of CREATE TABLE ... AS SELECT

@@ -10,8 +10,6 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/transform"
 )
 
-const bindScanIDsID analyzer.RuleId = 1102
-
 // scanID is which node of the plan a Table is: go-mysql-server's id of the
 // table reference. LookupForExpressions receives the conjuncts of the
 // filter above the table, and in a correlated subquery those may name

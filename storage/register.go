@@ -11,7 +11,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/apache/iceberg-go/catalog"
 	"github.com/apache/iceberg-go/table"
 )
 
@@ -160,18 +159,8 @@ func (w *Warehouse) RegisterTable(ctx context.Context, ident table.Identifier, l
 	if err != nil {
 		return nil, err
 	}
-	if exists, err := w.CheckNamespaceExists(ctx, table.Identifier{ns}); err != nil {
+	if err := w.checkNewName(ctx, ns, name); err != nil {
 		return nil, err
-	} else if !exists {
-		return nil, fmt.Errorf("%w: %s", catalog.ErrNoSuchNamespace, ns)
-	}
-	if strings.HasPrefix(name, ".") || strings.ContainsAny(name, "/\\") {
-		return nil, fmt.Errorf("invalid table name %q: it may not start with '.' or contain a slash", name)
-	}
-	if _, ok, err := w.tableLocation(ctx, ns, name); err != nil {
-		return nil, err
-	} else if ok {
-		return nil, fmt.Errorf("%w: %s.%s", catalog.ErrTableAlreadyExists, ns, name)
 	}
 	file := strings.TrimRight(location, "/")
 	if !strings.HasSuffix(file, ".json") {

@@ -445,18 +445,8 @@ func (w *Warehouse) CreateTable(ctx context.Context, ident table.Identifier, sc 
 	if err != nil {
 		return nil, err
 	}
-	if exists, err := w.CheckNamespaceExists(ctx, table.Identifier{ns}); err != nil {
+	if err := w.checkNewName(ctx, ns, name); err != nil {
 		return nil, err
-	} else if !exists {
-		return nil, fmt.Errorf("%w: %s", catalog.ErrNoSuchNamespace, ns)
-	}
-	if strings.HasPrefix(name, ".") || strings.ContainsAny(name, "/\\") {
-		return nil, fmt.Errorf("invalid table name %q: it may not start with '.' or contain a slash", name)
-	}
-	if _, ok, err := w.tableLocation(ctx, ns, name); err != nil {
-		return nil, err
-	} else if ok {
-		return nil, fmt.Errorf("%w: %s.%s", catalog.ErrTableAlreadyExists, ns, name)
 	}
 	if cfg.Location != "" {
 		return nil, fmt.Errorf("create table %s.%s: the embedded catalog places tables itself; LOCATION is not supported", ns, name)
@@ -492,6 +482,25 @@ func (w *Warehouse) CreateTable(ctx context.Context, ident table.Identifier, sc 
 	}
 	w.writeVersionHint(ctx, loc, 1)
 	return w.newTable(ident, meta, metaLoc), nil
+}
+
+// checkNewName checks that name may name a new table in namespace ns: the
+// namespace exists, the name is a valid folder name, and no table has it.
+func (w *Warehouse) checkNewName(ctx context.Context, ns, name string) error {
+	if exists, err := w.CheckNamespaceExists(ctx, table.Identifier{ns}); err != nil {
+		return err
+	} else if !exists {
+		return fmt.Errorf("%w: %s", catalog.ErrNoSuchNamespace, ns)
+	}
+	if strings.HasPrefix(name, ".") || strings.ContainsAny(name, "/\\") {
+		return fmt.Errorf("invalid table name %q: it may not start with '.' or contain a slash", name)
+	}
+	if _, ok, err := w.tableLocation(ctx, ns, name); err != nil {
+		return err
+	} else if ok {
+		return fmt.Errorf("%w: %s.%s", catalog.ErrTableAlreadyExists, ns, name)
+	}
+	return nil
 }
 
 // bind makes name resolve to location: a link, or nothing when location is
