@@ -1,0 +1,331 @@
+package engine
+
+import (
+	"fmt"
+	"math/big"
+	"strings"
+
+	"github.com/cockroachdb/apd/v3"
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/expression"
+	"github.com/dolthub/go-mysql-server/sql/expression/function/aggregation"
+	"github.com/dolthub/go-mysql-server/sql/transform"
+	"github.com/dolthub/go-mysql-server/sql/types"
+	"github.com/dolthub/vitess/go/vt/proto/query"
+)
+
+// MySQL's SUM and AVG of exact values (integers, DECIMAL) are DECIMALs
+// computed exactly; go-mysql-server types both as DOUBLE and sums integers
+// in float64, so SUM(bigint) loses digits past 2^53 and AVG(int) prints
+// 10.25 where MySQL prints 10.2500. The provider hands the planner these
+// aggregates instead of go-mysql-server's for exact arguments (see
+// provider.Function); approximate arguments (FLOAT, DOUBLE, strings) keep
+// go-mysql-server's, which are DOUBLE as in MySQL.
+//
+// The result types follow MySQL (item_sum.cc): SUM of DECIMAL(p,s) is
+// DECIMAL(p+22,s) and AVG is DECIMAL(p+4,s+4), with 22 the digits of a
+// longlong (DECIMAL_LONGLONG_DIGITS) and 4 the default
+// div_precision_increment, capped at 65 digits and a scale of 30.
+const (
+	sumExtraPrecision = 22
+	avgExtraScale     = 4
+	maxDecPrecision   = 65
+	maxDecScale       = 30
+)
+
+// exactAggregates are the functions provider.Function puts in place of
+// go-mysql-server's built-ins of the same name.
+var exactAggregates = map[string]sql.Function{
+	"sum": exactAggregateFunction("sum"),
+	"avg": exactAggregateFunction("avg"),
+}
+
+// Function implements sql.FunctionProvider: go-mysql-server's catalog asks
+// the database provider before its built-in functions.
+func (p *provider) Function(_ *sql.Context, schema, name string) (sql.Function, bool) {
+	if schema != "" {
+		return nil, false
+	}
+	f, ok := exactAggregates[strings.ToLower(name)]
+	return f, ok
+}
+
+// exactAggregateFunction is the sql.Function for SUM or AVG: the exact
+// aggregate when the argument is exact, go-mysql-server's otherwise.
+func exactAggregateFunction(name string) sql.Function {
+	avg := name == "avg"
+	return sql.Function1{Name: name, Fn: func(ctx *sql.Context, e sql.Expression) sql.Expression {
+		var inner sql.Aggregation
+		if avg {
+			inner = aggregation.NewAvg(e)
+		} else {
+			inner = aggregation.NewSum(e)
+		}
+		typ, ok := exactAggType(e.Type(ctx), avg)
+		if !ok {
+			return inner
+		}
+		return &exactAgg{inner: inner, avg: avg, typ: typ}
+	}}
+}
+
+// exactAggType is MySQL's result type of SUM or AVG over t, when t is exact.
+func exactAggType(t sql.Type, avg bool) (sql.DecimalType, bool) {
+	p, s, ok := exactPrecision(t)
+	if !ok {
+		return nil, false
+	}
+	if avg {
+		p, s = p+avgExtraScale, s+avgExtraScale
+	} else {
+		p += sumExtraPrecision
+	}
+	p, s = min(p, maxDecPrecision), min(s, maxDecScale)
+	dt, err := types.CreateDecimalType(uint8(p), uint8(s))
+	if err != nil {
+		return nil, false
+	}
+	return dt, true
+}
+
+// exactPrecision is the precision and scale MySQL gives an exact value of
+// type t (for integers, the digits of the type's largest value).
+func exactPrecision(t sql.Type) (p, s int, ok bool) {
+	if dt, isDec := t.(sql.DecimalType); isDec && types.IsDecimal(t) {
+		return int(dt.Precision()), int(dt.Scale()), true
+	}
+	if !types.IsInteger(t) {
+		return 0, 0, false
+	}
+	switch t.Type() {
+	case query.Type_INT8, query.Type_UINT8:
+		return 3, 0, true
+	case query.Type_INT16, query.Type_UINT16:
+		return 5, 0, true
+	case query.Type_INT24:
+		return 7, 0, true
+	case query.Type_UINT24:
+		return 8, 0, true
+	case query.Type_INT32, query.Type_UINT32:
+		return 10, 0, true
+	case query.Type_INT64:
+		return 19, 0, true
+	default:
+		return 20, 0, true
+	}
+}
+
+// exactAgg is SUM or AVG with a DECIMAL result computed exactly. It wraps
+// go-mysql-server's aggregate for everything but the type and the
+// computation, so names, children, windows and ids behave as before.
+type exactAgg struct {
+	inner sql.Aggregation // *aggregation.Sum or *aggregation.Avg
+	avg   bool
+	typ   sql.DecimalType
+}
+
+var (
+	_ sql.Aggregation        = (*exactAgg)(nil)
+	_ sql.FunctionExpression = (*exactAgg)(nil)
+	_ sql.CollationCoercible = (*exactAgg)(nil)
+)
+
+func (a *exactAgg) with(inner sql.Expression) *exactAgg {
+	return &exactAgg{inner: inner.(sql.Aggregation), avg: a.avg, typ: a.typ}
+}
+
+func (a *exactAgg) child() sql.Expression                   { return a.inner.Children()[0] }
+func (a *exactAgg) Type(*sql.Context) sql.Type              { return a.typ }
+func (a *exactAgg) IsNullable(*sql.Context) bool            { return true } // no rows, or only NULLs
+func (a *exactAgg) Resolved() bool                          { return a.inner.Resolved() }
+func (a *exactAgg) String() string                          { return a.inner.String() }
+func (a *exactAgg) Children() []sql.Expression              { return a.inner.Children() }
+func (a *exactAgg) Id() sql.ColumnId                        { return a.inner.Id() }
+func (a *exactAgg) Window() *sql.WindowDefinition           { return a.inner.Window() }
+func (a *exactAgg) FunctionName() string                    { return a.inner.(sql.FunctionExpression).FunctionName() }
+func (a *exactAgg) Description() string                     { return a.inner.(sql.FunctionExpression).Description() }
+func (a *exactAgg) WithId(id sql.ColumnId) sql.IdExpression { return a.with(a.inner.WithId(id)) }
+
+func (a *exactAgg) DebugString(ctx *sql.Context) string { return sql.DebugString(ctx, a.inner) }
+
+func (a *exactAgg) CollationCoercibility(ctx *sql.Context) (sql.CollationID, byte) {
+	return sql.GetCoercibility(ctx, a.inner)
+}
+
+func (a *exactAgg) Eval(ctx *sql.Context, row sql.Row) (any, error) {
+	return a.inner.Eval(ctx, row) // an error: aggregates are evaluated through buffers
+}
+
+func (a *exactAgg) WithChildren(ctx *sql.Context, children ...sql.Expression) (sql.Expression, error) {
+	inner, err := a.inner.WithChildren(ctx, children...)
+	if err != nil {
+		return nil, err
+	}
+	return a.with(inner), nil
+}
+
+func (a *exactAgg) WithWindow(ctx *sql.Context, w *sql.WindowDefinition) sql.WindowAdaptableExpression {
+	return a.with(a.inner.WithWindow(ctx, w))
+}
+
+func (a *exactAgg) NewBuffer(ctx *sql.Context) (sql.AggregationBuffer, error) {
+	child, err := transform.Clone(ctx, a.child())
+	if err != nil {
+		return nil, err
+	}
+	return &exactAggBuffer{expr: child, agg: a}, nil
+}
+
+// NewWindowFunction keeps go-mysql-server's window function for framing and
+// computes the frames' sums exactly from prefix sums.
+func (a *exactAgg) NewWindowFunction(ctx *sql.Context) (sql.WindowFunction, error) {
+	child, err := transform.Clone(ctx, a.child())
+	if err != nil {
+		return nil, err
+	}
+	framing, err := aggregation.NewSumAgg(child).WithWindow(ctx, a.Window())
+	if err != nil {
+		return nil, err
+	}
+	return &exactWindowAgg{WindowFunction: framing, expr: child, agg: a}, nil
+}
+
+// result is the SUM or AVG of n values summing to sum, in the result type.
+func (a *exactAgg) result(sum *apd.Decimal, n int64) (any, error) {
+	if n == 0 {
+		return nil, nil
+	}
+	scale := int32(a.typ.Scale())
+	if a.avg {
+		return divRoundHalfUp(sum, n, scale), nil
+	}
+	out, err := sql.DecimalRound(sum, scale)
+	if err != nil {
+		return nil, fmt.Errorf("round %s to %d decimals: %w", strings.ToUpper(a.FunctionName()), scale, err)
+	}
+	return out, nil
+}
+
+// exactAggBuffer sums one group's values exactly.
+type exactAggBuffer struct {
+	expr sql.Expression
+	agg  *exactAgg
+	sum  apd.Decimal
+	n    int64
+}
+
+func (b *exactAggBuffer) Update(ctx *sql.Context, row sql.Row) error {
+	v, err := b.expr.Eval(ctx, row)
+	if err != nil || v == nil {
+		return err
+	}
+	d, err := toDecimal(v)
+	if err != nil {
+		return err
+	}
+	if _, err := exactCtx.Add(&b.sum, &b.sum, d); err != nil {
+		return fmt.Errorf("%s: %w", b.agg.String(), err)
+	}
+	b.n++
+	return nil
+}
+
+func (b *exactAggBuffer) Eval(*sql.Context) (any, error) { return b.agg.result(&b.sum, b.n) }
+
+func (b *exactAggBuffer) Dispose(ctx *sql.Context) { expression.Dispose(ctx, b.expr) }
+
+// exactWindowAgg answers each frame from exact prefix sums of the
+// partition; the embedded go-mysql-server function supplies the framer.
+type exactWindowAgg struct {
+	sql.WindowFunction
+	expr   sql.Expression
+	agg    *exactAgg
+	start  int
+	sums   []apd.Decimal // sums[i]: the partition's first i+1 values
+	counts []int64       // counts[i]: how many of them are not NULL
+}
+
+func (w *exactWindowAgg) StartPartition(ctx *sql.Context, interval sql.WindowInterval, buf sql.WindowBuffer) error {
+	w.start = interval.Start
+	n := interval.End - interval.Start
+	w.sums, w.counts = make([]apd.Decimal, n), make([]int64, n)
+	var sum apd.Decimal
+	var count int64
+	for i := range n {
+		v, err := w.expr.Eval(ctx, buf[interval.Start+i])
+		if err != nil {
+			return err
+		}
+		if v != nil {
+			d, err := toDecimal(v)
+			if err != nil {
+				return err
+			}
+			if _, err := exactCtx.Add(&sum, &sum, d); err != nil {
+				return fmt.Errorf("%s: %w", w.agg.String(), err)
+			}
+			count++
+		}
+		w.sums[i].Set(&sum)
+		w.counts[i] = count
+	}
+	return nil
+}
+
+func (w *exactWindowAgg) Compute(ctx *sql.Context, interval sql.WindowInterval, _ sql.WindowBuffer) (any, error) {
+	if interval.End <= interval.Start {
+		return nil, nil
+	}
+	last, first := interval.End-w.start-1, interval.Start-w.start-1
+	sum := new(apd.Decimal).Set(&w.sums[last])
+	n := w.counts[last]
+	if first >= 0 {
+		if _, err := exactCtx.Sub(sum, sum, &w.sums[first]); err != nil {
+			return nil, err
+		}
+		n -= w.counts[first]
+	}
+	return w.agg.result(sum, n)
+}
+
+// exactCtx adds without rounding: 200 digits hold any sum of DECIMAL(65)
+// values.
+var exactCtx = func() *apd.Context {
+	c := apd.BaseContext.WithPrecision(200)
+	c.Rounding = apd.RoundHalfUp
+	return c
+}()
+
+// toDecimal reads one argument value (an integer, a DECIMAL, or the string
+// go-mysql-server evaluates some DECIMAL literals to) as a decimal.
+func toDecimal(v any) (*apd.Decimal, error) {
+	if d, ok := v.(*apd.Decimal); ok {
+		return d, nil
+	}
+	d, err := types.InternalDecimalType.ConvertToDecimal(v)
+	if err != nil {
+		return nil, fmt.Errorf("sum %v (%T) exactly: %w", v, v, err)
+	}
+	return d, nil
+}
+
+// divRoundHalfUp is sum/n rounded half away from zero to scale decimals,
+// as MySQL rounds AVG's DECIMAL result, computed on integers so no
+// intermediate rounding can move a tie.
+func divRoundHalfUp(sum *apd.Decimal, n int64, scale int32) *apd.Decimal {
+	num := new(big.Int).Set(sum.Coeff.MathBigInt())
+	den := big.NewInt(n)
+	// sum/n = num * 10^exp / den; the result is round(num * 10^(exp+scale) / den) * 10^-scale.
+	if shift := int64(sum.Exponent) + int64(scale); shift >= 0 {
+		num.Mul(num, new(big.Int).Exp(big.NewInt(10), big.NewInt(shift), nil))
+	} else {
+		den.Mul(den, new(big.Int).Exp(big.NewInt(10), big.NewInt(-shift), nil))
+	}
+	q, r := new(big.Int).QuoRem(num, den, new(big.Int))
+	if r.Lsh(r, 1).Cmp(den) >= 0 {
+		q.Add(q, big.NewInt(1))
+	}
+	out := apd.NewWithBigInt(new(apd.BigInt).SetMathBigInt(q), -scale)
+	out.Negative = sum.Negative && !out.IsZero()
+	return out
+}
