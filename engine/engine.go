@@ -100,6 +100,7 @@ func newEngine(cfg Config, cat catalog.Catalog, root string) (*Engine, error) {
 		AddPreAnalyzeRule(rememberCTASOptionsID, rememberCTASOptions).
 		AddPreAnalyzeRule(markFullAnalysisID, markFullAnalysis).
 		AddPreAnalyzeRule(bindScanIDsID, bindScanIDs).
+		AddPreAnalyzeRule(resolveQuantifiedID, resolveQuantified).
 		AddPostAnalyzeRule(pushRowFiltersID, pushRowFilters).
 		AddPostAnalyzeRule(countFromMetadataID, countFromMetadata).
 		AddPostAnalyzeRule(minMaxFromMetadataID, minMaxFromMetadata).

@@ -33,23 +33,6 @@ const (
 	maxDecScale       = 30
 )
 
-// exactAggregates are the functions provider.Function puts in place of
-// go-mysql-server's built-ins of the same name.
-var exactAggregates = map[string]sql.Function{
-	"sum": exactAggregateFunction("sum"),
-	"avg": exactAggregateFunction("avg"),
-}
-
-// Function implements sql.FunctionProvider: go-mysql-server's catalog asks
-// the database provider before its built-in functions.
-func (p *provider) Function(_ *sql.Context, schema, name string) (sql.Function, bool) {
-	if schema != "" {
-		return nil, false
-	}
-	f, ok := exactAggregates[strings.ToLower(name)]
-	return f, ok
-}
-
 // exactAggregateFunction is the sql.Function for SUM or AVG: the exact
 // aggregate when the argument is exact, go-mysql-server's otherwise.
 func exactAggregateFunction(name string) sql.Function {

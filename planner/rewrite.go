@@ -29,6 +29,7 @@ func (r rewriter) rewrite(text string) (out, ctasComment string, err error) {
 		rejectAlterPartitionBy,
 		icebergAlter,
 		timeTravel,
+		quantified,
 	}
 	s := lexStatement(text, r.opts)
 	for _, pass := range passes {

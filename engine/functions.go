@@ -1,0 +1,26 @@
+package engine
+
+import (
+	"strings"
+
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/icesql/icesql/planner"
+)
+
+// providedFunctions are the functions icesql puts in place of, or beside,
+// go-mysql-server's built-ins of the same name.
+var providedFunctions = map[string]sql.Function{
+	"sum":                      exactAggregateFunction("sum"),
+	"avg":                      exactAggregateFunction("avg"),
+	planner.QuantifiedFunction: quantifiedFunction,
+}
+
+// Function implements sql.FunctionProvider: go-mysql-server's catalog asks
+// the database provider before its built-in functions.
+func (p *provider) Function(_ *sql.Context, schema, name string) (sql.Function, bool) {
+	if schema != "" {
+		return nil, false
+	}
+	f, ok := providedFunctions[strings.ToLower(name)]
+	return f, ok
+}
