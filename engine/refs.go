@@ -77,11 +77,10 @@ func (d *Database) refTable(ctx *sql.Context, name string) (sql.Table, bool, err
 	return d.branchTable(ctx, real, tbl, ref), true, nil
 }
 
-// branchTable is tbl on branch, with what the open transaction staged for it.
+// branchTable is tbl on branch, with what the open transaction staged for
+// it. main stays named: db.t.branch_main is main even when the session's WAP
+// branch is another.
 func (d *Database) branchTable(ctx *sql.Context, real string, tbl *table.Table, branch string) *Table {
-	if branch == table.MainBranch {
-		branch = ""
-	}
 	t := newTable(d, real, tbl, sessionOf(ctx).stagedFilesAt(d.ident(real), writeTarget{branch: branch}))
 	t.branch = branch
 	return t

@@ -21,6 +21,7 @@ var sessionSettings = map[string]string{
 //
 //	SET spark.wap.branch = audit-branch   → SET @@SESSION.icesql_wap_branch = 'audit-branch'
 //	SET spark.wap.branch = 'audit'        → SET @@SESSION.icesql_wap_branch = 'audit'
+//	SET spark.wap.branch =                → SET @@SESSION.icesql_wap_branch = ''
 //	RESET spark.wap.branch                → SET @@SESSION.icesql_wap_branch = ''
 //	SET spark.wap.branch                  → SELECT 'spark.wap.branch' AS `key`, @@SESSION.icesql_wap_branch AS `value`
 //
@@ -43,8 +44,11 @@ func sparkSet(s statement) ([]edit, error) {
 		whole.text = "SET @@SESSION." + variable + " = ''"
 	case s.word(0, "set") && end == len(s.toks):
 		whole.text = "SELECT " + sqlString(name) + " AS `key`, @@SESSION." + variable + " AS `value`"
-	case s.word(0, "set") && s.punct(end, '=') && end+1 < len(s.toks):
-		value := strings.TrimSpace(s.text[s.toks[end+1].start:s.toks[len(s.toks)-1].end])
+	case s.word(0, "set") && s.punct(end, '='):
+		value := ""
+		if end+1 < len(s.toks) {
+			value = strings.TrimSpace(s.text[s.toks[end+1].start:s.toks[len(s.toks)-1].end])
+		}
 		if end+2 == len(s.toks) && s.toks[end+1].typ == ast.STRING {
 			value = s.toks[end+1].val
 		}
