@@ -38,6 +38,9 @@ func (d *Database) GetTableInsensitiveAsOf(ctx *sql.Context, name string, asOf a
 	if err != nil {
 		return nil, false, catalogError(err, name)
 	}
+	if branch, ok := branchAsOf(tbl, asOf); ok {
+		return d.branchTable(ctx, real, tbl, branch), true, nil
+	}
 	snap, err := snapshotAsOf(ctx, d.name+"."+real, tbl, asOf)
 	if err != nil {
 		return nil, false, err

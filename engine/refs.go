@@ -86,6 +86,18 @@ func (d *Database) branchTable(ctx *sql.Context, real string, tbl *table.Table, 
 	return t
 }
 
+// branchAsOf reports whether AS OF names a branch: then, as in Spark, the
+// table reads the branch with its current schema (a tag or a snapshot id
+// reads with the snapshot's).
+func branchAsOf(tbl *table.Table, asOf any) (string, bool) {
+	name, ok := asOf.(string)
+	if !ok || strings.Trim(name, "0123456789") == "" {
+		return "", false
+	}
+	r, ok := storage.RefNamed(tbl.Metadata(), name)
+	return name, ok && r.SnapshotRefType == table.BranchRef
+}
+
 // sessionTable is the table as a plain name reads it in this session: main,
 // or the session's WAP branch (spark.wap.branch) when the table has
 // write.wap.enabled and that branch exists, as Spark reads it.
