@@ -31,6 +31,9 @@ func (p parser) alterStatement(stmt ast.Statement) (ast.Statement, bool) {
 		if !ok {
 			return stmt, false
 		}
+		if ref, ok := a.Action.(*planner.RefDDL); ok {
+			return p.refStatement(a.Table, ref), true
+		}
 		name, steps = a.Table, []alterStep{icebergAlterStep(a.Action)}
 	case *ast.AlterTable:
 		if len(s.PartitionSpecs) > 0 || len(s.Statements) == 0 {

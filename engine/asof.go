@@ -29,11 +29,17 @@ func (d *Database) GetTableInsensitiveAsOf(ctx *sql.Context, name string, asOf a
 		return nil, false, err
 	}
 	if !ok {
+		if _, ref, _, isRef := splitRefName(name); isRef {
+			return nil, false, errAsOf("%s.%s names ref %s already; it cannot be read AS OF as well", d.name, name, ref)
+		}
 		return d.metadataTableAsOf(ctx, name, asOf)
 	}
 	tbl, err := sessionOf(ctx).pinnedTable(ctx, d.e.catalog, d.ident(real))
 	if err != nil {
 		return nil, false, catalogError(err, name)
+	}
+	if branch, ok := branchAsOf(tbl, asOf); ok {
+		return d.branchTable(ctx, real, tbl, branch), true, nil
 	}
 	snap, err := snapshotAsOf(ctx, d.name+"."+real, tbl, asOf)
 	if err != nil {
@@ -165,15 +171,18 @@ func newTableAsOf(db *Database, name string, tbl *table.Table, snap *table.Snaps
 // String describes the snapshot a time-travel table reads, for EXPLAIN.
 func (t *Table) asOfString() string {
 	if t.snapshotID == nil {
-		return ""
+		return t.refString()
 	}
-	return fmt.Sprintf(" AS OF %d", *t.snapshotID)
+	return fmt.Sprintf(" AS OF %d", *t.snapshotID) + t.refString()
 }
 
 // snapshot is the snapshot the table reads.
 func (t *Table) snapshot() *table.Snapshot {
 	if t.snapshotID != nil {
 		return t.tbl.Metadata().SnapshotByID(*t.snapshotID)
+	}
+	if t.branch != "" {
+		return t.tbl.Metadata().SnapshotByName(t.branch)
 	}
 	return t.tbl.CurrentSnapshot()
 }

@@ -78,6 +78,9 @@ func (d *Database) GetTableInsensitive(ctx *sql.Context, name string) (sql.Table
 		return nil, false, err
 	}
 	if !ok {
+		if t, ok, err := d.refTable(ctx, name); ok || err != nil {
+			return t, ok, err
+		}
 		return d.metadataTable(ctx, name)
 	}
 	tbl, err := sessionOf(ctx).pinnedTable(ctx, d.e.catalog, d.ident(real))
@@ -87,7 +90,7 @@ func (d *Database) GetTableInsensitive(ctx *sql.Context, name string) (sql.Table
 		}
 		return nil, false, err
 	}
-	return newTable(d, real, tbl, sessionOf(ctx).stagedFiles(d.ident(real))), true, nil
+	return d.sessionTable(ctx, real, tbl), true, nil
 }
 
 // CreateTable implements sql.TableCreator. The table comment carries the

@@ -111,6 +111,7 @@ func newEngine(cfg Config, cat catalog.Catalog, root string) (*Engine, error) {
 	if err := setServerVariables(root); err != nil {
 		return nil, err
 	}
+	registerWapVariables()
 	return e, nil
 }
 

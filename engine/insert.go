@@ -26,6 +26,7 @@ func (t *Table) Inserter(ctx *sql.Context) sql.RowInserter {
 
 type inserter struct {
 	t       *Table
+	target  writeTarget // where the files commit (refs.go)
 	builder *array.RecordBuilder
 	writer  *fileWriter
 	err     error // first error; later rows are ignored
@@ -122,6 +123,9 @@ func (ins *inserter) Insert(ctx *sql.Context, row sql.Row) error {
 			ins.err = err
 			return err
 		}
+		if ins.target, ins.err = ins.t.writeTarget(ctx); ins.err != nil {
+			return ins.err
+		}
 		schema, err := table.SchemaToArrowSchema(ins.t.tbl.Schema(), nil, true, false)
 		if err != nil {
 			return fmt.Errorf("insert into %s: %w", ins.t, err)
@@ -173,7 +177,7 @@ func (ins *inserter) StatementComplete(ctx *sql.Context) error {
 		return fmt.Errorf("write data files of %s: %w", ins.t, err)
 	}
 	ident := ins.t.db.ident(ins.t.name)
-	sessionOf(ctx).stageFiles(ident, files)
+	sessionOf(ctx).stageFilesAt(ident, ins.target, files)
 	return nil
 }
 

@@ -41,8 +41,9 @@ type Session struct {
 
 // stage is what a transaction wrote to one table.
 type stage struct {
-	ident table.Identifier
-	files []iceberg.DataFile
+	ident  table.Identifier
+	target writeTarget // main, a branch, or a WAP id (refs.go)
+	files  []iceberg.DataFile
 }
 
 type savepoint struct {
@@ -212,7 +213,7 @@ func (s *Session) CommitTransaction(ctx *sql.Context, _ sql.Transaction) error {
 
 	var committed []string
 	for _, st := range stages {
-		if _, err := storage.AppendFiles(ctx, s.e.catalog, st.ident, st.files, snapshotSummary()); err != nil {
+		if err := st.commit(ctx, s.e.catalog, snapshotSummary()); err != nil {
 			done := ""
 			if len(committed) > 0 {
 				done = fmt.Sprintf(" (already committed: %s)", strings.Join(committed, ", "))

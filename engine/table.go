@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"fmt"
 	"strconv"
 	"sync"
@@ -33,6 +34,9 @@ type Table struct {
 	filter *pushedFilter
 	// snapshotID is the snapshot AS OF names (asof.go); nil for the pinned one.
 	snapshotID *int64
+	// branch is the branch read and written instead of main, tag the tag
+	// snapshotID came from (refs.go).
+	branch, tag string
 	// names are the Iceberg names of schema's columns (see columns.go).
 	names []string
 	// scan is the table reference this Table is in the plan (scanid.go),
@@ -204,17 +208,21 @@ func (t *Table) newScan(ctx *sql.Context, planned *pushdown.Planned, opts ...tab
 		return t.countingTable(ctx, planned).Scan(append(opts, table.WithSnapshotID(*t.snapshotID))...), nil
 	}
 	if len(t.staged) == 0 {
-		return t.countingTable(ctx, planned).Scan(opts...), nil
+		return t.onBranch(t.countingTable(ctx, planned).Scan(opts...))
 	}
 	v := t.staging
 	v.once.Do(func() {
-		v.tx = t.tbl.NewTransaction()
+		v.tx = t.tbl.NewTransactionOnBranch(cmp.Or(t.branch, table.MainBranch))
 		v.err = v.tx.AddDataFiles(ctx, t.staged, nil, table.WithoutDuplicateCheck(), table.WithoutAutoNameMapping())
 	})
 	if v.err != nil {
 		return nil, v.err
 	}
-	return v.tx.Scan(opts...)
+	scan, err := v.tx.Scan(opts...)
+	if err != nil {
+		return nil, err
+	}
+	return t.onBranch(scan)
 }
 
 // rowIter turns Arrow batches into rows.

@@ -19,6 +19,7 @@ import (
 //	SET TBLPROPERTIES ('k' = 'v', …)
 //	UNSET TBLPROPERTIES [IF EXISTS] ('k', …)
 //	ALTER [COLUMN] c TYPE t | FIRST | AFTER c2 | COMMENT 'x' | SET NOT NULL | DROP NOT NULL
+//	CREATE [OR REPLACE] | REPLACE | DROP BRANCH|TAG … (RefDDL, branchtag.go)
 //
 // The Parser returns it as the Statement of an ast.InjectedStatement; the
 // engine, which owns the catalog, replaces it with the node that runs it.
@@ -153,6 +154,8 @@ func icebergAlter(s statement) ([]edit, error) {
 		action, err = s.unsetProperties(i + 2)
 	case s.word(i, "alter"):
 		action, err = s.alterColumn(i + 1)
+	case s.isRefDDL(i):
+		action, err = s.refDDL(i)
 	default:
 		return nil, nil
 	}

@@ -97,7 +97,8 @@ func newRegistry(procs ...*Procedure) *Registry {
 
 // Builtin returns the registry of every procedure icesql has.
 func Builtin() *Registry {
-	return newRegistry(registerTable())
+	return newRegistry(registerTable(),
+		cherrypickSnapshot(), publishChanges(), fastForward())
 }
 
 // ErrArgument marks a CALL whose arguments do not fit the procedure; the

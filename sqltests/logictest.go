@@ -167,6 +167,7 @@ type runner struct {
 	threshold int
 	labels    map[string]labelResult
 	sum       Summary
+	vars      map[string]string // bound by let records (logictest_let.go)
 }
 
 func (r *runner) fail(rec *record, format string, args ...any) bool {
@@ -180,7 +181,10 @@ func indent(s string) string { return strings.ReplaceAll(s, "\n", "\n         ")
 // run runs one record and reports whether it passed.
 func (r *runner) run(rec *record) bool {
 	r.t.Helper()
+	rec = r.expand(rec)
 	switch rec.kind {
+	case kindLet:
+		return r.let(rec)
 	case kindHashThreshold:
 		r.threshold = rec.threshold
 		return true

@@ -18,6 +18,7 @@ const (
 	kindQuery
 	kindHashThreshold
 	kindHalt
+	kindLet // logictest_let.go
 )
 
 type sortMode int
@@ -155,6 +156,11 @@ func parse(script string) ([]*record, []parseError) {
 				err = fmt.Errorf("hash-threshold needs a number ≥ 0: %q", header)
 			}
 			skipRecord()
+		case "let":
+			rec.kind = kindLet
+			err = rec.parseLetHeader(header, f)
+			rec.sql = readSQL(lines, &i, false)
+			skipRecord()
 		case "halt":
 			rec.kind = kindHalt
 			skipRecord()
@@ -162,7 +168,7 @@ func parse(script string) ([]*record, []parseError) {
 			err = fmt.Errorf("unknown record type %q", f[0])
 			skipRecord()
 		}
-		if err == nil && (rec.kind == kindStatement || rec.kind == kindQuery) && rec.sql == "" {
+		if err == nil && (rec.kind == kindStatement || rec.kind == kindQuery || rec.kind == kindLet) && rec.sql == "" {
 			err = errors.New("record has no SQL")
 		}
 		if err != nil {

@@ -48,6 +48,9 @@ func (w *Warehouse) CommitTable(ctx context.Context, ident table.Identifier, req
 			return nil, "", fmt.Errorf("%w: %s.%s changed underneath: %v", table.ErrCommitFailed, ns, name, err)
 		}
 	}
+	if err := staleSequence(base, updates); err != nil {
+		return nil, "", fmt.Errorf("%w: %s.%s changed underneath: %v", table.ErrCommitFailed, ns, name, err)
+	}
 	updated, err := table.UpdateTableMetadata(base, updates, baseLoc)
 	if err != nil {
 		return nil, "", fmt.Errorf("commit %s.%s: %w", ns, name, err)
