@@ -82,7 +82,7 @@ func (p *Parser) parseCall(ctx context.Context, text string, opts ast.ParserOpti
 					return nil, true, fmt.Errorf("syntax error in CALL system.%s: argument '%s' has no value", call.Name, name)
 				}
 			}
-			expr, err := parseExpr(ctx, text[s.toks[first].start:s.toks[end-1].end], opts)
+			expr, err := parseExpr(ctx, sparkCollections(s, first, end), opts)
 			if err != nil {
 				return nil, true, fmt.Errorf("CALL system.%s: argument %d: %w", call.Name, len(exprs)+1, err)
 			}
