@@ -83,7 +83,7 @@ func (e *Engine) rowFilter(ctx *sql.Context, ident table.Identifier, where strin
 	if !ok || !isTable {
 		return nil, sql.ErrTableNotFound.New(strings.Join(ident, "."))
 	}
-	parsed, err := ast.Parse("SELECT 1 FROM `"+strings.ReplaceAll(ident[0], "`", "``")+"`.`"+strings.ReplaceAll(ident[1], "`", "``")+"` WHERE "+where)
+	parsed, err := ast.Parse("SELECT 1 FROM `" + strings.ReplaceAll(ident[0], "`", "``") + "`.`" + strings.ReplaceAll(ident[1], "`", "``") + "` WHERE " + where)
 	if err != nil {
 		return nil, fmt.Errorf("%w: argument 'where': '%s' is not a SQL predicate: %v", procedures.ErrArgument, where, err)
 	}
