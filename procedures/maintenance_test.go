@@ -270,4 +270,3 @@ func TestRemoveOrphanFiles(t *testing.T) {
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
-
