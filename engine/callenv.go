@@ -14,6 +14,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/planbuilder"
 	ast "github.com/dolthub/vitess/go/vt/sqlparser"
 
+	"github.com/icesql/icesql/planner"
 	"github.com/icesql/icesql/procedures"
 )
 
@@ -25,6 +26,13 @@ func (e *Engine) procedureEnv(ctx *sql.Context) procedures.Env {
 		Database:    ctx.GetCurrentDatabase(),
 		RowFilter: func(_ context.Context, ident table.Identifier, where string) (iceberg.BooleanExpression, error) {
 			return e.rowFilter(ctx, ident, where)
+		},
+		SortOrder: func(tbl *table.Table, text string) (table.SortOrder, error) {
+			terms, err := planner.ParseSortOrder(text)
+			if err != nil {
+				return table.SortOrder{}, fmt.Errorf("%w: argument 'sort_order': %v", procedures.ErrArgument, err)
+			}
+			return sortOrder(tbl.Schema(), terms, strings.Join(tbl.Identifier(), "."))
 		},
 		Progress: e.cfg.Log,
 	}
@@ -93,7 +101,7 @@ func (e *Engine) rowFilter(ctx *sql.Context, ident table.Identifier, where strin
 	}
 	defer func() {
 		if r := recover(); r != nil {
-			filter, err = nil, fmt.Errorf("argument 'where': %v", r)
+			filter, err = nil, fmt.Errorf("%w: argument 'where': %v", procedures.ErrArgument, r)
 		}
 	}()
 	b := planbuilder.New(ctx, e.sqle.Analyzer.Catalog, nil)

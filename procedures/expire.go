@@ -75,13 +75,13 @@ func expireSnapshots() *Procedure {
 			return nil, err
 		}
 		removed := removedSnapshots(before, after)
-		env.progress("CALL system.expire_snapshots: %s: %d snapshots expired; deleting the files only they reached", ident, len(removed))
+		env.progress("CALL system.expire_snapshots: %s: %d snapshots expired; deleting the files only they reached", dotted(ident), len(removed))
 		counts, err := deleteExpiredFiles(ctx, before, after, removed, workers)
 		if err != nil {
-			return nil, fmt.Errorf("expire_snapshots %s: the snapshots are expired, but deleting their files failed (remove_orphan_files deletes what is left): %w", ident, err)
+			return nil, fmt.Errorf("expire_snapshots %s: the snapshots are expired, but deleting their files failed (remove_orphan_files deletes what is left): %w", dotted(ident), err)
 		}
 		env.progress("CALL system.expire_snapshots: %s: deleted %d data, %d position delete, %d equality delete, %d manifest, %d manifest list and %d statistics files",
-			ident, counts.data, counts.posDeletes, counts.eqDeletes, counts.manifests, counts.manifestLists, counts.statistics)
+			dotted(ident), counts.data, counts.posDeletes, counts.eqDeletes, counts.manifests, counts.manifestLists, counts.statistics)
 		return [][]any{{counts.data, counts.posDeletes, counts.eqDeletes, counts.manifests, counts.manifestLists, counts.statistics}}, nil
 	}
 	return p

@@ -74,15 +74,15 @@ func removeOrphanFiles() *Procedure {
 		root := tbl.Location()
 		if loc, ok := args["location"].(string); ok {
 			if !within(normalPath(loc), normalPath(root)) {
-				return nil, argError(p, "argument 'location': '%s' is not inside the folder of table %s (%s); other tables' files would look orphaned there", loc, ident, root)
+				return nil, argError(p, "argument 'location': '%s' is not inside the folder of table %s (%s); other tables' files would look orphaned there", loc, strings.Join(ident, "."), root)
 			}
 			root = loc
 		}
 		orphans, err := findOrphans(ctx, tbl, root, cutoff)
 		if err != nil {
-			return nil, fmt.Errorf("remove_orphan_files %s: %w", ident, err)
+			return nil, fmt.Errorf("remove_orphan_files %s: %w", dotted(ident), err)
 		}
-		env.progress("CALL system.remove_orphan_files: %s: %d orphan files older than %s under %s (dry run: %v)", ident, len(orphans), cutoff.UTC().Format(time.RFC3339), root, dryRun)
+		env.progress("CALL system.remove_orphan_files: %s: %d orphan files older than %s under %s (dry run: %v)", dotted(ident), len(orphans), cutoff.UTC().Format(time.RFC3339), root, dryRun)
 		if !dryRun && len(orphans) > 0 {
 			fsys, err := tbl.FS(ctx)
 			if err != nil {
@@ -94,7 +94,7 @@ func removeOrphanFiles() *Procedure {
 				files[o] = &n
 			}
 			if err := removeFiles(ctx, fsys, files, workers); err != nil {
-				return nil, fmt.Errorf("remove_orphan_files %s: %w", ident, err)
+				return nil, fmt.Errorf("remove_orphan_files %s: %w", dotted(ident), err)
 			}
 		}
 		rows := make([][]any, len(orphans))

@@ -68,6 +68,9 @@ type Env struct {
 	// RowFilter turns a SQL predicate on a table (rewrite_data_files' where)
 	// into an Iceberg row filter; nil where no SQL layer is at hand.
 	RowFilter func(ctx context.Context, ident table.Identifier, where string) (iceberg.BooleanExpression, error)
+	// SortOrder reads a sort order written as SQL (id DESC NULLS LAST,
+	// name) against a table's columns; nil where no SQL layer is at hand.
+	SortOrder func(tbl *table.Table, text string) (table.SortOrder, error)
 	// Progress reports how far a long procedure got (to the server log);
 	// nil to stay silent.
 	Progress func(format string, args ...any)
@@ -123,7 +126,7 @@ func newRegistry(procs ...*Procedure) *Registry {
 func Builtin() *Registry {
 	return newRegistry(registerTable(),
 		rollbackToSnapshot(), rollbackToTimestamp(), setCurrentSnapshot(), ancestorsOf(),
-		expireSnapshots(), removeOrphanFiles())
+		expireSnapshots(), removeOrphanFiles(), rewriteDataFiles(), rewriteManifests(), rewritePositionDeleteFiles(), addFiles())
 }
 
 // ErrArgument marks a CALL whose arguments do not fit the procedure; the

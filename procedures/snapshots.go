@@ -170,7 +170,7 @@ func moveMain(ctx context.Context, env Env, p *Procedure, name string, target fu
 	if err != nil {
 		return nil, err
 	}
-	env.progress("CALL system.%s: %s main branch moved from %v to %d", p.Name, ident, prev, to)
+	env.progress("CALL system.%s: %s main branch moved from %v to %d", p.Name, dotted(ident), prev, to)
 	return [][]any{{prev, to}}, nil
 }
 
@@ -244,7 +244,10 @@ func isCurrentAncestor(tbl *table.Table, id int64) bool {
 	return false
 }
 
-func tableName(tbl *table.Table) string { return strings.Join(tbl.Identifier(), ".") }
+func tableName(tbl *table.Table) string { return dotted(tbl.Identifier()) }
+
+// dotted writes a table identifier as db.table for messages.
+func dotted(ident table.Identifier) string { return strings.Join(ident, ".") }
 
 // msAgo is the instant d before now, for defaults such as "5 days ago".
 func msAgo(d time.Duration) time.Time { return time.Now().Add(-d) }
