@@ -13,6 +13,7 @@ import (
 
 	"github.com/icesql/icesql/planner"
 	"github.com/icesql/icesql/procedures"
+	"github.com/icesql/icesql/storage"
 )
 
 // interceptCall gives a parsed CALL system.<name>(...) the node that runs it.
@@ -119,6 +120,8 @@ func procedureError(err error) error {
 	switch {
 	case errors.Is(err, errors.ErrUnsupported):
 		return notSupported("%s", err.Error())
+	case errors.Is(err, storage.ErrConflict):
+		return conflict("%s", err.Error())
 	case errors.Is(err, procedures.ErrArgument):
 		return mysql.NewSQLError(mysql.ERWrongArguments, mysql.SSUnknownSQLState, "%s", err.Error())
 	case errors.Is(err, catalog.ErrNoSuchTable):

@@ -67,6 +67,15 @@ func removeOrphanFiles() *Procedure {
 			}
 			workers = int(min(n, 64))
 		}
+		if mode, ok := args["prefix_mismatch_mode"].(string); ok {
+			// Locations are compared with file:, file:// and plain paths
+			// alike; no other prefix differs within one table's folder.
+			switch strings.ToUpper(mode) {
+			case "ERROR", "IGNORE", "DELETE":
+			default:
+				return nil, argError(p, "argument 'prefix_mismatch_mode': '%s' is not ERROR, IGNORE or DELETE", mode)
+			}
+		}
 		tbl, err := env.Catalog.LoadTable(ctx, ident)
 		if err != nil {
 			return nil, err

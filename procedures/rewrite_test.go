@@ -87,3 +87,53 @@ func TestExpireKeepsFilesOfRewrittenManifests(t *testing.T) {
 		t.Errorf("SUM(id) = %d after expiry, want 6", n)
 	}
 }
+
+// With partial progress each chunk of groups commits on its own: two
+// partitions, two groups, max-commits 2, two replace snapshots.
+func TestRewriteDataFilesPartialProgress(t *testing.T) {
+	db, _ := openDB(t)
+	exec(t, db, "CREATE DATABASE d")
+	exec(t, db, "CREATE TABLE d.p (id BIGINT, cat STRING) PARTITIONED BY (cat)")
+	exec(t, db, "INSERT INTO d.p VALUES (1, 'a'), (2, 'b')")
+	exec(t, db, "INSERT INTO d.p VALUES (3, 'a'), (4, 'b')")
+	bytes := oneInt(t, db, "SELECT SUM(file_size_in_bytes) FROM d.p.files")
+	got := queryStrings(t, db, "CALL system.rewrite_data_files(table => 'd.p', options => map('min-input-files', '2', 'partial-progress.enabled', 'true', 'partial-progress.max-commits', '2'))")
+	if want := [][]string{{"4", "2", strconv.FormatInt(bytes, 10), "0", "0"}}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("rewrite_data_files = %v, want %v", got, want)
+	}
+	if got := queryStrings(t, db, "SELECT operation, COUNT(*) FROM d.p.snapshots GROUP BY operation ORDER BY operation"); !reflect.DeepEqual(got, [][]string{{"append", "2"}, {"replace", "2"}}) {
+		t.Errorf("snapshots %v, want two appends and two replaces", got)
+	}
+	if got := queryStrings(t, db, "SELECT cat, COUNT(*), SUM(id) FROM d.p GROUP BY cat ORDER BY cat"); !reflect.DeepEqual(got, [][]string{{"a", "2", "4"}, {"b", "2", "6"}}) {
+		t.Errorf("rows %v after the rewrite", got)
+	}
+}
+
+// The outputs of the snapshot procedures: rollback's previous and current
+// snapshot ids, and ancestors_of's lineage, newest first.
+func TestSnapshotProcedureOutputs(t *testing.T) {
+	db, _ := openDB(t)
+	exec(t, db, "CREATE DATABASE d")
+	exec(t, db, "CREATE TABLE d.t (id BIGINT)")
+	exec(t, db, "INSERT INTO d.t VALUES (1)")
+	exec(t, db, "INSERT INTO d.t VALUES (2)")
+	s1 := oneInt(t, db, "SELECT snapshot_id FROM d.t.snapshots WHERE parent_id IS NULL")
+	s2 := oneInt(t, db, "SELECT snapshot_id FROM d.t.snapshots WHERE parent_id = ?", s1)
+	id := func(n int64) string { return strconv.FormatInt(n, 10) }
+	if got := queryStrings(t, db, "CALL system.rollback_to_snapshot('d.t', ?)", s1); !reflect.DeepEqual(got, [][]string{{id(s2), id(s1)}}) {
+		t.Errorf("rollback_to_snapshot = %v, want [%d %d]", got, s2, s1)
+	}
+	if got := queryStrings(t, db, "CALL system.set_current_snapshot('d.t', ?)", s2); !reflect.DeepEqual(got, [][]string{{id(s1), id(s2)}}) {
+		t.Errorf("set_current_snapshot = %v, want [%d %d]", got, s1, s2)
+	}
+	ts := func(s int64) string {
+		return id(oneInt(t, db, "SELECT CAST(UNIX_TIMESTAMP(committed_at) * 1000 AS SIGNED) FROM d.t.snapshots WHERE snapshot_id = ?", s))
+	}
+	got := queryStrings(t, db, "CALL system.ancestors_of('d.t')")
+	if want := [][]string{{id(s2), ts(s2)}, {id(s1), ts(s1)}}; !reflect.DeepEqual(got, want) {
+		t.Errorf("ancestors_of = %v, want %v", got, want)
+	}
+	if got := queryStrings(t, db, "CALL system.ancestors_of(snapshot_id => ?, table => 'd.t')", s1); !reflect.DeepEqual(got, [][]string{{id(s1), ts(s1)}}) {
+		t.Errorf("ancestors_of(s1) = %v", got)
+	}
+}
