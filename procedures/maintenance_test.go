@@ -270,3 +270,44 @@ func TestRemoveOrphanFiles(t *testing.T) {
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+// clean_expired_metadata drops the schemas and partition specs only
+// expired snapshots used.
+func TestExpireCleansExpiredMetadata(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	e, err := engine.Open(ctx, engine.Config{Warehouse: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	db := sql.OpenDB(e.Connector())
+	defer db.Close()
+	exec(t, db, "CREATE DATABASE d")
+	exec(t, db, "CREATE TABLE d.t (id BIGINT)")
+	exec(t, db, "INSERT INTO d.t VALUES (1)")
+	exec(t, db, "ALTER TABLE d.t ADD COLUMN name STRING")
+	exec(t, db, "INSERT INTO d.t VALUES (2, 'b')")
+	schemas := func() int {
+		tbl, err := e.Catalog().LoadTable(ctx, []string{"d", "t"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(tbl.Metadata().Schemas())
+	}
+	if n := schemas(); n != 2 {
+		t.Fatalf("%d schemas before expiry, want 2", n)
+	}
+	// Without clean_expired_metadata the old schema stays
+	exec(t, db, "CALL system.expire_snapshots(table => 'd.t', older_than => TIMESTAMP '2999-01-01 00:00:00', retain_last => 1)")
+	if n := schemas(); n != 2 {
+		t.Fatalf("%d schemas after a plain expiry, want 2", n)
+	}
+	exec(t, db, "CALL system.expire_snapshots(table => 'd.t', clean_expired_metadata => true)")
+	if n := schemas(); n != 1 {
+		t.Errorf("%d schemas after clean_expired_metadata, want 1", n)
+	}
+	if got := queryStrings(t, db, "SELECT id, name FROM d.t ORDER BY id"); !reflect.DeepEqual(got, [][]string{{"1", "NULL"}, {"2", "b"}}) {
+		t.Errorf("rows %v after cleaning, want (1, NULL), (2, b)", got)
+	}
+}
