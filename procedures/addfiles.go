@@ -133,7 +133,7 @@ func parquetFiles(ctx context.Context, tbl *table.Table, root string, filter map
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("%w: argument 'source_table': %s does not exist", ErrArgument, root)
 		}
-		return nil, fmt.Errorf("list %s: %w", root, err)
+		return nil, fmt.Errorf("%w: argument 'source_table': cannot list %s: %v", ErrArgument, root, err)
 	}
 	sort.Strings(out)
 	return out, nil

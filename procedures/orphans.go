@@ -147,7 +147,7 @@ func findOrphans(ctx context.Context, tbl *table.Table, root string, cutoff time
 			}
 			return nil
 		}
-		if catalogOwned(p) || referenced[normalPath(p)] {
+		if owner := checksummed(p); catalogOwned(owner) || referenced[normalPath(owner)] {
 			return nil
 		}
 		info, err := d.Info()
@@ -168,6 +168,18 @@ func findOrphans(ctx context.Context, tbl *table.Table, root string, cutoff time
 	}
 	sort.Strings(orphans)
 	return orphans, nil
+}
+
+// checksummed is the file a Hadoop checksum file (.name.crc, which Java
+// catalogs leave beside what they write and Hadoop's listing hides) belongs
+// to; any other file stands for itself. A checksum file is an orphan only
+// when the file it checks is one.
+func checksummed(p string) string {
+	dir, base := path.Split(p)
+	if name, ok := strings.CutSuffix(strings.TrimPrefix(base, "."), ".crc"); ok && strings.HasPrefix(base, ".") && name != "" {
+		return dir + name
+	}
+	return p
 }
 
 // catalogOwned says a file is the catalog's record of the table rather
