@@ -13,6 +13,7 @@ import (
 
 	"github.com/icesql/icesql/planner"
 	"github.com/icesql/icesql/procedures"
+	"github.com/icesql/icesql/storage"
 )
 
 // interceptCall gives a parsed CALL system.<name>(...) the node that runs it.
@@ -99,20 +100,11 @@ func kindType(k procedures.Kind) sql.Type {
 // RowIter implements sql.ExecSourceRel: it evaluates the arguments, binds
 // them to the procedure's parameters and runs it.
 func (c *callNode) RowIter(ctx *sql.Context, row sql.Row) (sql.RowIter, error) {
-	args := make([]procedures.Arg, len(c.args))
-	for i, e := range c.args {
-		v, err := e.Eval(ctx, row)
-		if err != nil {
-			return nil, fmt.Errorf("CALL system.%s: argument %d: %w", c.proc.Name, i+1, err)
-		}
-		args[i] = procedures.Arg{Name: c.call.ArgNames[i], Value: v}
-	}
-	bound, err := procedures.Bind(c.proc, args)
+	bound, err := c.callArgs(ctx, row)
 	if err != nil {
 		return nil, procedureError(err)
 	}
-	env := procedures.Env{Catalog: c.e.catalog, CatalogName: c.e.cfg.CatalogName}
-	rows, err := c.proc.Run(ctx, env, bound)
+	rows, err := c.proc.Run(ctx, c.e.procedureEnv(ctx), bound)
 	if err != nil {
 		return nil, procedureError(err)
 	}
@@ -128,6 +120,8 @@ func procedureError(err error) error {
 	switch {
 	case errors.Is(err, errors.ErrUnsupported):
 		return notSupported("%s", err.Error())
+	case errors.Is(err, storage.ErrConflict):
+		return conflict("%s", err.Error())
 	case errors.Is(err, procedures.ErrArgument):
 		return mysql.NewSQLError(mysql.ERWrongArguments, mysql.SSUnknownSQLState, "%s", err.Error())
 	case errors.Is(err, catalog.ErrNoSuchTable):

@@ -46,6 +46,10 @@ type Config struct {
 	// use: type=rest|glue|sql|hadoop, uri, warehouse, ... (see package
 	// catalogs).
 	CatalogProperties iceberg.Properties
+	// Log receives the progress lines of long maintenance procedures
+	// (expire_snapshots, rewrite_data_files, ...), for the server log;
+	// nil discards them.
+	Log func(format string, args ...any)
 }
 
 // Engine runs SQL over the Iceberg tables of one catalog. It is safe for

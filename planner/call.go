@@ -46,6 +46,9 @@ func (c *Call) String() string { return "CALL system." + c.Name }
 // stored procedure, which go-mysql-server handles.
 func (p *Parser) parseCall(ctx context.Context, text string, opts ast.ParserOptions) (stmt ast.Statement, ok bool, err error) {
 	s := lexStatement(text, opts)
+	if s.word(0, "alter") {
+		return p.parseExecute(ctx, s, opts)
+	}
 	if !s.word(0, "call") {
 		return nil, false, nil
 	}
@@ -67,28 +70,9 @@ func (p *Parser) parseCall(ctx context.Context, text string, opts ast.ParserOpti
 	if !s.punct(open, '(') || close < 0 || close != len(s.toks)-1 {
 		return nil, true, fmt.Errorf("syntax error in CALL system.%s: want CALL system.%s(arg, ... | name => value, ...)", call.Name, call.Name)
 	}
-	var exprs ast.Exprs
-	if open+1 < close {
-		for _, e := range s.elements(open+1, close) {
-			first, end := e[0], e[1]
-			if first >= end {
-				return nil, true, fmt.Errorf("syntax error in CALL system.%s: empty argument", call.Name)
-			}
-			name := ""
-			if s.name(first) && s.punct(first+1, '=') && s.punct(first+2, '>') && s.toks[first+1].end == s.toks[first+2].start {
-				name = s.toks[first].val
-				first += 3
-				if first >= end {
-					return nil, true, fmt.Errorf("syntax error in CALL system.%s: argument '%s' has no value", call.Name, name)
-				}
-			}
-			expr, err := parseExpr(ctx, text[s.toks[first].start:s.toks[end-1].end], opts)
-			if err != nil {
-				return nil, true, fmt.Errorf("CALL system.%s: argument %d: %w", call.Name, len(exprs)+1, err)
-			}
-			call.ArgNames = append(call.ArgNames, name)
-			exprs = append(exprs, expr)
-		}
+	exprs, err := callArgs(ctx, s, call, open, close, opts, false)
+	if err != nil {
+		return nil, true, err
 	}
 	return callStatement(call, exprs), true, nil
 }

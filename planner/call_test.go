@@ -23,6 +23,17 @@ func TestParseCall(t *testing.T) {
 		{"CALL `system`.ancestors_of('db.t', concat('a', 'b'))", "ancestors_of", []string{"", ""}, []string{"'db.t'", "concat('a', 'b')"}},
 		{"CALL system.rewrite_manifests", "rewrite_manifests", nil, nil},
 		{"CALL system.rewrite_manifests()", "rewrite_manifests", nil, nil},
+		// Spark's collection literals become JSON values
+		{"CALL system.rewrite_data_files(table => 'db.t', options => map('min-input-files', '2', 'map', 'array(1)'))", "rewrite_data_files",
+			[]string{"table", "options"}, []string{"'db.t'", "JSON_OBJECT('min-input-files', '2', 'map', 'array(1)')"}},
+		{"CALL system.expire_snapshots('db.t', snapshot_ids => ARRAY (1, 2))", "expire_snapshots",
+			[]string{"", "snapshot_ids"}, []string{"'db.t'", "JSON_ARRAY(1, 2)"}},
+		// ALTER TABLE ... EXECUTE: Trino's names and retention, Doris' "name" = value
+		{"ALTER TABLE icesql.db.t EXECUTE optimize_manifests", "rewrite_manifests", []string{"table"}, []string{"'`icesql`.`db`.`t`'"}},
+		{"ALTER TABLE t EXECUTE expire_snapshots(retention_threshold => '7d')", "expire_snapshots",
+			[]string{"table", "older_than"}, []string{"'`t`'", "NOW() - interval 7 DAY"}},
+		{`ALTER TABLE db.t EXECUTE rollback_to_snapshot("snapshot_id" = 5)`, "rollback_to_snapshot",
+			[]string{"table", "snapshot_id"}, []string{"'`db`.`t`'", "5"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {

@@ -4,6 +4,7 @@
 // it. Bind matches a CALL's positional and named (name => value) arguments
 // to the parameters with errors that name the argument. The engine runs a
 // procedure through an injected plan node (engine/call.go); this package
-// knows nothing of go-mysql-server. register_table is here (issue 3); the
-// snapshot and maintenance procedures follow (issue 8).
+// knows nothing of go-mysql-server; what it needs of SQL (a where predicate,
+// a sort order, the session's database) the engine lends it through Env.
+// Commits go through the catalog with storage's retry helpers.
 package procedures

@@ -8,7 +8,9 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
+	"github.com/apache/iceberg-go"
 	"github.com/apache/iceberg-go/catalog"
 	"github.com/apache/iceberg-go/table"
 )
@@ -28,6 +30,12 @@ func (k Kind) String() string {
 		return "BIGINT"
 	case Bool:
 		return "BOOLEAN"
+	case Timestamp:
+		return "TIMESTAMP"
+	case Map:
+		return "MAP<STRING,STRING>"
+	case Int64List:
+		return "ARRAY<BIGINT>"
 	}
 	return "STRING"
 }
@@ -54,6 +62,25 @@ type Env struct {
 	Catalog catalog.Catalog
 	// CatalogName is the prefix accepted before a table name (icesql.db.t).
 	CatalogName string
+	// Database is the session's current database, which a table named
+	// without one is in (as Spark resolves 'sample' in the current namespace).
+	Database string
+	// RowFilter turns a SQL predicate on a table (rewrite_data_files' where)
+	// into an Iceberg row filter; nil where no SQL layer is at hand.
+	RowFilter func(ctx context.Context, ident table.Identifier, where string) (iceberg.BooleanExpression, error)
+	// SortOrder reads a sort order written as SQL (id DESC NULLS LAST,
+	// name) against a table's columns; nil where no SQL layer is at hand.
+	SortOrder func(tbl *table.Table, text string) (table.SortOrder, error)
+	// Progress reports how far a long procedure got (to the server log);
+	// nil to stay silent.
+	Progress func(format string, args ...any)
+}
+
+// progress reports through env.Progress when set.
+func (env Env) progress(format string, args ...any) {
+	if env.Progress != nil {
+		env.Progress(format, args...)
+	}
 }
 
 // Procedure is one CALL system.<name>. Run receives its arguments bound to
@@ -98,6 +125,8 @@ func newRegistry(procs ...*Procedure) *Registry {
 // Builtin returns the registry of every procedure icesql has.
 func Builtin() *Registry {
 	return newRegistry(registerTable(),
+		rollbackToSnapshot(), rollbackToTimestamp(), setCurrentSnapshot(), ancestorsOf(),
+		expireSnapshots(), removeOrphanFiles(), rewriteDataFiles(), rewriteManifests(), rewritePositionDeleteFiles(), addFiles(),
 		cherrypickSnapshot(), publishChanges(), fastForward())
 }
 
@@ -144,6 +173,12 @@ func (a Args) Bool(name string) bool {
 // Spark does: positional arguments first, in declared order, then named
 // ones; named and positional arguments may not both give one parameter.
 func Bind(p *Procedure, args []Arg) (Args, error) {
+	return BindIn(p, args, func(t time.Time) (time.Time, error) { return t, nil })
+}
+
+// BindIn is Bind with wall, which reads a wall-clock time written in a
+// timestamp argument in the session time zone.
+func BindIn(p *Procedure, args []Arg, wall func(time.Time) (time.Time, error)) (Args, error) {
 	out := Args{}
 	given := map[string]bool{}
 	named := false
@@ -168,7 +203,7 @@ func Bind(p *Procedure, args []Arg) (Args, error) {
 			return nil, argError(p, "argument '%s' is given twice", prm.Name)
 		}
 		given[prm.Name] = true
-		v, err := convert(prm.Kind, a.Value)
+		v, err := convertIn(prm.Kind, a.Value, wall)
 		if err != nil {
 			return nil, argError(p, "argument '%s': %v", prm.Name, err)
 		}
@@ -204,6 +239,14 @@ func paramList(p *Procedure) string {
 		names[i] = prm.Name
 	}
 	return strings.Join(names, ", ")
+}
+
+// convertIn is convert for every kind, reading wall-clock times with wall.
+func convertIn(k Kind, v any, wall func(time.Time) (time.Time, error)) (any, error) {
+	if v == nil || k <= Bool {
+		return convert(k, v)
+	}
+	return convertMore(k, v, wall)
 }
 
 // convert turns an evaluated SQL value into the parameter's kind.
@@ -279,6 +322,9 @@ func (env Env) TableIdent(arg, s string) (table.Identifier, error) {
 	}
 	if len(parts) == 3 && strings.EqualFold(parts[0], env.CatalogName) {
 		parts = parts[1:]
+	}
+	if len(parts) == 1 && env.Database != "" {
+		parts = []string{env.Database, parts[0]}
 	}
 	if len(parts) != 2 {
 		return nil, fmt.Errorf("%w: argument '%s': '%s' is not a table name of the form db.table", ErrArgument, arg, s)

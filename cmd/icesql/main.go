@@ -105,6 +105,7 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	if err := finishCatalogFlags(fs, cfg); err != nil {
 		return err
 	}
+	cfg.Log = serverLog(stderr)
 	// go-mysql-server logs every connection and failed query at info and
 	// warning level; a server log should hold what needs attention.
 	logrus.SetLevel(logrus.ErrorLevel)
