@@ -88,6 +88,8 @@ func icebergScans(ctx *sql.Context, n sql.Node) []*Table {
 			if t, ok := unwrapTable(n.Table); ok {
 				out = append(out, t)
 			}
+		case *vectorAggregate:
+			out = append(out, n.t)
 		}
 	})
 	return out
@@ -135,6 +137,9 @@ func (t *Table) describeScan(ctx *sql.Context, analyzed bool) (string, error) {
 		fmt.Sprintf("manifests: %d scanned, %d skipped of %d", p.ManifestsScanned, p.ManifestsSkipped, p.ManifestsTotal),
 		fmt.Sprintf("data files: %d planned, %d skipped of %d", p.FilesPlanned, p.FilesTotal-p.FilesPlanned, p.FilesTotal),
 		fmt.Sprintf("bytes planned: %d", p.BytesPlanned),
+	}
+	if t.scan.vectorNote != "" {
+		lines = append(lines, "vectorized: "+t.scan.vectorNote)
 	}
 	if analyzed {
 		r, err := planned.Reads()

@@ -15,6 +15,7 @@ const (
 	countFromMetadataID
 	minMaxFromMetadataID
 	bindScanIDsID
+	vectorizeID
 )
 
 // rememberCTASOptions keeps the table options of CREATE TABLE ... AS SELECT

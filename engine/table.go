@@ -165,6 +165,20 @@ func (t *Table) PartitionRows(ctx *sql.Context, _ sql.Partition) (sql.RowIter, e
 	if it, ok := t.cachedRows(ctx, cols); ok {
 		return it, nil
 	}
+	batches, tasks, err := t.openBatches(ctx, cols)
+	if err != nil {
+		return nil, err
+	}
+	it := &rowIter{batches: batches, width: len(cols), names: cols}
+	if smallEnough(tasks) {
+		return t.keepRows(ctx, cols, it), nil
+	}
+	return it, nil
+}
+
+// openBatches reads the columns cols (Iceberg names) of the rows the
+// table's filter keeps, as Arrow batches.
+func (t *Table) openBatches(ctx *sql.Context, cols []string) (batchSource, []table.FileScanTask, error) {
 	// An empty projection (COUNT(*)) still needs the row count; read the
 	// first column, the cheapest choice without statistics.
 	read := cols
@@ -174,27 +188,20 @@ func (t *Table) PartitionRows(ctx *sql.Context, _ sql.Partition) (sql.RowIter, e
 	planned := t.planned()
 	scan, err := t.newScan(ctx, planned, t.scanOptions(planned, table.WithSelectedFields(read...))...)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	tasks, err := planned.Tasks(ctx, scan)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := checkFormats(t.String(), tasks); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if tasks, err = t.aligned.align(ctx, t.db.e, t.tbl, t.snapshot(), tasks); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	batches, err := openTasks(ctx, t.tbl, scan, tasks, read)
-	if err != nil {
-		return nil, err
-	}
-	it := &rowIter{batches: batches, width: len(cols), names: cols}
-	if smallEnough(tasks) {
-		return t.keepRows(ctx, cols, it), nil
-	}
-	return it, nil
+	return batches, tasks, err
 }
 
 // newScan scans the pinned snapshot, with the session's staged files added
