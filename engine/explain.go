@@ -88,8 +88,6 @@ func icebergScans(ctx *sql.Context, n sql.Node) []*Table {
 			if t, ok := unwrapTable(n.Table); ok {
 				out = append(out, t)
 			}
-		case *vectorAggregate:
-			out = append(out, n.t)
 		}
 	})
 	return out

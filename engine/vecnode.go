@@ -20,42 +20,46 @@ type vectorAggregate struct {
 	plan   *vector.Plan
 	outs   []vecOutput
 	schema sql.Schema
-	// original is the GroupBy subtree it replaces. It runs instead when a
-	// value leaves the range the vector path computes exactly in
-	// (vector.ErrInexact), which only the data can tell.
-	original *plan.GroupBy
+	// original is the GroupBy subtree it replaces, kept as the node's only
+	// child so that the analyzer's later rules (column indexes, process
+	// tracking) prepare it too. It runs instead when a value leaves the
+	// range the vector path computes exactly in (vector.ErrInexact), which
+	// only the data can tell.
+	original sql.Node
 }
 
 var _ sql.ExecBuilderNode = (*vectorAggregate)(nil)
 
 func (v *vectorAggregate) Resolved() bool                 { return true }
 func (v *vectorAggregate) IsReadOnly() bool               { return true }
-func (v *vectorAggregate) Children() []sql.Node           { return nil }
+func (v *vectorAggregate) Children() []sql.Node           { return []sql.Node{v.original} }
 func (v *vectorAggregate) Schema(*sql.Context) sql.Schema { return v.schema }
 
 func (v *vectorAggregate) WithChildren(_ *sql.Context, children ...sql.Node) (sql.Node, error) {
-	if len(children) != 0 {
-		return nil, sql.ErrInvalidChildrenNumber.New(v, len(children), 0)
+	if len(children) != 1 {
+		return nil, sql.ErrInvalidChildrenNumber.New(v, len(children), 1)
 	}
-	return v, nil
+	nv := *v
+	nv.original = children[0]
+	return &nv, nil
 }
 
 func (v *vectorAggregate) String() string {
 	pr := sql.NewTreePrinter()
 	_ = pr.WriteNode("VectorizedGroupBy")
-	var sel, group []string
-	for _, dep := range v.original.SelectDeps {
-		sel = append(sel, dep.String())
-	}
-	for _, g := range v.original.GroupByExprs {
-		group = append(group, g.String())
-	}
-	children := []string{
-		"select: " + strings.Join(sel, ", "),
-		"group: " + strings.Join(group, ", "),
-	}
-	if f, ok := v.original.Child.(*plan.Filter); ok {
-		children = append(children, "filter: "+f.Expression.String())
+	var children []string
+	if gb, ok := v.original.(*plan.GroupBy); ok {
+		var sel, group []string
+		for _, dep := range gb.SelectDeps {
+			sel = append(sel, dep.String())
+		}
+		for _, g := range gb.GroupByExprs {
+			group = append(group, g.String())
+		}
+		children = append(children, "select: "+strings.Join(sel, ", "), "group: "+strings.Join(group, ", "))
+		if f, ok := gb.Child.(*plan.Filter); ok {
+			children = append(children, "filter: "+f.Expression.String())
+		}
 	}
 	children = append(children, fmt.Sprintf("Table(%s) columns: [%s]", v.t.String(), strings.Join(v.read, " ")))
 	_ = pr.WriteChildren(children...)

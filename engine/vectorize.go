@@ -307,6 +307,8 @@ func (tr *vecTranslator) predicate(e sql.Expression) (vector.Expr, error) {
 		return vector.And{L: lo, R: hi}, nil
 	case *expression.InTuple:
 		return tr.in(e)
+	case *expression.HashInTuple:
+		return tr.in(e)
 	}
 	return nil, decline("condition %s", e)
 }
@@ -359,7 +361,15 @@ func opText(op vector.CmpOp) string {
 	return [...]string{"", "=", "<>", "<", "<=", ">", ">="}[op]
 }
 
-func (tr *vecTranslator) in(e *expression.InTuple) (vector.Expr, error) {
+// in translates IN (and the HashInTuple the analyzer makes of it). The
+// hashed form converts the list to the column's type first, so a list
+// element must convert exactly: no decimal with more digits after the
+// point than the column, no decimal for an integer column.
+func (tr *vecTranslator) in(e interface {
+	sql.Expression
+	Left() sql.Expression
+	Right() sql.Expression
+}) (vector.Expr, error) {
 	tuple, ok := e.Right().(expression.Tuple)
 	if !ok {
 		return nil, decline("IN %s", e.Right())
@@ -382,6 +392,9 @@ func (tr *vecTranslator) in(e *expression.InTuple) (vector.Expr, error) {
 			c.T = left.Type()
 		}
 		c = asDate(c, left).(vector.Const)
+		if lt := left.Type(); !c.Null && (c.T.Kind != lt.Kind && !(lt.Kind == vector.Decimal && c.T.Kind == vector.Int) || c.T.Scale > lt.Scale) {
+			return nil, decline("IN element %s for a %s", el, e.Left())
+		}
 		out.List = append(out.List, c)
 	}
 	if err := vector.Check(out, true); err != nil {
