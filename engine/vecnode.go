@@ -93,7 +93,7 @@ func (v *vectorAggregate) BuildRowIter(ctx *sql.Context, b sql.NodeExecBuilder, 
 }
 
 func (v *vectorAggregate) run(ctx *sql.Context) ([]vector.Group, error) {
-	src, _, err := v.t.openBatches(ctx, v.read)
+	src, _, err := v.t.openBatches(ctx, v.read, false)
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package vector
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -313,6 +314,12 @@ func (w *worker) groupIDs(sel []int32) ([]int32, error) {
 		}
 	}
 	for i, row := range sel {
+		// Rows often come in runs of one group (files sorted or clustered
+		// by a key): a row keyed as the one before is in its group.
+		if i > 0 && w.sameKey(nums, strs, i, int(row), int(sel[i-1])) {
+			w.gids[i] = w.gids[i-1]
+			continue
+		}
 		buf := w.kbuf[:0]
 		for k := range w.keys {
 			if v := nums[k]; v != nil {
@@ -341,6 +348,31 @@ func (w *worker) groupIDs(sel []int32) ([]int32, error) {
 		w.gids[i] = g
 	}
 	return w.gids, nil
+}
+
+// sameKey says selected row i (batch row row) has the key of the
+// selected row before it (batch row prev).
+func (w *worker) sameKey(nums []*numVec, strs []strVec, i, row, prev int) bool {
+	for k := range w.keys {
+		if v := nums[k]; v != nil {
+			if v.null != nil && (v.null[i] || v.null[i-1]) {
+				if v.null[i] != v.null[i-1] {
+					return false
+				}
+				continue
+			}
+			if v.v[i] != v.v[i-1] {
+				return false
+			}
+			continue
+		}
+		a, an := strs[k].at(row)
+		b, bn := strs[k].at(prev)
+		if an != bn || !bytes.Equal(a, b) {
+			return false
+		}
+	}
+	return true
 }
 
 func (w *worker) keyValues(nums []*numVec, strs []strVec, i, row int) []Value {

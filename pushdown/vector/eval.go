@@ -16,6 +16,7 @@ import (
 type batch struct {
 	rec  arrow.RecordBatch
 	cols []arrow.Array // by column slot
+	gen  uint64        // counts the batches bound, for memoized values
 }
 
 // columns gives each column name an index into batch.cols.
@@ -38,6 +39,7 @@ func (c *columns) add(name string) int {
 
 func (c *columns) bind(b *batch, rec arrow.RecordBatch) error {
 	b.rec = rec
+	b.gen++
 	b.cols = b.cols[:0]
 	for _, name := range c.names {
 		idx := rec.Schema().FieldIndices(name)
@@ -68,6 +70,10 @@ type boolFn func(b *batch, sel []int32) (*boolVec, error)
 // buffers, so one compiled program serves one goroutine.
 type compiler struct {
 	cols *columns
+	// nums shares one closure among equal numeric expressions (Q1 reads
+	// l_extendedprice * (1 - l_discount) twice), each computing once per
+	// batch and selection.
+	nums map[string]numFn
 }
 
 func grow[T any](s []T, n int) []T {
@@ -78,6 +84,49 @@ func grow[T any](s []T, n int) []T {
 }
 
 func (c *compiler) num(e Expr) (numFn, error) {
+	key := fmt.Sprintf("%#v", e)
+	if f, ok := c.nums[key]; ok {
+		return f, nil
+	}
+	f, err := c.numUncached(e)
+	if err != nil {
+		return nil, err
+	}
+	f = memoize(f)
+	if c.nums == nil {
+		c.nums = map[string]numFn{}
+	}
+	c.nums[key] = f
+	return f, nil
+}
+
+// memoize reuses f's last result while the batch and the selection are
+// the same. A selection buffer is written once per batch, so the same
+// start and length within one batch mean the same rows.
+func memoize(f numFn) numFn {
+	var gen uint64
+	var start *int32
+	n := -1
+	var last *numVec
+	return func(b *batch, sel []int32) (*numVec, error) {
+		var s *int32
+		if len(sel) > 0 {
+			s = &sel[0]
+		}
+		if last != nil && b.gen == gen && s == start && len(sel) == n {
+			return last, nil
+		}
+		v, err := f(b, sel)
+		if err != nil {
+			last = nil
+			return nil, err
+		}
+		gen, start, n, last = b.gen, s, len(sel), v
+		return v, nil
+	}
+}
+
+func (c *compiler) numUncached(e Expr) (numFn, error) {
 	switch e := e.(type) {
 	case Column:
 		return c.column(e)
@@ -288,6 +337,12 @@ func (c *compiler) arith(e Arith) (numFn, error) {
 		out.v = grow(out.v, len(sel))
 		x, y := lv.v[:len(sel)], rv.v[:len(sel)]
 		null := out.null
+		if lk == 0 && rk == 0 {
+			if err := decimalOp(e.Op, out.v, x, y, null); err != nil {
+				return nil, err
+			}
+			return out, nil
+		}
 		for i := range out.v {
 			if null != nil && null[i] {
 				continue
@@ -787,3 +842,38 @@ func (c *compiler) filter(e Expr) (func(b *batch, sel []int32) ([]int32, error),
 
 // unsafeBytes views s as bytes without copying; the bytes are only read.
 func unsafeBytes(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)) }
+
+// decimalOp is out = x op y at one scale, exactly, skipping NULL rows.
+func decimalOp(op ArithOp, out, x, y []int64, null []bool) error {
+	ok := true
+	switch op {
+	case '+':
+		for i := range out {
+			a, b := x[i], y[i]
+			v := a + b
+			// Overflow when both signs agree and the result's differs.
+			ok = ok && ((a^v)&(b^v) >= 0 || (null != nil && null[i]))
+			out[i] = v
+		}
+	case '-':
+		for i := range out {
+			a, b := x[i], y[i]
+			v := a - b
+			ok = ok && ((a^b)&(a^v) >= 0 || (null != nil && null[i]))
+			out[i] = v
+		}
+	default:
+		for i := range out {
+			if null != nil && null[i] {
+				continue
+			}
+			v, fits := mulExact(x[i], y[i])
+			ok = ok && fits
+			out[i] = v
+		}
+	}
+	if !ok {
+		return ErrInexact
+	}
+	return nil
+}
