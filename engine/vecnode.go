@@ -68,6 +68,11 @@ func (v *vectorAggregate) String() string {
 
 // BuildRowIter implements sql.ExecBuilderNode.
 func (v *vectorAggregate) BuildRowIter(ctx *sql.Context, b sql.NodeExecBuilder, row sql.Row) (sql.RowIter, error) {
+	if len(row) > 0 {
+		// Run inside an outer scope after all (vectorize declines
+		// subqueries): the row path knows how to carry it.
+		return b.Build(ctx, v.original, row)
+	}
 	groups, err := v.run(ctx)
 	if errors.Is(err, vector.ErrInexact) {
 		return b.Build(ctx, v.original, row)

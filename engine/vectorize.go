@@ -60,8 +60,10 @@ func vectorizeOn(ctx *sql.Context) bool {
 // rest of the plan (the ORDER BY, LIMIT and final projection above, which
 // see only the groups) stays with go-mysql-server. A subtree that does not
 // translate stays on the row path, and EXPLAIN says why.
-func vectorize(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
-	if !vectorizeOn(ctx) {
+func vectorize(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, scope *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
+	// A subquery's rows carry its outer scope's columns in front, which
+	// the vector node's rows do not: subqueries stay on the row path.
+	if !vectorizeOn(ctx) || (scope != nil && !scope.IsEmpty()) {
 		return n, transform.SameTree, nil
 	}
 	return transform.Node(ctx, n, func(ctx *sql.Context, n sql.Node) (sql.Node, transform.TreeIdentity, error) {
