@@ -98,6 +98,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 // newEngine builds the SQL engine over cat; root is the warehouse location
 // ("" when unknown).
 func newEngine(cfg Config, cat catalog.Catalog, root string) (*Engine, error) {
+	addVectorizeVar()
 	e := &Engine{cfg: cfg, catalog: cat, procedures: procedures.Builtin()}
 	e.provider = newProvider(e)
 	a := analyzer.NewBuilder(e.provider).
@@ -108,6 +109,7 @@ func newEngine(cfg Config, cat catalog.Catalog, root string) (*Engine, error) {
 		AddPostAnalyzeRule(pushRowFiltersID, pushRowFilters).
 		AddPostAnalyzeRule(countFromMetadataID, countFromMetadata).
 		AddPostAnalyzeRule(minMaxFromMetadataID, minMaxFromMetadata).
+		AddPostAnalyzeRule(vectorizeID, vectorize).
 		AddOverrides(sql.EngineOverrides{Builder: sql.BuilderOverrides{Parser: parser{Parser: planner.NewParser(cfg.CatalogName), e: e}}}).
 		Build()
 	e.sqle = sqle.New(a, nil)

@@ -136,6 +136,9 @@ func (t *Table) describeScan(ctx *sql.Context, analyzed bool) (string, error) {
 		fmt.Sprintf("data files: %d planned, %d skipped of %d", p.FilesPlanned, p.FilesTotal-p.FilesPlanned, p.FilesTotal),
 		fmt.Sprintf("bytes planned: %d", p.BytesPlanned),
 	}
+	if t.scan.vectorNote != "" {
+		lines = append(lines, "vectorized: "+t.scan.vectorNote)
+	}
 	if analyzed {
 		r, err := planned.Reads()
 		if err != nil {

@@ -16,6 +16,7 @@ const (
 	minMaxFromMetadataID
 	bindScanIDsID
 	resolveQuantifiedID
+	vectorizeID
 )
 
 // rememberCTASOptions keeps the table options of CREATE TABLE ... AS SELECT

@@ -17,6 +17,9 @@ import (
 type scanID struct {
 	id        sql.TableId
 	ambiguous bool // one Table object behind two references: push nothing
+	// vectorNote says whether a GROUP BY over the scan runs vectorized,
+	// for EXPLAIN (vectorize.go).
+	vectorNote string
 }
 
 // bindScanIDs tells each Iceberg table of the statement its table id,

@@ -169,6 +169,24 @@ func (t *Table) PartitionRows(ctx *sql.Context, _ sql.Partition) (sql.RowIter, e
 	if it, ok := t.cachedRows(ctx, cols); ok {
 		return it, nil
 	}
+	batches, tasks, err := t.openBatches(ctx, cols, true)
+	if err != nil {
+		return nil, err
+	}
+	it := &rowIter{batches: batches, width: len(cols), names: cols}
+	if smallEnough(tasks) {
+		return t.keepRows(ctx, cols, it), nil
+	}
+	return it, nil
+}
+
+// openBatches reads the columns cols (Iceberg names) of the files the
+// table's filter keeps, as Arrow batches. With rowFiltered, iceberg-go
+// also drops the rows the filter rejects (copying the survivors of every
+// batch); a reader that evaluates the whole WHERE clause itself (the vector
+// path) saves that copy, but only where files have one row group each:
+// the same filter is what skips row groups within a file.
+func (t *Table) openBatches(ctx *sql.Context, cols []string, rowFiltered bool) (batchSource, []table.FileScanTask, error) {
 	// An empty projection (COUNT(*)) still needs the row count; read the
 	// first column, the cheapest choice without statistics.
 	read := cols
@@ -178,27 +196,25 @@ func (t *Table) PartitionRows(ctx *sql.Context, _ sql.Partition) (sql.RowIter, e
 	planned := t.planned()
 	scan, err := t.newScan(ctx, planned, t.scanOptions(planned, table.WithSelectedFields(read...))...)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	tasks, err := planned.Tasks(ctx, scan)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := checkFormats(t.String(), tasks); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if tasks, err = t.aligned.align(ctx, t.db.e, t.tbl, t.snapshot(), tasks); err != nil {
-		return nil, err
+		return nil, nil, err
+	}
+	if !rowFiltered && t.rowFilter() != nil && oneRowGroupEach(tasks) {
+		if scan, err = t.newScan(ctx, planned, table.WithReporter(planned), table.WithSelectedFields(read...)); err != nil {
+			return nil, nil, err
+		}
 	}
 	batches, err := openTasks(ctx, t.tbl, scan, tasks, read)
-	if err != nil {
-		return nil, err
-	}
-	it := &rowIter{batches: batches, width: len(cols), names: cols}
-	if smallEnough(tasks) {
-		return t.keepRows(ctx, cols, it), nil
-	}
-	return it, nil
+	return batches, tasks, err
 }
 
 // newScan scans the pinned snapshot, with the session's staged files added
@@ -266,4 +282,15 @@ func (r *rowIter) Next(*sql.Context) (sql.Row, error) {
 func (r *rowIter) Close(*sql.Context) error {
 	r.batches.Close()
 	return nil
+}
+
+// oneRowGroupEach says every task's file has at most one row group, as far
+// as its split offsets tell.
+func oneRowGroupEach(tasks []table.FileScanTask) bool {
+	for _, t := range tasks {
+		if len(t.File.SplitOffsets()) > 1 {
+			return false
+		}
+	}
+	return true
 }

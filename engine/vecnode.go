@@ -1,0 +1,111 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/plan"
+
+	"github.com/icesql/icesql/pushdown/vector"
+)
+
+// vectorAggregate is a GroupBy (with the Filter under it) over an Iceberg
+// scan, computed by pushdown/vector on Arrow batches on all cores. Its rows
+// are the GroupBy's: same columns, same Go values.
+type vectorAggregate struct {
+	t      *Table
+	read   []string // Iceberg names of the columns read
+	plan   *vector.Plan
+	outs   []vecOutput
+	schema sql.Schema
+	// original is the GroupBy subtree it replaces, kept as the node's only
+	// child so that the analyzer's later rules (column indexes, process
+	// tracking) prepare it too. It runs instead when a value leaves the
+	// range the vector path computes exactly in (vector.ErrInexact), which
+	// only the data can tell.
+	original sql.Node
+}
+
+var _ sql.ExecBuilderNode = (*vectorAggregate)(nil)
+
+func (v *vectorAggregate) Resolved() bool                 { return true }
+func (v *vectorAggregate) IsReadOnly() bool               { return true }
+func (v *vectorAggregate) Children() []sql.Node           { return []sql.Node{v.original} }
+func (v *vectorAggregate) Schema(*sql.Context) sql.Schema { return v.schema }
+
+func (v *vectorAggregate) WithChildren(_ *sql.Context, children ...sql.Node) (sql.Node, error) {
+	if len(children) != 1 {
+		return nil, sql.ErrInvalidChildrenNumber.New(v, len(children), 1)
+	}
+	nv := *v
+	nv.original = children[0]
+	return &nv, nil
+}
+
+func (v *vectorAggregate) String() string {
+	pr := sql.NewTreePrinter()
+	_ = pr.WriteNode("VectorizedGroupBy")
+	var children []string
+	if gb, ok := v.original.(*plan.GroupBy); ok {
+		var sel, group []string
+		for _, dep := range gb.SelectDeps {
+			sel = append(sel, dep.String())
+		}
+		for _, g := range gb.GroupByExprs {
+			group = append(group, g.String())
+		}
+		children = append(children, "select: "+strings.Join(sel, ", "), "group: "+strings.Join(group, ", "))
+		if f, ok := gb.Child.(*plan.Filter); ok {
+			children = append(children, "filter: "+f.Expression.String())
+		}
+	}
+	children = append(children, fmt.Sprintf("Table(%s) columns: [%s]", v.t.String(), strings.Join(v.read, " ")))
+	_ = pr.WriteChildren(children...)
+	return pr.String()
+}
+
+// BuildRowIter implements sql.ExecBuilderNode.
+func (v *vectorAggregate) BuildRowIter(ctx *sql.Context, b sql.NodeExecBuilder, row sql.Row) (sql.RowIter, error) {
+	if len(row) > 0 {
+		// Run inside an outer scope after all (vectorize declines
+		// subqueries): the row path knows how to carry it.
+		return b.Build(ctx, v.original, row)
+	}
+	groups, err := v.run(ctx)
+	if errors.Is(err, vector.ErrInexact) {
+		return b.Build(ctx, v.original, row)
+	}
+	if err != nil {
+		return nil, err
+	}
+	rows := make([]sql.Row, len(groups))
+	for i, g := range groups {
+		r := make(sql.Row, len(v.outs))
+		for j, o := range v.outs {
+			if o.key >= 0 {
+				if k := g.Keys[o.key]; !k.Null {
+					r[j] = o.value(k)
+				}
+				continue
+			}
+			r[j] = o.aggregateValue(g.Aggs[o.agg])
+		}
+		rows[i] = r
+	}
+	return sql.RowsToRowIter(rows...), nil
+}
+
+func (v *vectorAggregate) run(ctx *sql.Context) ([]vector.Group, error) {
+	src, _, err := v.t.openBatches(ctx, v.read, false)
+	if err != nil {
+		return nil, err
+	}
+	defer src.Close()
+	groups, err := vector.Run(ctx, src, v.plan, 0)
+	if err != nil && !errors.Is(err, vector.ErrInexact) {
+		return nil, fmt.Errorf("vectorized aggregate over %s: %w", v.t.String(), err)
+	}
+	return groups, err
+}

@@ -1,0 +1,577 @@
+package engine
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/apache/iceberg-go"
+	"github.com/cockroachdb/apd/v3"
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/analyzer"
+	"github.com/dolthub/go-mysql-server/sql/expression"
+	"github.com/dolthub/go-mysql-server/sql/expression/function/aggregation"
+	"github.com/dolthub/go-mysql-server/sql/plan"
+	"github.com/dolthub/go-mysql-server/sql/transform"
+	"github.com/dolthub/go-mysql-server/sql/types"
+
+	"github.com/icesql/icesql/pushdown/vector"
+)
+
+// vectorizeVar is the session variable that turns the vectorized path off
+// (SET icesql_vectorize = OFF): an escape hatch for users, and the way the
+// differential tests get the row path's answer.
+const vectorizeVar = "icesql_vectorize"
+
+var registerVectorizeVar sync.Once
+
+// addVectorizeVar declares icesql_vectorize; go-mysql-server's system
+// variables are process-wide.
+func addVectorizeVar() {
+	registerVectorizeVar.Do(func() {
+		sql.SystemVariables.AddSystemVariables([]sql.SystemVariable{&sql.MysqlSystemVariable{
+			Name:    vectorizeVar,
+			Scope:   sql.GetMysqlScope(sql.SystemVariableScope_Both),
+			Dynamic: true,
+			Type:    types.NewSystemBoolType(vectorizeVar),
+			Default: int8(1),
+		}})
+	})
+}
+
+func vectorizeOn(ctx *sql.Context) bool {
+	v, err := ctx.GetSessionVariable(ctx, vectorizeVar)
+	if err != nil {
+		return true
+	}
+	switch v := v.(type) {
+	case int8:
+		return v != 0
+	case bool:
+		return v
+	}
+	return true
+}
+
+// vectorize replaces a GroupBy over an Iceberg scan (through a Filter and a
+// table alias, both optional) with a vectorAggregate computing it on Arrow
+// batches (pushdown/vector), when every expression in it translates; the
+// rest of the plan (the ORDER BY, LIMIT and final projection above, which
+// see only the groups) stays with go-mysql-server. A subtree that does not
+// translate stays on the row path, and EXPLAIN says why.
+func vectorize(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, scope *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
+	// A subquery's rows carry its outer scope's columns in front, which
+	// the vector node's rows do not: subqueries stay on the row path.
+	if !vectorizeOn(ctx) || (scope != nil && !scope.IsEmpty()) {
+		return n, transform.SameTree, nil
+	}
+	return transform.Node(ctx, n, func(ctx *sql.Context, n sql.Node) (sql.Node, transform.TreeIdentity, error) {
+		gb, ok := n.(*plan.GroupBy)
+		if !ok {
+			return n, transform.SameTree, nil
+		}
+		child := gb.Child
+		var cond sql.Expression
+		if f, ok := child.(*plan.Filter); ok {
+			cond, child = f.Expression, f.Child
+		}
+		if ta, ok := child.(*plan.TableAlias); ok {
+			child = ta.Child
+		}
+		rt, ok := child.(*plan.ResolvedTable)
+		if !ok {
+			return n, transform.SameTree, nil
+		}
+		t, ok := unwrapTable(rt.Table)
+		if !ok {
+			return n, transform.SameTree, nil
+		}
+		node, why := newVectorAggregate(ctx, t, gb, cond)
+		if node == nil {
+			t.scan.vectorNote = "no, the row path runs the GROUP BY: " + why
+			return n, transform.SameTree, nil
+		}
+		t.scan.vectorNote = "yes: filter, grouping and aggregates run on Arrow batches"
+		return node, transform.NewTree, nil
+	})
+}
+
+// vecTranslator maps go-mysql-server expressions over one Iceberg table to
+// pushdown/vector expressions, declining what it cannot compute exactly as
+// go-mysql-server's row path would.
+type vecTranslator struct {
+	ctx  *sql.Context
+	t    *Table
+	cols map[string]bool // Iceberg names read
+}
+
+type declined string
+
+func (d declined) Error() string { return string(d) }
+
+func decline(format string, args ...any) error { return declined(fmt.Sprintf(format, args...)) }
+
+// column is what a column reference reads and how its values look in a
+// row of the row path (rowValue in types.go).
+func (tr *vecTranslator) column(gf *expression.GetField) (vector.Column, iceberg.Type, error) {
+	if !tr.t.owns(gf) {
+		return vector.Column{}, nil, decline("column %s is not the scanned table's", gf.Name())
+	}
+	j := tr.t.schema.IndexOfColName(gf.Name())
+	if j < 0 || j >= len(tr.t.names) {
+		return vector.Column{}, nil, decline("unknown column %s", gf.Name())
+	}
+	name := tr.t.names[j]
+	f, ok := tr.t.tbl.Schema().FindFieldByName(name)
+	if !ok {
+		return vector.Column{}, nil, decline("unknown column %s", gf.Name())
+	}
+	var typ vector.Type
+	switch ft := f.Type.(type) {
+	case iceberg.Int32Type, iceberg.Int64Type:
+		typ = vector.Type{Kind: vector.Int}
+	case iceberg.DecimalType:
+		typ = vector.Type{Kind: vector.Decimal, Scale: int32(ft.Scale())}
+	case iceberg.DateType:
+		typ = vector.Type{Kind: vector.Date}
+	case iceberg.StringType:
+		st, ok := tr.t.schema[j].Type.(sql.StringType)
+		if !ok || st.Collation() != sql.Collation_utf8mb4_0900_bin {
+			return vector.Column{}, nil, decline("column %s does not compare bytewise", gf.Name())
+		}
+		typ = vector.Type{Kind: vector.String}
+	default:
+		return vector.Column{}, nil, decline("column %s has type %s", gf.Name(), f.Type)
+	}
+	tr.cols[name] = true
+	return vector.Column{Name: name, T: typ}, f.Type, nil
+}
+
+// value translates an expression giving a number, date or string.
+func (tr *vecTranslator) value(e sql.Expression) (vector.Expr, error) {
+	switch e := e.(type) {
+	case *expression.GetField:
+		c, _, err := tr.column(e)
+		return c, err
+	case *expression.Literal:
+		return tr.literal(e)
+	case *expression.Arithmetic:
+		op := vector.ArithOp(e.Op[0])
+		if len(e.Op) != 1 || (op != '+' && op != '-' && op != '*') {
+			return nil, decline("operator %s", e.Op)
+		}
+		l, err := tr.value(e.LeftChild)
+		if err != nil {
+			return nil, err
+		}
+		r, err := tr.value(e.RightChild)
+		if err != nil {
+			return nil, err
+		}
+		a := vector.Arith{Op: op, L: l, R: r}
+		if err := vector.Check(a, false); err != nil {
+			return nil, decline("%s: %v", e, err)
+		}
+		return a, nil
+	}
+	return nil, decline("expression %s", e)
+}
+
+func (tr *vecTranslator) literal(l *expression.Literal) (vector.Const, error) {
+	switch v := l.Val.(type) {
+	case nil:
+		return vector.Const{Null: true}, nil
+	case int8:
+		return intConst(int64(v)), nil
+	case int16:
+		return intConst(int64(v)), nil
+	case int32:
+		return intConst(int64(v)), nil
+	case int64:
+		return intConst(v), nil
+	case uint8:
+		return intConst(int64(v)), nil
+	case uint16:
+		return intConst(int64(v)), nil
+	case uint32:
+		return intConst(int64(v)), nil
+	case *apd.Decimal:
+		return decimalConst(v)
+	case apd.Decimal:
+		return decimalConst(&v)
+	case string:
+		if types.IsText(l.Type(tr.ctx)) {
+			return vector.Const{T: vector.Type{Kind: vector.String}, S: v}, nil
+		}
+	case time.Time:
+		if days, ok := wholeDay(v); ok && (types.IsDateType(l.Type(tr.ctx)) || types.IsDatetimeType(l.Type(tr.ctx))) {
+			return vector.Const{T: vector.Type{Kind: vector.Date}, I: days}, nil
+		}
+	}
+	return vector.Const{}, decline("literal %s", l)
+}
+
+func intConst(v int64) vector.Const { return vector.Const{T: vector.Type{Kind: vector.Int}, I: v} }
+
+func decimalConst(d *apd.Decimal) (vector.Const, error) {
+	if d.Form != apd.Finite || d.Exponent > 0 || d.Exponent < -38 || !d.Coeff.IsInt64() {
+		return vector.Const{}, decline("decimal literal %s", d)
+	}
+	v := d.Coeff.Int64()
+	if d.Negative {
+		v = -v
+	}
+	return vector.Const{T: vector.Type{Kind: vector.Decimal, Scale: -d.Exponent}, I: v}, nil
+}
+
+// wholeDay is t as days since 1970-01-01 when t is a midnight in UTC.
+func wholeDay(t time.Time) (int64, bool) {
+	t = t.UTC()
+	if t.Hour() != 0 || t.Minute() != 0 || t.Second() != 0 || t.Nanosecond() != 0 {
+		return 0, false
+	}
+	secs := t.Unix()
+	if secs%86400 != 0 {
+		return 0, false
+	}
+	return secs / 86400, true
+}
+
+// dateText is a string literal written YYYY-MM-DD, as days; a date column
+// compares with it as with that date.
+func dateText(c vector.Const) (vector.Const, bool) {
+	if c.T.Kind != vector.String || c.Null || len(c.S) != 10 {
+		return c, false
+	}
+	t, err := time.Parse("2006-01-02", c.S)
+	if err != nil {
+		return c, false
+	}
+	days, _ := wholeDay(t)
+	return vector.Const{T: vector.Type{Kind: vector.Date}, I: days}, true
+}
+
+// predicate translates a WHERE condition.
+func (tr *vecTranslator) predicate(e sql.Expression) (vector.Expr, error) {
+	switch e := e.(type) {
+	case *expression.And:
+		l, err := tr.predicate(e.LeftChild)
+		if err != nil {
+			return nil, err
+		}
+		r, err := tr.predicate(e.RightChild)
+		if err != nil {
+			return nil, err
+		}
+		return vector.And{L: l, R: r}, nil
+	case *expression.Or:
+		l, err := tr.predicate(e.LeftChild)
+		if err != nil {
+			return nil, err
+		}
+		r, err := tr.predicate(e.RightChild)
+		if err != nil {
+			return nil, err
+		}
+		return vector.Or{L: l, R: r}, nil
+	case *expression.Not:
+		in, err := tr.predicate(e.Child)
+		if err != nil {
+			return nil, err
+		}
+		return vector.Not{E: in}, nil
+	case *expression.IsNull:
+		in, err := tr.value(e.Child)
+		if err != nil {
+			return nil, err
+		}
+		return vector.IsNull{E: in}, nil
+	case *expression.Equals:
+		return tr.compare(vector.EQ, e.Left(), e.Right())
+	case *expression.LessThan:
+		return tr.compare(vector.LT, e.Left(), e.Right())
+	case *expression.LessThanOrEqual:
+		return tr.compare(vector.LE, e.Left(), e.Right())
+	case *expression.GreaterThan:
+		return tr.compare(vector.GT, e.Left(), e.Right())
+	case *expression.GreaterThanOrEqual:
+		return tr.compare(vector.GE, e.Left(), e.Right())
+	case *expression.Between:
+		lo, err := tr.compare(vector.GE, e.Val, e.Lower)
+		if err != nil {
+			return nil, err
+		}
+		hi, err := tr.compare(vector.LE, e.Val, e.Upper)
+		if err != nil {
+			return nil, err
+		}
+		return vector.And{L: lo, R: hi}, nil
+	case *expression.InTuple:
+		return tr.in(e)
+	case *expression.HashInTuple:
+		return tr.in(e)
+	}
+	return nil, decline("condition %s", e)
+}
+
+// operands translates the two sides of a comparison, making a YYYY-MM-DD
+// string a date where the other side is a date.
+func (tr *vecTranslator) operands(l, r sql.Expression) (vector.Expr, vector.Expr, error) {
+	lv, err := tr.value(l)
+	if err != nil {
+		return nil, nil, err
+	}
+	rv, err := tr.value(r)
+	if err != nil {
+		return nil, nil, err
+	}
+	lv, rv = asDate(lv, rv), asDate(rv, lv)
+	if lc, ok := lv.(vector.Const); ok && lc.Null {
+		lc.T = rv.Type()
+		lv = lc
+	}
+	if rc, ok := rv.(vector.Const); ok && rc.Null {
+		rc.T = lv.Type()
+		rv = rc
+	}
+	return lv, rv, nil
+}
+
+func asDate(e, other vector.Expr) vector.Expr {
+	if c, ok := e.(vector.Const); ok && other.Type().Kind == vector.Date {
+		if d, ok := dateText(c); ok {
+			return d
+		}
+	}
+	return e
+}
+
+func (tr *vecTranslator) compare(op vector.CmpOp, l, r sql.Expression) (vector.Expr, error) {
+	lv, rv, err := tr.operands(l, r)
+	if err != nil {
+		return nil, err
+	}
+	c := vector.Compare{Op: op, L: lv, R: rv}
+	if err := vector.Check(c, true); err != nil {
+		return nil, decline("%s %s %s: %v", l, opText(op), r, err)
+	}
+	return c, nil
+}
+
+func opText(op vector.CmpOp) string {
+	return [...]string{"", "=", "<>", "<", "<=", ">", ">="}[op]
+}
+
+// in translates IN (and the HashInTuple the analyzer makes of it). The
+// hashed form converts the list to the column's type first, so a list
+// element must convert exactly: no decimal with more digits after the
+// point than the column, no decimal for an integer column.
+func (tr *vecTranslator) in(e interface {
+	sql.Expression
+	Left() sql.Expression
+	Right() sql.Expression
+}) (vector.Expr, error) {
+	tuple, ok := e.Right().(expression.Tuple)
+	if !ok {
+		return nil, decline("IN %s", e.Right())
+	}
+	left, err := tr.value(e.Left())
+	if err != nil {
+		return nil, err
+	}
+	out := vector.In{E: left}
+	for _, el := range tuple {
+		lit, ok := el.(*expression.Literal)
+		if !ok {
+			return nil, decline("IN element %s", el)
+		}
+		c, err := tr.literal(lit)
+		if err != nil {
+			return nil, err
+		}
+		if c.Null {
+			c.T = left.Type()
+		}
+		c = asDate(c, left).(vector.Const)
+		if lt := left.Type(); !c.Null && (c.T.Kind != lt.Kind && !(lt.Kind == vector.Decimal && c.T.Kind == vector.Int) || c.T.Scale > lt.Scale) {
+			return nil, decline("IN element %s for a %s", el, e.Left())
+		}
+		out.List = append(out.List, c)
+	}
+	if err := vector.Check(out, true); err != nil {
+		return nil, decline("%s: %v", e, err)
+	}
+	return out, nil
+}
+
+// unalias strips an alias, returning the name the column shows.
+func unalias(e sql.Expression) (sql.Expression, string) {
+	if a, ok := e.(*expression.Alias); ok {
+		return a.Child, a.Name()
+	}
+	return e, e.String()
+}
+
+// vecOutput is one column of the GroupBy's rows: a grouping key, or an
+// aggregate, and how to give its value as the row path does.
+type vecOutput struct {
+	key   int // index into the plan's keys, or -1
+	agg   int // index into the plan's aggregates, or -1
+	value func(vector.Value) any
+	// for aggregates
+	fn    vector.AggFunc
+	scale int32
+	kind  vector.Kind
+}
+
+func newVectorAggregate(ctx *sql.Context, t *Table, gb *plan.GroupBy, cond sql.Expression) (*vectorAggregate, string) {
+	if t.snapshotID != nil {
+		return nil, "time travel reads are not vectorized"
+	}
+	tr := &vecTranslator{ctx: ctx, t: t, cols: map[string]bool{}}
+	p := &vector.Plan{}
+	if cond != nil {
+		f, err := tr.predicate(cond)
+		if err != nil {
+			return nil, err.Error()
+		}
+		p.Filter = f
+	}
+	keyFields := map[string]int{}
+	keyTypes := []iceberg.Type{}
+	for _, k := range gb.GroupByExprs {
+		gf, ok := k.(*expression.GetField)
+		if !ok {
+			return nil, "grouping by " + k.String()
+		}
+		c, it, err := tr.column(gf)
+		if err != nil {
+			return nil, err.Error()
+		}
+		keyFields[strings.ToLower(gf.String())] = len(p.Keys)
+		p.Keys = append(p.Keys, c)
+		keyTypes = append(keyTypes, it)
+	}
+	var outs []vecOutput
+	for _, dep := range gb.SelectDeps {
+		e, _ := unalias(dep)
+		if gf, ok := e.(*expression.GetField); ok {
+			k, isKey := keyFields[strings.ToLower(gf.String())]
+			if !isKey {
+				return nil, "selecting " + gf.String() + ", which is not grouped by"
+			}
+			outs = append(outs, vecOutput{key: k, agg: -1, value: columnValue(p.Keys[k].Type(), keyTypes[k])})
+			continue
+		}
+		out, agg, err := tr.aggregate(e)
+		if err != nil {
+			return nil, err.Error()
+		}
+		out.key, out.agg = -1, len(p.Aggs)
+		p.Aggs = append(p.Aggs, agg)
+		outs = append(outs, out)
+	}
+	if err := p.Check(); err != nil {
+		return nil, err.Error()
+	}
+	var read []string
+	for _, name := range t.names {
+		if tr.cols[name] {
+			read = append(read, name)
+		}
+	}
+	return &vectorAggregate{t: t, read: read, plan: p, outs: outs, schema: gb.Schema(ctx), original: gb}, ""
+}
+
+func (tr *vecTranslator) aggregate(e sql.Expression) (vecOutput, vector.Agg, error) {
+	var fn vector.AggFunc
+	var arg sql.Expression
+	switch a := e.(type) {
+	case *aggregation.Count:
+		if countsRows(a) {
+			return vecOutput{fn: vector.CountStar}, vector.Agg{Func: vector.CountStar}, nil
+		}
+		fn, arg = vector.Count, a.Child
+	case *aggregation.Sum:
+		fn, arg = vector.Sum, a.Child
+	case *aggregation.Avg:
+		fn, arg = vector.Avg, a.Child
+	case *aggregation.Min:
+		fn, arg = vector.Min, a.Child
+	case *aggregation.Max:
+		fn, arg = vector.Max, a.Child
+	default:
+		return vecOutput{}, vector.Agg{}, decline("aggregate %s", e)
+	}
+	if w, ok := e.(sql.WindowAdaptableExpression); ok && w.Window() != nil {
+		return vecOutput{}, vector.Agg{}, decline("window %s", e)
+	}
+	v, err := tr.value(arg)
+	if err != nil {
+		return vecOutput{}, vector.Agg{}, err
+	}
+	if c, ok := v.(vector.Const); ok && (c.Null || c.T.Kind == vector.String) {
+		return vecOutput{}, vector.Agg{}, decline("aggregate of a constant %s", arg)
+	}
+	typ := v.Type()
+	out := vecOutput{fn: fn, scale: typ.Scale, kind: typ.Kind}
+	agg := vector.Agg{Func: fn, Arg: v, ExactFloat: typ.Kind == vector.Int}
+	if fn == vector.Min || fn == vector.Max {
+		var it iceberg.Type
+		if gf, ok := arg.(*expression.GetField); ok {
+			_, it, _ = tr.column(gf)
+		}
+		out.value = columnValue(typ, it)
+	}
+	return out, agg, nil
+}
+
+// columnValue gives a value as the row path's row holds it: a column's as
+// rowValue reads it from Arrow (colType non-nil), an expression's as
+// go-mysql-server computes it (int64, or a decimal at the static scale).
+func columnValue(typ vector.Type, colType iceberg.Type) func(vector.Value) any {
+	switch typ.Kind {
+	case vector.Int:
+		if _, ok := colType.(iceberg.Int32Type); ok {
+			return func(v vector.Value) any { return int32(v.I) }
+		}
+		return func(v vector.Value) any { return v.I }
+	case vector.Decimal:
+		return func(v vector.Value) any { return apd.New(v.I, -typ.Scale) }
+	case vector.Date:
+		return func(v vector.Value) any { return time.Unix(v.I*86400, 0).UTC() }
+	}
+	return func(v vector.Value) any { return v.S }
+}
+
+// aggregateValue is an aggregate's result as go-mysql-server's
+// aggregation buffers give it (sql/expression/function/aggregation).
+func (o vecOutput) aggregateValue(v vector.AggValue) any {
+	switch o.fn {
+	case vector.CountStar, vector.Count:
+		return v.Count
+	}
+	if v.Null {
+		return nil
+	}
+	switch o.fn {
+	case vector.Sum, vector.Avg:
+		if o.kind == vector.Int {
+			// sumBuffer adds integers as float64s; ExactFloat made the
+			// order of addition irrelevant.
+			sum := float64(v.Sum.Int64())
+			if o.fn == vector.Avg {
+				return sum / float64(v.Count)
+			}
+			return sum
+		}
+		// sumBuffer starts from apd.New(0, 0): the exponent is at most 0.
+		sum := apd.NewWithBigInt(new(apd.BigInt).SetMathBigInt(v.Sum), -o.scale)
+		if o.fn == vector.Avg {
+			return types.DecimalDiv(sum, types.DecimalFromInt64(v.Count), -sum.Exponent+4, false)
+		}
+		return sum
+	}
+	return o.value(v.Val)
+}

@@ -1,0 +1,588 @@
+package vector
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"math/big"
+	"runtime"
+	"sync"
+
+	"github.com/apache/arrow-go/v18/arrow"
+)
+
+// AggFunc is an aggregate function.
+type AggFunc uint8
+
+// The aggregate functions.
+const (
+	CountStar AggFunc = iota + 1 // rows
+	Count                        // non-NULL values
+	Sum
+	Avg // Sum and Count; the caller divides as its SQL dialect rounds
+	Min
+	Max
+)
+
+// Agg is one aggregate of a Plan.
+type Agg struct {
+	Func AggFunc
+	Arg  Expr // nil for CountStar
+	// ExactFloat says the caller turns an Int sum into a float64 added
+	// value by value; the run fails with ErrInexact unless every partial
+	// sum is a float64 exactly, so that any order of addition agrees.
+	ExactFloat bool
+}
+
+// Plan is a grouped aggregation over the rows where Filter is TRUE (every
+// row when nil). Without Keys there is exactly one group, even over no rows.
+type Plan struct {
+	Filter Expr
+	Keys   []Expr
+	Aggs   []Agg
+}
+
+// Check says whether the plan can run here.
+func (p *Plan) Check() error {
+	if p.Filter != nil {
+		if err := Check(p.Filter, true); err != nil {
+			return err
+		}
+	}
+	for _, k := range p.Keys {
+		if err := Check(k, false); err != nil {
+			return err
+		}
+	}
+	for _, a := range p.Aggs {
+		if a.Func == CountStar {
+			continue
+		}
+		if a.Arg == nil {
+			return errors.New("aggregate without argument")
+		}
+		if err := Check(a.Arg, false); err != nil {
+			return err
+		}
+		if (a.Func == Sum || a.Func == Avg) && a.Arg.Type().Kind != Int && a.Arg.Type().Kind != Decimal {
+			return fmt.Errorf("SUM or AVG of kind %d", a.Arg.Type().Kind)
+		}
+	}
+	return nil
+}
+
+// Value is a key or MIN/MAX result: I for numeric kinds (unscaled for
+// decimals), S for strings.
+type Value struct {
+	Null bool
+	I    int64
+	S    string
+}
+
+// AggValue is one aggregate's result for one group.
+type AggValue struct {
+	Null  bool     // SUM, AVG, MIN, MAX over no non-NULL value
+	Count int64    // CountStar, Count, and the values AVG averages
+	Sum   *big.Int // SUM, AVG: exact, at the argument's scale
+	Val   Value    // MIN, MAX
+}
+
+// Group is one result group.
+type Group struct {
+	Keys []Value
+	Aggs []AggValue
+}
+
+// Source is a stream of batches; Next returns io.EOF after the last. A
+// batch stays valid until the next call to Next.
+type Source interface {
+	Next() (arrow.RecordBatch, error)
+}
+
+// Run computes the plan over every batch of src, on workers goroutines
+// (GOMAXPROCS when workers < 1), and returns the groups in no set order.
+func Run(ctx context.Context, src Source, p *Plan, workers int) ([]Group, error) {
+	if err := p.Check(); err != nil {
+		return nil, err
+	}
+	if workers < 1 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	ws := make([]*worker, workers)
+	for i := range ws {
+		w, err := newWorker(p)
+		if err != nil {
+			return nil, err
+		}
+		ws[i] = w
+	}
+	recs := make(chan arrow.RecordBatch, workers)
+	var wg sync.WaitGroup
+	for _, w := range ws {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for rec := range recs {
+				if ctx.Err() == nil {
+					if err := w.add(rec); err != nil {
+						cancel(err)
+					}
+				}
+				rec.Release()
+			}
+		}()
+	}
+	readErr := func() error {
+		defer close(recs)
+		for {
+			rec, err := src.Next()
+			if err == io.EOF {
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+			rec.Retain()
+			select {
+			case recs <- rec:
+			case <-ctx.Done():
+				rec.Release()
+				return nil
+			}
+		}
+	}()
+	wg.Wait()
+	if readErr != nil {
+		return nil, readErr
+	}
+	if err := context.Cause(ctx); err != nil {
+		return nil, err
+	}
+	for _, w := range ws[1:] {
+		ws[0].merge(w)
+	}
+	return ws[0].groups()
+}
+
+// worker aggregates the batches one goroutine receives.
+type worker struct {
+	plan   *Plan
+	cols   columns
+	b      batch
+	filter func(b *batch, sel []int32) ([]int32, error)
+	keys   []keyFn
+	args   []argFn
+	accs   []*accum
+
+	index   map[string]int32
+	encoded []string
+	keyVals [][]Value
+
+	all  []int32
+	gids []int32
+	kbuf []byte
+}
+
+// keyFn appends the selected rows' key encodings, and reads one row's key.
+type keyFn struct {
+	num numFn
+	str func(b *batch) strVec
+}
+
+// argFn is an aggregate's argument: numeric or string.
+type argFn struct {
+	num numFn
+	str func(b *batch) strVec
+}
+
+func newWorker(p *Plan) (*worker, error) {
+	w := &worker{plan: p, index: map[string]int32{}}
+	c := &compiler{cols: &w.cols}
+	if p.Filter != nil {
+		f, err := c.filter(p.Filter)
+		if err != nil {
+			return nil, err
+		}
+		w.filter = f
+	}
+	for _, k := range p.Keys {
+		var kf keyFn
+		var err error
+		if k.Type().Kind == String {
+			kf.str, err = c.str(k)
+		} else {
+			kf.num, err = c.num(k)
+		}
+		if err != nil {
+			return nil, err
+		}
+		w.keys = append(w.keys, kf)
+	}
+	for _, a := range p.Aggs {
+		var af argFn
+		if a.Func != CountStar {
+			var err error
+			if a.Arg.Type().Kind == String {
+				af.str, err = c.str(a.Arg)
+			} else {
+				af.num, err = c.num(a.Arg)
+			}
+			if err != nil {
+				return nil, err
+			}
+		}
+		w.args = append(w.args, af)
+		w.accs = append(w.accs, &accum{agg: a})
+	}
+	if len(p.Keys) == 0 {
+		w.group("", nil)
+	}
+	return w, nil
+}
+
+// group is the index of the group with encoded key k, added when new.
+func (w *worker) group(k string, vals []Value) int32 {
+	if g, ok := w.index[k]; ok {
+		return g
+	}
+	g := int32(len(w.encoded))
+	w.index[k] = g
+	w.encoded = append(w.encoded, k)
+	w.keyVals = append(w.keyVals, vals)
+	for _, a := range w.accs {
+		a.grow(len(w.encoded))
+	}
+	return g
+}
+
+func (w *worker) add(rec arrow.RecordBatch) error {
+	if err := w.cols.bind(&w.b, rec); err != nil {
+		return err
+	}
+	n := int(rec.NumRows())
+	if cap(w.all) < n {
+		w.all = make([]int32, n)
+		for i := range w.all {
+			w.all[i] = int32(i)
+		}
+	}
+	sel := w.all[:n]
+	if w.filter != nil {
+		var err error
+		if sel, err = w.filter(&w.b, sel); err != nil {
+			return err
+		}
+	}
+	if len(sel) == 0 {
+		return nil
+	}
+	gids, err := w.groupIDs(sel)
+	if err != nil {
+		return err
+	}
+	for i, a := range w.accs {
+		if err := a.update(&w.b, sel, gids, w.args[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// groupIDs finds (or adds) the group of every selected row.
+func (w *worker) groupIDs(sel []int32) ([]int32, error) {
+	w.gids = grow(w.gids, len(sel))
+	if len(w.keys) == 0 {
+		clear(w.gids)
+		return w.gids, nil
+	}
+	nums := make([]*numVec, len(w.keys))
+	strs := make([]strVec, len(w.keys))
+	for k, kf := range w.keys {
+		if kf.num != nil {
+			v, err := kf.num(&w.b, sel)
+			if err != nil {
+				return nil, err
+			}
+			nums[k] = v // each key's closure owns its buffer
+		} else {
+			strs[k] = kf.str(&w.b)
+		}
+	}
+	for i, row := range sel {
+		// Rows often come in runs of one group (files sorted or clustered
+		// by a key): a row keyed as the one before is in its group.
+		if i > 0 && w.sameKey(nums, strs, i, int(row), int(sel[i-1])) {
+			w.gids[i] = w.gids[i-1]
+			continue
+		}
+		buf := w.kbuf[:0]
+		for k := range w.keys {
+			if v := nums[k]; v != nil {
+				if v.null != nil && v.null[i] {
+					buf = append(buf, 0)
+					continue
+				}
+				buf = append(buf, 1)
+				buf = binary.LittleEndian.AppendUint64(buf, uint64(v.v[i]))
+				continue
+			}
+			s, null := strs[k].at(int(row))
+			if null {
+				buf = append(buf, 0)
+				continue
+			}
+			buf = append(buf, 1)
+			buf = binary.AppendUvarint(buf, uint64(len(s)))
+			buf = append(buf, s...)
+		}
+		w.kbuf = buf
+		g, ok := w.index[string(buf)]
+		if !ok {
+			g = w.group(string(buf), w.keyValues(nums, strs, i, int(row)))
+		}
+		w.gids[i] = g
+	}
+	return w.gids, nil
+}
+
+// sameKey says selected row i (batch row row) has the key of the
+// selected row before it (batch row prev).
+func (w *worker) sameKey(nums []*numVec, strs []strVec, i, row, prev int) bool {
+	for k := range w.keys {
+		if v := nums[k]; v != nil {
+			if v.null != nil && (v.null[i] || v.null[i-1]) {
+				if v.null[i] != v.null[i-1] {
+					return false
+				}
+				continue
+			}
+			if v.v[i] != v.v[i-1] {
+				return false
+			}
+			continue
+		}
+		a, an := strs[k].at(row)
+		b, bn := strs[k].at(prev)
+		if an != bn || !bytes.Equal(a, b) {
+			return false
+		}
+	}
+	return true
+}
+
+func (w *worker) keyValues(nums []*numVec, strs []strVec, i, row int) []Value {
+	out := make([]Value, len(w.keys))
+	for k := range w.keys {
+		if v := nums[k]; v != nil {
+			if v.null != nil && v.null[i] {
+				out[k].Null = true
+			} else {
+				out[k].I = v.v[i]
+			}
+			continue
+		}
+		s, null := strs[k].at(row)
+		out[k] = Value{Null: null, S: string(s)}
+	}
+	return out
+}
+
+// merge adds other's groups into w's.
+func (w *worker) merge(other *worker) {
+	for g, k := range other.encoded {
+		dst := w.group(k, other.keyVals[g])
+		for i, a := range w.accs {
+			a.merge(dst, other.accs[i], int32(g))
+		}
+	}
+}
+
+func (w *worker) groups() ([]Group, error) {
+	out := make([]Group, len(w.encoded))
+	for g := range w.encoded {
+		out[g].Keys = w.keyVals[g]
+		out[g].Aggs = make([]AggValue, len(w.accs))
+		for i, a := range w.accs {
+			v, err := a.result(int32(g))
+			if err != nil {
+				return nil, err
+			}
+			out[g].Aggs[i] = v
+		}
+	}
+	return out, nil
+}
+
+// accum is one aggregate's state for every group of a worker.
+type accum struct {
+	agg   Agg
+	count []int64
+	lo    []uint64 // sums: two's complement 128-bit, low and high words
+	hi    []int64
+	abs   []uint64 // sums of magnitudes, saturating, for ExactFloat
+	has   []bool
+	iv    []int64
+	sv    []string
+}
+
+func (a *accum) grow(n int) {
+	for len(a.count) < n {
+		a.count = append(a.count, 0)
+		a.lo = append(a.lo, 0)
+		a.hi = append(a.hi, 0)
+		a.abs = append(a.abs, 0)
+		a.has = append(a.has, false)
+		a.iv = append(a.iv, 0)
+		a.sv = append(a.sv, "")
+	}
+}
+
+func (a *accum) addSum(g int32, v int64) {
+	lo := a.lo[g] + uint64(v)
+	carry := int64(0)
+	if lo < a.lo[g] {
+		carry = 1
+	}
+	a.lo[g] = lo
+	a.hi[g] += v>>63 + carry
+	if a.agg.ExactFloat {
+		s := a.abs[g] + absU(v)
+		if s < a.abs[g] {
+			s = ^uint64(0)
+		}
+		a.abs[g] = s
+	}
+}
+
+func (a *accum) update(b *batch, sel, gids []int32, arg argFn) error {
+	switch a.agg.Func {
+	case CountStar:
+		for _, g := range gids {
+			a.count[g]++
+		}
+		return nil
+	}
+	if arg.str != nil {
+		sv := arg.str(b)
+		for i, row := range sel {
+			s, null := sv.at(int(row))
+			if null {
+				continue
+			}
+			g := gids[i]
+			a.count[g]++
+			switch a.agg.Func {
+			case Min, Max:
+				if !a.has[g] || better(a.agg.Func, string(s) < a.sv[g], string(s) > a.sv[g]) {
+					a.has[g], a.sv[g] = true, string(s)
+				}
+			}
+		}
+		return nil
+	}
+	v, err := arg.num(b, sel)
+	if err != nil {
+		return err
+	}
+	vals, null := v.v[:len(sel)], v.null
+	switch a.agg.Func {
+	case Count:
+		for i, g := range gids {
+			if null == nil || !null[i] {
+				a.count[g]++
+			}
+		}
+	case Sum, Avg:
+		for i, g := range gids {
+			if null != nil && null[i] {
+				continue
+			}
+			a.count[g]++
+			a.addSum(g, vals[i])
+		}
+	case Min, Max:
+		for i, g := range gids {
+			if null != nil && null[i] {
+				continue
+			}
+			a.count[g]++
+			x := vals[i]
+			if !a.has[g] || better(a.agg.Func, x < a.iv[g], x > a.iv[g]) {
+				a.has[g], a.iv[g] = true, x
+			}
+		}
+	}
+	return nil
+}
+
+func better(f AggFunc, less, greater bool) bool {
+	if f == Min {
+		return less
+	}
+	return greater
+}
+
+func (a *accum) merge(g int32, o *accum, og int32) {
+	a.count[g] += o.count[og]
+	if o.agg.Func == Sum || o.agg.Func == Avg {
+		lo := a.lo[g] + o.lo[og]
+		carry := int64(0)
+		if lo < a.lo[g] {
+			carry = 1
+		}
+		a.lo[g] = lo
+		a.hi[g] += o.hi[og] + carry
+		s := a.abs[g] + o.abs[og]
+		if s < a.abs[g] {
+			s = ^uint64(0)
+		}
+		a.abs[g] = s
+	}
+	if o.has[og] {
+		switch {
+		case !a.has[g]:
+			a.has[g], a.iv[g], a.sv[g] = true, o.iv[og], o.sv[og]
+		case a.agg.Arg.Type().Kind == String:
+			if better(a.agg.Func, o.sv[og] < a.sv[g], o.sv[og] > a.sv[g]) {
+				a.sv[g] = o.sv[og]
+			}
+		default:
+			if better(a.agg.Func, o.iv[og] < a.iv[g], o.iv[og] > a.iv[g]) {
+				a.iv[g] = o.iv[og]
+			}
+		}
+	}
+}
+
+// maxExactFloat is 2^53: integers of smaller magnitude are exact float64s.
+const maxExactFloat = 1 << 53
+
+func (a *accum) result(g int32) (AggValue, error) {
+	switch a.agg.Func {
+	case CountStar, Count:
+		return AggValue{Count: a.count[g]}, nil
+	case Sum, Avg:
+		if a.count[g] == 0 {
+			return AggValue{Null: true}, nil
+		}
+		if a.agg.ExactFloat && a.abs[g] >= maxExactFloat {
+			return AggValue{}, ErrInexact
+		}
+		return AggValue{Count: a.count[g], Sum: int128(a.hi[g], a.lo[g])}, nil
+	}
+	if !a.has[g] {
+		return AggValue{Null: true}, nil
+	}
+	return AggValue{Count: a.count[g], Val: Value{I: a.iv[g], S: a.sv[g]}}, nil
+}
+
+func int128(hi int64, lo uint64) *big.Int {
+	v := new(big.Int).SetInt64(hi)
+	v.Lsh(v, 64)
+	return v.Add(v, new(big.Int).SetUint64(lo))
+}
