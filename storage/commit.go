@@ -89,7 +89,7 @@ func AppendFiles(ctx context.Context, cat catalog.Catalog, ident table.Identifie
 		if err != nil {
 			return nil, err
 		}
-		add, err := withFirstRowIDs(tbl.Metadata(), files)
+		add, err := WithFirstRowIDs(tbl.Metadata(), files)
 		if err != nil {
 			return nil, err
 		}

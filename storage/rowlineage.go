@@ -16,10 +16,10 @@ import (
 // new manifest (its first_row_id is the table's next-row-id, and
 // next-row-id advances by the added rows), so both agree.
 
-// withFirstRowIDs returns files with first_row_id assigned from meta's
-// next-row-id, for a commit on top of meta. Other format versions get
-// files back unchanged.
-func withFirstRowIDs(meta table.Metadata, files []iceberg.DataFile) ([]iceberg.DataFile, error) {
+// WithFirstRowIDs returns files with first_row_id assigned from meta's
+// next-row-id, for a commit (or a transaction's read of its own staged
+// files) on top of meta. Other format versions get files back unchanged.
+func WithFirstRowIDs(meta table.Metadata, files []iceberg.DataFile) ([]iceberg.DataFile, error) {
 	if meta.Version() < 3 {
 		return files, nil
 	}
