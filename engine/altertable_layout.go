@@ -133,11 +133,6 @@ func (alt *alteration) setProperties(props map[string]string) error {
 		switch have := cur.Metadata().Version(); {
 		case n < have:
 			return alterNotSupported(fmt.Sprintf("SET TBLPROPERTIES ('format-version' = '%d')", n), "%s is format-version %d and Iceberg tables cannot be downgraded", alt.name, have)
-		case n >= 3:
-			// storage.AppendFiles cannot yet commit to a v3 table (iceberg-go's
-			// AddDataFiles wants each file's first_row_id), so an upgraded
-			// table would refuse every INSERT.
-			return notSupported("SET TBLPROPERTIES ('format-version' = '%d'): icesql cannot write format-version 3 tables yet, so %s stays at format-version %d", n, alt.name, have)
 		case n > have:
 			if err := alt.tx.UpgradeFormatVersion(n); err != nil {
 				return fmt.Errorf("upgrade %s to format-version %d: %w", alt.name, n, err)

@@ -119,10 +119,6 @@ func (ins *inserter) Insert(ctx *sql.Context, row sql.Row) error {
 		return ins.err
 	}
 	if ins.builder == nil {
-		if err := writeV3Error(ins.t); err != nil {
-			ins.err = err
-			return err
-		}
 		if ins.target, ins.err = ins.t.writeTarget(ctx); ins.err != nil {
 			return ins.err
 		}
@@ -204,15 +200,5 @@ func (ins *inserter) stop() {
 // StatementComplete and after DiscardChanges alike.
 func (ins *inserter) Close(*sql.Context) error {
 	ins.stop()
-	return nil
-}
-
-// writeV3Error refuses writes to format-version 3 tables: iceberg-go's
-// AddDataFiles, which commits icesql's data files, requires each new file's
-// first_row_id on v3, which icesql does not assign yet.
-func writeV3Error(t *Table) error {
-	if v := t.tbl.Metadata().Version(); v >= 3 {
-		return notSupported("%s is an Iceberg format-version %d table: icesql reads it but cannot write to it yet", t, v)
-	}
 	return nil
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql"
 
 	"github.com/icesql/icesql/pushdown"
+	"github.com/icesql/icesql/storage"
 )
 
 // Table is an Iceberg table at the snapshot pinned for the statement, plus
@@ -229,7 +230,12 @@ func (t *Table) newScan(ctx *sql.Context, planned *pushdown.Planned, opts ...tab
 	v := t.staging
 	v.once.Do(func() {
 		v.tx = t.tbl.NewTransactionOnBranch(cmp.Or(t.branch, table.MainBranch))
-		v.err = v.tx.AddDataFiles(ctx, t.staged, nil, table.WithoutDuplicateCheck(), table.WithoutAutoNameMapping())
+		staged, err := storage.WithFirstRowIDs(t.tbl.Metadata(), t.staged)
+		if err != nil {
+			v.err = err
+			return
+		}
+		v.err = v.tx.AddDataFiles(ctx, staged, nil, table.WithoutDuplicateCheck(), table.WithoutAutoNameMapping())
 	})
 	if v.err != nil {
 		return nil, v.err

@@ -92,11 +92,15 @@ func AppendFiles(ctx context.Context, cat catalog.Catalog, ident table.Identifie
 		if err != nil {
 			return nil, err
 		}
+		add, err := WithFirstRowIDs(tbl.Metadata(), files)
+		if err != nil {
+			return nil, err
+		}
 		tx := tbl.NewTransaction()
 		// Files come from this process with fresh UUID names and field ids, so
 		// neither the duplicate scan (which reads every manifest) nor a name
 		// mapping is needed.
-		if err := tx.AddDataFiles(ctx, files, summary, table.WithoutDuplicateCheck(), table.WithoutAutoNameMapping()); err != nil {
+		if err := tx.AddDataFiles(ctx, add, summary, table.WithoutDuplicateCheck(), table.WithoutAutoNameMapping()); err != nil {
 			return nil, err
 		}
 		return tx.Commit(ctx)

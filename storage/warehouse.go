@@ -549,7 +549,12 @@ func (w *Warehouse) writeMetadata(ctx context.Context, location string, meta tab
 // writeVersionHint keeps version-hint.text current for readers that use it
 // (Spark's hadoop catalog, DuckDB). It is a hint: a failure is harmless.
 func (w *Warehouse) writeVersionHint(ctx context.Context, location string, version int) {
-	_ = w.store.WriteFile(ctx, Join(location, "metadata", "version-hint.text"), []byte(strconv.Itoa(version)))
+	loc, data := Join(location, "metadata", "version-hint.text"), []byte(strconv.Itoa(version))
+	if h, ok := w.store.(hintWriter); ok {
+		_ = h.WriteHint(ctx, loc, data)
+		return
+	}
+	_ = w.store.WriteFile(ctx, loc, data)
 }
 
 // DropTable removes the table and its files, as Iceberg's Hadoop catalog
