@@ -209,10 +209,23 @@ func (t *Table) openBatches(ctx *sql.Context, cols []string, rowFiltered bool) (
 	if tasks, err = t.aligned.align(ctx, t.db.e, t.tbl, t.snapshot(), tasks); err != nil {
 		return nil, nil, err
 	}
-	if !rowFiltered && t.rowFilter() != nil && oneRowGroupEach(tasks) {
-		if scan, err = t.newScan(ctx, planned, table.WithReporter(planned), table.WithSelectedFields(read...)); err != nil {
+	if f := t.rowFilter(); f != nil {
+		// Planning pruned files with the filter; reading uses a weakened
+		// one (see pushdown.ReadFilter), or none at all for a reader that
+		// evaluates the whole WHERE clause itself where no file has row
+		// groups to skip.
+		opts := []table.ScanOption{table.WithReporter(planned), table.WithSelectedFields(read...)}
+		if rowFiltered || !oneRowGroupEach(tasks) {
+			rf, err := pushdown.ReadFilter(t.tbl.Schema(), f)
+			if err != nil {
+				return nil, nil, err
+			}
+			opts = append(opts, table.WithRowFilter(rf))
+		}
+		if scan, err = t.newScan(ctx, planned, opts...); err != nil {
 			return nil, nil, err
 		}
+		tasks = pushdown.ReadTasks(tasks)
 	}
 	batches, err := openTasks(ctx, t.tbl, scan, tasks, read)
 	return batches, tasks, err
