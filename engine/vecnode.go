@@ -90,7 +90,11 @@ func (v *vectorAggregate) BuildRowIter(ctx *sql.Context, b sql.NodeExecBuilder, 
 				}
 				continue
 			}
-			r[j] = o.aggregateValue(g.Aggs[o.agg])
+			val, err := o.aggregateValue(g.Aggs[o.agg])
+			if err != nil {
+				return nil, err
+			}
+			r[j] = val
 		}
 		rows[i] = r
 	}

@@ -423,6 +423,7 @@ type vecOutput struct {
 	fn    vector.AggFunc
 	scale int32
 	kind  vector.Kind
+	exact *exactAgg // the exact SUM or AVG wrapping fn, if any
 }
 
 func newVectorAggregate(ctx *sql.Context, t *Table, gb *plan.GroupBy, cond sql.Expression) (*vectorAggregate, string) {
@@ -487,6 +488,7 @@ func newVectorAggregate(ctx *sql.Context, t *Table, gb *plan.GroupBy, cond sql.E
 func (tr *vecTranslator) aggregate(e sql.Expression) (vecOutput, vector.Agg, error) {
 	var fn vector.AggFunc
 	var arg sql.Expression
+	e, exact := unwrapExact(e)
 	switch a := e.(type) {
 	case *aggregation.Count:
 		if countsRows(a) {
@@ -515,8 +517,8 @@ func (tr *vecTranslator) aggregate(e sql.Expression) (vecOutput, vector.Agg, err
 		return vecOutput{}, vector.Agg{}, decline("aggregate of a constant %s", arg)
 	}
 	typ := v.Type()
-	out := vecOutput{fn: fn, scale: typ.Scale, kind: typ.Kind}
-	agg := vector.Agg{Func: fn, Arg: v, ExactFloat: typ.Kind == vector.Int}
+	out := vecOutput{fn: fn, scale: typ.Scale, kind: typ.Kind, exact: exact}
+	agg := vector.Agg{Func: fn, Arg: v, ExactFloat: typ.Kind == vector.Int && exact == nil}
 	if fn == vector.Min || fn == vector.Max {
 		var it iceberg.Type
 		if gf, ok := arg.(*expression.GetField); ok {
@@ -547,13 +549,16 @@ func columnValue(typ vector.Type, colType iceberg.Type) func(vector.Value) any {
 
 // aggregateValue is an aggregate's result as go-mysql-server's
 // aggregation buffers give it (sql/expression/function/aggregation).
-func (o vecOutput) aggregateValue(v vector.AggValue) any {
+func (o vecOutput) aggregateValue(v vector.AggValue) (any, error) {
+	if o.exact != nil {
+		return o.exactValue(v)
+	}
 	switch o.fn {
 	case vector.CountStar, vector.Count:
-		return v.Count
+		return v.Count, nil
 	}
 	if v.Null {
-		return nil
+		return nil, nil
 	}
 	switch o.fn {
 	case vector.Sum, vector.Avg:
@@ -562,16 +567,16 @@ func (o vecOutput) aggregateValue(v vector.AggValue) any {
 			// order of addition irrelevant.
 			sum := float64(v.Sum.Int64())
 			if o.fn == vector.Avg {
-				return sum / float64(v.Count)
+				return sum / float64(v.Count), nil
 			}
-			return sum
+			return sum, nil
 		}
 		// sumBuffer starts from apd.New(0, 0): the exponent is at most 0.
 		sum := apd.NewWithBigInt(new(apd.BigInt).SetMathBigInt(v.Sum), -o.scale)
 		if o.fn == vector.Avg {
-			return types.DecimalDiv(sum, types.DecimalFromInt64(v.Count), -sum.Exponent+4, false)
+			return types.DecimalDiv(sum, types.DecimalFromInt64(v.Count), -sum.Exponent+4, false), nil
 		}
-		return sum
+		return sum, nil
 	}
-	return o.value(v.Val)
+	return o.value(v.Val), nil
 }

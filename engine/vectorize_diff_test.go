@@ -15,8 +15,8 @@ import (
 // diff table (NULLs, an all-NULL file, NaN and infinities in the float
 // columns), a table of extreme values, and an empty table.
 
-// vecEdgeTable has extreme values: the integer limits (their sums leave
-// the exact range and must fall back to the row path), decimals of 18
+// vecEdgeTable has extreme values: the integer limits (the magnitudes
+// they sum pass 2^63, which the 128-bit exact sums hold), decimals of 18
 // digits (their products overflow), negative decimals, empty strings, a
 // column that is NULL in every row, far dates.
 var vecEdgeTable = []string{
