@@ -43,11 +43,12 @@ type Session struct {
 type stage struct {
 	ident table.Identifier
 	files []iceberg.DataFile
+	rowChanges
 }
 
 type savepoint struct {
 	name   string
-	counts map[string]int // files staged per table when the savepoint was set
+	stages map[string]stage // copies of the stages when the savepoint was set
 }
 
 type transaction struct{ readOnly bool }
@@ -212,7 +213,7 @@ func (s *Session) CommitTransaction(ctx *sql.Context, _ sql.Transaction) error {
 
 	var committed []string
 	for _, st := range stages {
-		if _, err := storage.AppendFiles(ctx, s.e.catalog, st.ident, st.files, snapshotSummary()); err != nil {
+		if err := s.commitStage(ctx, st); err != nil {
 			done := ""
 			if len(committed) > 0 {
 				done = fmt.Sprintf(" (already committed: %s)", strings.Join(committed, ", "))
@@ -246,12 +247,12 @@ func (s *Session) Rollback(*sql.Context, sql.Transaction) error {
 func (s *Session) CreateSavepoint(_ *sql.Context, _ sql.Transaction, name string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	counts := map[string]int{}
+	stages := map[string]stage{}
 	for k, st := range s.staged {
-		counts[k] = len(st.files)
+		stages[k] = st.clone()
 	}
 	s.dropSavepointLocked(name)
-	s.savepoints = append(s.savepoints, savepoint{name: name, counts: counts})
+	s.savepoints = append(s.savepoints, savepoint{name: name, stages: stages})
 	return nil
 }
 
@@ -264,11 +265,10 @@ func (s *Session) RollbackToSavepoint(_ *sql.Context, _ sql.Transaction, name st
 		return sql.ErrSavepointDoesNotExist.New(name)
 	}
 	sp := s.savepoints[i]
-	for k, st := range s.staged {
-		st.files = st.files[:sp.counts[k]]
-		if len(st.files) == 0 {
-			delete(s.staged, k)
-		}
+	s.staged = map[string]*stage{}
+	for k, st := range sp.stages {
+		c := st.clone()
+		s.staged[k] = &c
 	}
 	s.savepoints = s.savepoints[:i+1]
 	s.pins = nil

@@ -47,8 +47,8 @@ func (p parser) ParseOneWithOptions(ctx context.Context, query string, opts ast.
 // the ALTER TABLE statements icesql runs itself (see alterStatement).
 func (p parser) intercept(stmt ast.Statement) ast.Statement {
 	explainAsTree(stmt)
-	if refused, ok := refuseRowLevel(stmt); ok {
-		return refused
+	if prepared, ok := rowLevel(stmt); ok {
+		return prepared
 	}
 	if alter, ok := p.alterStatement(stmt); ok {
 		return alter
