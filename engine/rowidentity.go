@@ -127,8 +127,23 @@ func (d *Database) rowIdentityTable(ctx *sql.Context, name string) (sql.Table, b
 	if err := writeV3Error(it); err != nil {
 		return nil, false, err
 	}
-	it.identity = &identityState{}
+	it.identity = sessionOf(ctx).identityState(ctx, d.ident(real))
 	return it, true, nil
+}
+
+// identityState is the row-identity state of a table in the current
+// statement, shared by every resolution of the table in it (a MERGE
+// resolves its target again after its query ran).
+func (s *Session) identityState(ctx *sql.Context, ident table.Identifier) *identityState {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.resetPinsLocked(ctx.Pid())
+	st, ok := s.identities[key(ident)]
+	if !ok {
+		st = &identityState{}
+		s.identities[key(ident)] = st
+	}
+	return st
 }
 
 // hiddenColumn is the hidden column called name, or nil.

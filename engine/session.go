@@ -37,6 +37,7 @@ type Session struct {
 	created    map[string]table.Identifier // tables CREATE TABLE ... AS SELECT made in statement pinPid
 	comments   map[string]string           // CREATE TABLE ... AS SELECT options of statement pinPid, by table name
 	fullPid    uint64                      // the last statement the full analyzer planned (pushrule.go)
+	identities map[string]*identityState   // row-identity scans of statement pinPid, by table (rowidentity.go)
 }
 
 // stage is what a transaction wrote to one table.
@@ -99,6 +100,7 @@ func (s *Session) resetPinsLocked(pid uint64) {
 		s.pins = map[string]*table.Table{}
 		s.created = map[string]table.Identifier{}
 		s.comments = map[string]string{}
+		s.identities = map[string]*identityState{}
 	}
 }
 

@@ -56,6 +56,9 @@ func (p parser) intercept(stmt ast.Statement) ast.Statement {
 	if call, ok := p.interceptCall(stmt); ok {
 		return call
 	}
+	if merge, ok := p.interceptMerge(stmt); ok {
+		return merge
+	}
 	show, ok := stmt.(*ast.Show)
 	if !ok || show.Type != ast.CreateTableStr || !show.HasTable() || (show.ShowTablesOpt != nil && show.ShowTablesOpt.AsOf != nil) {
 		return stmt
