@@ -153,9 +153,9 @@ func (t *Table) hiddenColumn(name string) *sql.Column {
 	}
 	switch strings.ToLower(name) {
 	case fileColumn:
-		return &sql.Column{Name: fileColumn, Type: types.LongText, Source: t.name, DatabaseSource: t.db.name, Nullable: false}
+		return &sql.Column{Name: fileColumn, Type: types.LongText, Source: t.name, DatabaseSource: t.db.name, PrimaryKey: true}
 	case posColumn:
-		return &sql.Column{Name: posColumn, Type: types.Int64, Source: t.name, DatabaseSource: t.db.name, Nullable: false}
+		return &sql.Column{Name: posColumn, Type: types.Int64, Source: t.name, DatabaseSource: t.db.name, PrimaryKey: true}
 	}
 	return nil
 }

@@ -109,7 +109,12 @@ func (t *Table) Schema(*sql.Context) sql.Schema {
 // planner needs the full schema of a projected table from here. Iceberg
 // identifier fields are not reported as a key: nothing enforces them.
 func (t *Table) PrimaryKeySchema(*sql.Context) sql.PrimaryKeySchema {
-	return sql.NewPrimaryKeySchema(t.withHidden(t.schema))
+	if t.identity != nil {
+		// (_file, _pos) identify a row; go-mysql-server's UPDATE ... JOIN
+		// needs a key to tell the target's rows apart.
+		return sql.NewPrimaryKeySchema(t.withHidden(t.schema), len(t.schema), len(t.schema)+1)
+	}
+	return sql.NewPrimaryKeySchema(t.schema)
 }
 
 // WithProjections implements sql.ProjectedTable.
