@@ -23,9 +23,12 @@ func (t *Table) Updater(*sql.Context) sql.RowUpdater { return t.rowEditor("updat
 func (t *Table) rowEditor(op string) *rowEditor {
 	ed := &rowEditor{t: t, op: op, dels: map[string][]int64{}}
 	if t.identity == nil {
-		// Only the row-identity variant knows where its rows live; the parser
-		// gives every UPDATE and DELETE target that variant.
-		ed.err = fmt.Errorf("%s of %s: the table was not resolved with row positions", op, t)
+		// Only the row-identity variant knows where its rows live, and the
+		// parser gives every UPDATE and DELETE target that variant; a plain
+		// table here is the same table read again in the statement (a
+		// subquery), which go-mysql-server took for the target. MySQL
+		// refuses such statements too.
+		ed.err = mysql.NewSQLError(mysql.ERUpdateTableUsed, "HY000", "You can't specify target table '%s' for update in FROM clause", t.name)
 	}
 	return ed
 }
