@@ -38,7 +38,9 @@ type rowChanges struct {
 	// deletes are position-delete files for committed data files.
 	deletes []iceberg.DataFile
 	// base is the snapshot the first row-level statement read; based says
-	// it was set (base nil: the table had no snapshot).
+	// it was set (base nil: the table had no snapshot). Whoever stages
+	// removals that depend on what a statement read must set both, so that
+	// the commit is validated against commits made since.
 	base  *int64
 	based bool
 	// serializable: some statement ran under serializable isolation, with
@@ -71,7 +73,7 @@ func (s *Session) stagedChanges(ident table.Identifier) rowChanges {
 
 // delta is the stage as the storage layer commits it.
 func (st *stage) delta() storage.RowDelta {
-	d := storage.RowDelta{Added: st.files, Removed: st.removed, Deletes: st.deletes, Base: st.base, Serializable: st.serializable}
+	d := storage.RowDelta{Added: st.files, Removed: st.removed, Deletes: st.deletes, Validate: st.based, Base: st.base, Serializable: st.serializable}
 	if !st.unfiltered {
 		d.Filter = st.filter
 	}

@@ -21,9 +21,11 @@ type RowDelta struct {
 	Removed []iceberg.DataFile
 	Deletes []iceberg.DataFile
 
-	// Base is the snapshot the statements read (nil: the table had none).
-	// Commits made since are validated against the changes.
-	Base *int64
+	// Validate asks that commits made since Base, the snapshot the
+	// statements read (nil: the table had none), be checked against the
+	// changes. Changes that read nothing (a whole-table replacement) need not.
+	Validate bool
+	Base     *int64
 	// Serializable asks that no data file committed since Base could hold
 	// rows matching Filter (nil: any row); without it (snapshot isolation)
 	// only changes to the same data files conflict.
@@ -167,7 +169,7 @@ func removalsAsDeletes(ctx context.Context, tbl *table.Table, d RowDelta) (RowDe
 // added meanwhile may hold rows d's filter could match.
 func validateSince(ctx context.Context, tbl *table.Table, d RowDelta) error {
 	cur := tbl.CurrentSnapshot()
-	if cur == nil || (d.Base != nil && cur.SnapshotID == *d.Base) {
+	if !d.Validate || cur == nil || (d.Base != nil && cur.SnapshotID == *d.Base) {
 		return nil
 	}
 	meta := tbl.Metadata()
