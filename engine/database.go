@@ -73,6 +73,9 @@ func (d *Database) GetTableNames(ctx *sql.Context) ([]string, error) { return d.
 // GetTableInsensitive implements sql.Database. The table is read at the
 // snapshot the session pinned for the current statement.
 func (d *Database) GetTableInsensitive(ctx *sql.Context, name string) (sql.Table, bool, error) {
+	if base, ok := strings.CutPrefix(name, rowIdentityPrefix); ok {
+		return d.rowIdentityTable(ctx, base)
+	}
 	real, ok, err := d.resolveTable(ctx, name)
 	if err != nil {
 		return nil, false, err
@@ -90,7 +93,9 @@ func (d *Database) GetTableInsensitive(ctx *sql.Context, name string) (sql.Table
 		}
 		return nil, false, err
 	}
-	return d.sessionTable(ctx, real, tbl), true, nil
+	t := d.sessionTable(ctx, real, tbl)
+	t.changes = sessionOf(ctx).stagedChanges(d.ident(real))
+	return t, true, nil
 }
 
 // CreateTable implements sql.TableCreator. The table comment carries the

@@ -37,6 +37,7 @@ type Session struct {
 	created    map[string]table.Identifier // tables CREATE TABLE ... AS SELECT made in statement pinPid
 	comments   map[string]string           // CREATE TABLE ... AS SELECT options of statement pinPid, by table name
 	fullPid    uint64                      // the last statement the full analyzer planned (pushrule.go)
+	identities map[string]*identityState   // row-identity scans of statement pinPid, by table (rowidentity.go)
 }
 
 // stage is what a transaction wrote to one table.
@@ -44,11 +45,12 @@ type stage struct {
 	ident  table.Identifier
 	target writeTarget // main, a branch, or a WAP id (refs.go)
 	files  []iceberg.DataFile
+	rowChanges
 }
 
 type savepoint struct {
 	name   string
-	counts map[string]int // files staged per table when the savepoint was set
+	stages map[string]stage // copies of the stages when the savepoint was set
 }
 
 type transaction struct{ readOnly bool }
@@ -99,6 +101,7 @@ func (s *Session) resetPinsLocked(pid uint64) {
 		s.pins = map[string]*table.Table{}
 		s.created = map[string]table.Identifier{}
 		s.comments = map[string]string{}
+		s.identities = map[string]*identityState{}
 	}
 }
 
@@ -213,7 +216,7 @@ func (s *Session) CommitTransaction(ctx *sql.Context, _ sql.Transaction) error {
 
 	var committed []string
 	for _, st := range stages {
-		if err := st.commit(ctx, s.e.catalog, snapshotSummary()); err != nil {
+		if err := s.commitStage(ctx, st); err != nil {
 			done := ""
 			if len(committed) > 0 {
 				done = fmt.Sprintf(" (already committed: %s)", strings.Join(committed, ", "))
@@ -247,12 +250,12 @@ func (s *Session) Rollback(*sql.Context, sql.Transaction) error {
 func (s *Session) CreateSavepoint(_ *sql.Context, _ sql.Transaction, name string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	counts := map[string]int{}
+	stages := map[string]stage{}
 	for k, st := range s.staged {
-		counts[k] = len(st.files)
+		stages[k] = st.clone()
 	}
 	s.dropSavepointLocked(name)
-	s.savepoints = append(s.savepoints, savepoint{name: name, counts: counts})
+	s.savepoints = append(s.savepoints, savepoint{name: name, stages: stages})
 	return nil
 }
 
@@ -265,11 +268,10 @@ func (s *Session) RollbackToSavepoint(_ *sql.Context, _ sql.Transaction, name st
 		return sql.ErrSavepointDoesNotExist.New(name)
 	}
 	sp := s.savepoints[i]
-	for k, st := range s.staged {
-		st.files = st.files[:sp.counts[k]]
-		if len(st.files) == 0 {
-			delete(s.staged, k)
-		}
+	s.staged = map[string]*stage{}
+	for k, st := range sp.stages {
+		c := st.clone()
+		s.staged[k] = &c
 	}
 	s.savepoints = s.savepoints[:i+1]
 	s.pins = nil

@@ -12,7 +12,6 @@ import (
 	"github.com/dolthub/go-mysql-server/sql"
 
 	"github.com/icesql/icesql/pushdown"
-	"github.com/icesql/icesql/storage"
 )
 
 // Table is an Iceberg table at the snapshot pinned for the statement, plus
@@ -46,6 +45,11 @@ type Table struct {
 	// rowCache keeps small tables' rows for rescans within a statement
 	// (rowcache.go); shared like plan.
 	rowCache *rowCache
+	// identity is set on the row-identity variant that UPDATE, DELETE and
+	// MERGE change (rowidentity.go).
+	identity *identityState
+	// changes are the open transaction's row-level changes (rowdelta.go).
+	changes rowChanges
 }
 
 var (
@@ -92,12 +96,14 @@ func (t *Table) Collation() sql.CollationID { return sql.Collation_Default }
 // Schema implements sql.Table: the projected columns when projected.
 func (t *Table) Schema(*sql.Context) sql.Schema {
 	if t.projection == nil {
-		return t.schema
+		return t.withHidden(t.schema)
 	}
 	out := make(sql.Schema, 0, len(t.projection))
 	for _, name := range t.projection {
 		if i := t.schema.IndexOfColName(name); i >= 0 {
 			out = append(out, t.schema[i])
+		} else if col := t.hiddenColumn(name); col != nil {
+			out = append(out, col)
 		}
 	}
 	return out
@@ -107,6 +113,11 @@ func (t *Table) Schema(*sql.Context) sql.Schema {
 // planner needs the full schema of a projected table from here. Iceberg
 // identifier fields are not reported as a key: nothing enforces them.
 func (t *Table) PrimaryKeySchema(*sql.Context) sql.PrimaryKeySchema {
+	if t.identity != nil {
+		// (_file, _pos) identify a row; go-mysql-server's UPDATE ... JOIN
+		// needs a key to tell the target's rows apart.
+		return sql.NewPrimaryKeySchema(t.withHidden(t.schema), len(t.schema), len(t.schema)+1)
+	}
 	return sql.NewPrimaryKeySchema(t.schema)
 }
 
@@ -163,6 +174,9 @@ func (t *Table) Partitions(*sql.Context) (sql.PartitionIter, error) {
 // PartitionRows implements sql.Table: rows are decoded lazily from Arrow
 // batches of the projected columns only.
 func (t *Table) PartitionRows(ctx *sql.Context, _ sql.Partition) (sql.RowIter, error) {
+	if t.identity != nil {
+		return t.identityRows(ctx)
+	}
 	cols := t.resolveColumns(t.projection)
 	if t.projection == nil {
 		cols = t.names
@@ -237,18 +251,13 @@ func (t *Table) newScan(ctx *sql.Context, planned *pushdown.Planned, opts ...tab
 	if t.snapshotID != nil {
 		return t.countingTable(ctx, planned).Scan(append(opts, table.WithSnapshotID(*t.snapshotID))...), nil
 	}
-	if len(t.staged) == 0 {
+	if len(t.staged) == 0 && !t.changes.any() {
 		return t.onBranch(t.countingTable(ctx, planned).Scan(opts...))
 	}
 	v := t.staging
 	v.once.Do(func() {
 		v.tx = t.tbl.NewTransactionOnBranch(cmp.Or(t.branch, table.MainBranch))
-		staged, err := storage.WithFirstRowIDs(t.tbl.Metadata(), t.staged)
-		if err != nil {
-			v.err = err
-			return
-		}
-		v.err = v.tx.AddDataFiles(ctx, staged, nil, table.WithoutDuplicateCheck(), table.WithoutAutoNameMapping())
+		v.err = t.stageView(ctx, v.tx)
 	})
 	if v.err != nil {
 		return nil, v.err
