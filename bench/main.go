@@ -68,6 +68,8 @@ func main() {
 	dir := flag.String("dir", "", "work folder (default: a temporary one, removed afterwards)")
 	only := flag.String("q", "", "comma-separated query names to run (default: all)")
 	loadProfile := flag.String("loadprofile", "", "write a CPU profile of loading the tables to this file")
+	queryProfile := flag.String("queryprofile", "", "write a CPU profile of running the queries to this file")
+	python := flag.String("python", "python3", "the Python with the duckdb package and its iceberg extension, for DuckDB's iceberg_scan on icesql's tables (empty: skip)")
 	flag.Parse()
 	log.SetFlags(0)
 
@@ -80,12 +82,12 @@ func main() {
 		defer os.RemoveAll(work)
 	}
 	ctx := context.Background()
-	if err := run(ctx, work, *sf, *runs, *slow, *only, *loadProfile); err != nil {
+	if err := run(ctx, work, *sf, *runs, *slow, *only, *loadProfile, *queryProfile, *python); err != nil {
 		log.Fatal(err)
 	}
 }
 
-func run(ctx context.Context, work string, sf float64, runs int, slow time.Duration, only, loadProfile string) error {
+func run(ctx context.Context, work string, sf float64, runs int, slow time.Duration, only, loadProfile, queryProfile, python string) error {
 	li, or := filepath.Join(work, "lineitem.parquet"), filepath.Join(work, "orders.parquet")
 	start := time.Now()
 	rows, err := generate(sf, li, or)
@@ -158,6 +160,7 @@ func run(ctx context.Context, work string, sf float64, runs int, slow time.Durat
 		}
 	}
 
+	var selected []query
 	for _, q := range queries {
 		if only != "" && !slices.Contains(strings.Split(only, ","), q.name) {
 			continue
@@ -165,10 +168,22 @@ func run(ctx context.Context, work string, sf float64, runs int, slow time.Durat
 		if q.name == "point" {
 			q.sql = fmt.Sprintf(q.sql, orderKey(int64(sf*ordersPerSF)/2))
 		}
+		selected = append(selected, q)
+	}
+	iceberg := duckIcebergScan(ctx, python, filepath.Join(work, "warehouse"), selected, runs)
+
+	stopProfile, err = startProfile(queryProfile)
+	if err != nil {
+		return err
+	}
+	defer stopProfile()
+	for _, q := range selected {
+		resetPeakRSS()
 		ice, iceRes, err := measure(ctx, db, q.sql, runs, slow)
 		if err != nil {
 			return fmt.Errorf("%s on icesql: %w", q.name, err)
 		}
+		rss := peakRSSMB()
 		wireMs, _, err := measure(ctx, wire, q.sql, runs, slow)
 		if err != nil {
 			return fmt.Errorf("%s over the wire: %w", q.name, err)
@@ -177,8 +192,15 @@ func run(ctx context.Context, work string, sf float64, runs int, slow time.Durat
 		if err != nil {
 			return fmt.Errorf("%s on duckdb: %w", q.name, err)
 		}
-		fmt.Printf("bench %s icesql_ms=%.1f wire_ms=%.1f duckdb_ms=%.1f ratio=%.1f rss_mb=%d same_result=%v\n",
-			q.name, ms(ice), ms(wireMs), ms(dk), float64(ice)/float64(max(dk, 1)), peakRSSMB(), iceRes == duckRes)
+		// The fields first; rss_mb is the peak resident memory of
+		// the in-process icesql runs alone (DuckDB's own memory, loaded in
+		// this process, is part of the baseline).
+		line := fmt.Sprintf("bench %s icesql_ms=%.1f duckdb_ms=%.1f ratio=%.1f rss_mb=%d wire_ms=%.1f wire_ratio=%.2f",
+			q.name, ms(ice), ms(dk), float64(ice)/float64(max(dk, 1)), rss, ms(wireMs), float64(wireMs)/float64(max(ice, 1)))
+		if t, ok := iceberg[q.name]; ok {
+			line += fmt.Sprintf(" duckdb_iceberg_ms=%.1f iceberg_ratio=%.1f", t, ms(ice)/max(t, 0.001))
+		}
+		fmt.Printf("%s same_result=%v\n", line, iceRes == duckRes)
 		if iceRes != duckRes {
 			log.Printf("  %s results differ:\n  icesql: %s\n  duckdb: %s", q.name, iceRes, duckRes)
 		}
@@ -281,7 +303,11 @@ func peakRSSMB() int {
 
 // generate writes both tables as zstd Parquet and returns lineitem's rows.
 func generate(sf float64, lineitemPath, ordersPath string) (int64, error) {
-	props := parquet.NewWriterProperties(parquet.WithCompression(compress.Codecs.Zstd))
+	// Row groups of 1M rows, as icesql (iceberg-go) writes by default: with
+	// Arrow's default of 64M the whole file is one row group, which DuckDB
+	// reads on one thread.
+	props := parquet.NewWriterProperties(parquet.WithCompression(compress.Codecs.Zstd),
+		parquet.WithMaxRowGroupLength(1<<20))
 	open := func(path string, schema *arrow.Schema) (*pqarrow.FileWriter, error) {
 		f, err := os.Create(path)
 		if err != nil {
@@ -365,4 +391,36 @@ func cpuTime() time.Duration {
 		return 0
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// duckIcebergScan runs DuckDB's iceberg_scan on icesql's tables and returns
+// its median milliseconds per query; when it cannot run it says why and
+// returns none.
+func duckIcebergScan(ctx context.Context, python, warehouse string, qs []query, runs int) map[string]float64 {
+	if python == "" {
+		fmt.Println("bench duckdb_iceberg skipped: no -python given")
+		return nil
+	}
+	tables := map[string]string{}
+	for _, name := range []string{"lineitem", "orders"} {
+		meta, err := newestMetadata(warehouse, "tpch", name)
+		if err != nil {
+			fmt.Printf("bench duckdb_iceberg skipped: %v\n", err)
+			return nil
+		}
+		tables[name] = meta
+	}
+	out, version, err := icebergScan(ctx, python, tables, qs, runs)
+	if err != nil {
+		fmt.Printf("bench duckdb_iceberg skipped: %v\n", err)
+		return nil
+	}
+	fmt.Printf("bench duckdb_iceberg duckdb_python=%s (iceberg_scan on icesql's tables, 2 threads, separate process)\n", version)
+	return out
+}
+
+// resetPeakRSS restarts the kernel's peak-resident-memory count
+// (VmHWM), so that the next peakRSSMB covers only what runs in between.
+func resetPeakRSS() {
+	_ = os.WriteFile("/proc/self/clear_refs", []byte("5"), 0)
 }
