@@ -69,6 +69,7 @@ func main() {
 	only := flag.String("q", "", "comma-separated query names to run (default: all)")
 	loadProfile := flag.String("loadprofile", "", "write a CPU profile of loading the tables to this file")
 	queryProfile := flag.String("queryprofile", "", "write a CPU profile of running the queries to this file")
+	decode := flag.Bool("decode", false, "also compare pqarrow and parquet-go decoding icesql's lineitem files")
 	python := flag.String("python", "python3", "the Python with the duckdb package and its iceberg extension, for DuckDB's iceberg_scan on icesql's tables (empty: skip)")
 	flag.Parse()
 	log.SetFlags(0)
@@ -82,12 +83,12 @@ func main() {
 		defer os.RemoveAll(work)
 	}
 	ctx := context.Background()
-	if err := run(ctx, work, *sf, *runs, *slow, *only, *loadProfile, *queryProfile, *python); err != nil {
+	if err := run(ctx, work, *sf, *runs, *slow, *only, *loadProfile, *queryProfile, *python, *decode); err != nil {
 		log.Fatal(err)
 	}
 }
 
-func run(ctx context.Context, work string, sf float64, runs int, slow time.Duration, only, loadProfile, queryProfile, python string) error {
+func run(ctx context.Context, work string, sf float64, runs int, slow time.Duration, only, loadProfile, queryProfile, python string, decode bool) error {
 	li, or := filepath.Join(work, "lineitem.parquet"), filepath.Join(work, "orders.parquet")
 	start := time.Now()
 	rows, err := generate(sf, li, or)
@@ -160,6 +161,11 @@ func run(ctx context.Context, work string, sf float64, runs int, slow time.Durat
 		}
 	}
 
+	if decode {
+		if err := compareDecoders(ctx, filepath.Join(work, "warehouse"), runs); err != nil {
+			return err
+		}
+	}
 	var selected []query
 	for _, q := range queries {
 		if only != "" && !slices.Contains(strings.Split(only, ","), q.name) {
