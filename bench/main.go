@@ -5,6 +5,16 @@
 // icesql binary never links DuckDB.
 //
 //	go run . -sf 1            (make bench)
+//
+// It prints, per table loaded, "bench load_<table> rows= ms= rows_per_s=
+// cpu_s=", and per query "bench <query> icesql_ms= duckdb_ms= ratio=
+// rss_mb=" (in-process icesql; duckdb_ms is DuckDB on the Parquet copy;
+// rss_mb the peak resident memory of the icesql runs) followed by wire_ms
+// (icesql over the MySQL protocol), wire_ratio (wire/in-process),
+// duckdb_iceberg_ms and iceberg_ratio (DuckDB's iceberg_scan on icesql's
+// own tables, when -python has it; otherwise a "bench duckdb_iceberg
+// skipped:" line says why) and same_result. -decode adds the decoder
+// comparison of decode.go.
 package main
 
 import (
