@@ -26,6 +26,7 @@ except ImportError:
 req = json.load(sys.stdin)
 con = duckdb.connect()
 con.execute("SET threads = 2")
+con.execute("SET enable_progress_bar = false")  # it writes to stdout, where the timings go
 
 def load(name):
     try:

@@ -25,6 +25,7 @@ import (
 	"log"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"runtime/pprof"
 	"slices"
 	"strconv"
@@ -435,8 +436,10 @@ func duckIcebergScan(ctx context.Context, python, warehouse string, qs []query, 
 	return out
 }
 
-// resetPeakRSS restarts the kernel's peak-resident-memory count
-// (VmHWM), so that the next peakRSSMB covers only what runs in between.
+// resetPeakRSS returns freed memory to the system and restarts the
+// kernel's peak-resident-memory count (VmHWM), so that the next peakRSSMB
+// covers what runs in between, above what the process still holds.
 func resetPeakRSS() {
+	debug.FreeOSMemory()
 	_ = os.WriteFile("/proc/self/clear_refs", []byte("5"), 0)
 }
