@@ -5,6 +5,16 @@
 // icesql binary never links DuckDB.
 //
 //	go run . -sf 1            (make bench)
+//
+// It prints, per table loaded, "bench load_<table> rows= ms= rows_per_s=
+// cpu_s=", and per query "bench <query> icesql_ms= duckdb_ms= ratio=
+// rss_mb=" (in-process icesql; duckdb_ms is DuckDB on the Parquet copy;
+// rss_mb the peak resident memory of the icesql runs) followed by wire_ms
+// (icesql over the MySQL protocol), wire_ratio (wire/in-process),
+// duckdb_iceberg_ms and iceberg_ratio (DuckDB's iceberg_scan on icesql's
+// own tables, when -python has it; otherwise a "bench duckdb_iceberg
+// skipped:" line says why) and same_result. -decode adds the decoder
+// comparison of decode.go.
 package main
 
 import (
@@ -15,9 +25,12 @@ import (
 	"log"
 	"os"
 	"path/filepath"
+	"runtime/debug"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -65,6 +78,10 @@ func main() {
 	slow := flag.Duration("slow", 30*time.Second, "a query whose warm-up takes longer is timed once")
 	dir := flag.String("dir", "", "work folder (default: a temporary one, removed afterwards)")
 	only := flag.String("q", "", "comma-separated query names to run (default: all)")
+	loadProfile := flag.String("loadprofile", "", "write a CPU profile of loading the tables to this file")
+	queryProfile := flag.String("queryprofile", "", "write a CPU profile of running the queries to this file")
+	decode := flag.Bool("decode", false, "also compare pqarrow and parquet-go decoding icesql's lineitem files")
+	python := flag.String("python", "python3", "the Python with the duckdb package and its iceberg extension, for DuckDB's iceberg_scan on icesql's tables (empty: skip)")
 	flag.Parse()
 	log.SetFlags(0)
 
@@ -77,12 +94,12 @@ func main() {
 		defer os.RemoveAll(work)
 	}
 	ctx := context.Background()
-	if err := run(ctx, work, *sf, *runs, *slow, *only); err != nil {
+	if err := run(ctx, work, *sf, *runs, *slow, *only, *loadProfile, *queryProfile, *python, *decode); err != nil {
 		log.Fatal(err)
 	}
 }
 
-func run(ctx context.Context, work string, sf float64, runs int, slow time.Duration, only string) error {
+func run(ctx context.Context, work string, sf float64, runs int, slow time.Duration, only, loadProfile, queryProfile, python string, decode bool) error {
 	li, or := filepath.Join(work, "lineitem.parquet"), filepath.Join(work, "orders.parquet")
 	start := time.Now()
 	rows, err := generate(sf, li, or)
@@ -104,15 +121,22 @@ func run(ctx context.Context, work string, sf float64, runs int, slow time.Durat
 			return fmt.Errorf("%s: %w", s, err)
 		}
 	}
+	stopProfile, err := startProfile(loadProfile)
+	if err != nil {
+		return err
+	}
 	for _, t := range []struct{ name, file string }{{"lineitem", li}, {"orders", or}} {
-		start := time.Now()
+		start, cpu0 := time.Now(), cpuTime()
 		n, err := importParquet(ctx, e, t.name, t.file)
 		if err != nil {
 			return err
 		}
-		el := time.Since(start)
-		fmt.Printf("bench load_%s rows=%d ms=%d rows_per_s=%.0f\n", t.name, n, el.Milliseconds(), float64(n)/el.Seconds())
+		el, cpu := time.Since(start), cpuTime()-cpu0
+		// cpu_s is the process's CPU time: on a shared machine it says what
+		// the load costs when wall time says what other processes left.
+		fmt.Printf("bench load_%s rows=%d ms=%d rows_per_s=%.0f cpu_s=%.2f\n", t.name, n, el.Milliseconds(), float64(n)/el.Seconds(), cpu.Seconds())
 	}
+	stopProfile()
 	if _, err := db.ExecContext(ctx, "USE tpch"); err != nil {
 		return err
 	}
@@ -148,6 +172,12 @@ func run(ctx context.Context, work string, sf float64, runs int, slow time.Durat
 		}
 	}
 
+	if decode {
+		if err := compareDecoders(ctx, filepath.Join(work, "warehouse"), runs); err != nil {
+			return err
+		}
+	}
+	var selected []query
 	for _, q := range queries {
 		if only != "" && !slices.Contains(strings.Split(only, ","), q.name) {
 			continue
@@ -155,10 +185,22 @@ func run(ctx context.Context, work string, sf float64, runs int, slow time.Durat
 		if q.name == "point" {
 			q.sql = fmt.Sprintf(q.sql, orderKey(int64(sf*ordersPerSF)/2))
 		}
+		selected = append(selected, q)
+	}
+	iceberg := duckIcebergScan(ctx, python, filepath.Join(work, "warehouse"), selected, runs)
+
+	stopProfile, err = startProfile(queryProfile)
+	if err != nil {
+		return err
+	}
+	defer stopProfile()
+	for _, q := range selected {
+		resetPeakRSS()
 		ice, iceRes, err := measure(ctx, db, q.sql, runs, slow)
 		if err != nil {
 			return fmt.Errorf("%s on icesql: %w", q.name, err)
 		}
+		rss := peakRSSMB()
 		wireMs, _, err := measure(ctx, wire, q.sql, runs, slow)
 		if err != nil {
 			return fmt.Errorf("%s over the wire: %w", q.name, err)
@@ -167,8 +209,15 @@ func run(ctx context.Context, work string, sf float64, runs int, slow time.Durat
 		if err != nil {
 			return fmt.Errorf("%s on duckdb: %w", q.name, err)
 		}
-		fmt.Printf("bench %s icesql_ms=%.1f wire_ms=%.1f duckdb_ms=%.1f ratio=%.1f rss_mb=%d same_result=%v\n",
-			q.name, ms(ice), ms(wireMs), ms(dk), float64(ice)/float64(max(dk, 1)), peakRSSMB(), iceRes == duckRes)
+		// The issue's fields first; rss_mb is the peak resident memory of
+		// the in-process icesql runs alone (DuckDB's own memory, loaded in
+		// this process, is part of the baseline).
+		line := fmt.Sprintf("bench %s icesql_ms=%.1f duckdb_ms=%.1f ratio=%.1f rss_mb=%d wire_ms=%.1f wire_ratio=%.2f",
+			q.name, ms(ice), ms(dk), float64(ice)/float64(max(dk, 1)), rss, ms(wireMs), float64(wireMs)/float64(max(ice, 1)))
+		if t, ok := iceberg[q.name]; ok {
+			line += fmt.Sprintf(" duckdb_iceberg_ms=%.1f iceberg_ratio=%.1f", t, ms(ice)/max(t, 0.001))
+		}
+		fmt.Printf("%s same_result=%v\n", line, iceRes == duckRes)
 		if iceRes != duckRes {
 			log.Printf("  %s results differ:\n  icesql: %s\n  duckdb: %s", q.name, iceRes, duckRes)
 		}
@@ -271,7 +320,11 @@ func peakRSSMB() int {
 
 // generate writes both tables as zstd Parquet and returns lineitem's rows.
 func generate(sf float64, lineitemPath, ordersPath string) (int64, error) {
-	props := parquet.NewWriterProperties(parquet.WithCompression(compress.Codecs.Zstd))
+	// Row groups of 1M rows, as icesql (iceberg-go) writes by default: with
+	// Arrow's default of 64M the whole file is one row group, which DuckDB
+	// reads on one thread.
+	props := parquet.NewWriterProperties(parquet.WithCompression(compress.Codecs.Zstd),
+		parquet.WithMaxRowGroupLength(1<<20))
 	open := func(path string, schema *arrow.Schema) (*pqarrow.FileWriter, error) {
 		f, err := os.Create(path)
 		if err != nil {
@@ -329,4 +382,64 @@ func importParquet(ctx context.Context, e *engine.Engine, name, path string) (in
 	}
 	defer rdr.Release()
 	return e.Import(ctx, "tpch", name, rdr.(array.RecordReader), nil)
+}
+
+// startProfile starts a CPU profile into path (none when empty) and returns
+// what stops it.
+func startProfile(path string) (func(), error) {
+	if path == "" {
+		return func() {}, nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }, nil
+}
+
+// cpuTime is the CPU time the process has used (user and system).
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// duckIcebergScan runs DuckDB's iceberg_scan on icesql's tables and returns
+// its median milliseconds per query; when it cannot run it says why and
+// returns none.
+func duckIcebergScan(ctx context.Context, python, warehouse string, qs []query, runs int) map[string]float64 {
+	if python == "" {
+		fmt.Println("bench duckdb_iceberg skipped: no -python given")
+		return nil
+	}
+	tables := map[string]string{}
+	for _, name := range []string{"lineitem", "orders"} {
+		meta, err := newestMetadata(warehouse, "tpch", name)
+		if err != nil {
+			fmt.Printf("bench duckdb_iceberg skipped: %v\n", err)
+			return nil
+		}
+		tables[name] = meta
+	}
+	out, version, err := icebergScan(ctx, python, tables, qs, runs)
+	if err != nil {
+		fmt.Printf("bench duckdb_iceberg skipped: %v\n", err)
+		return nil
+	}
+	fmt.Printf("bench duckdb_iceberg duckdb_python=%s (iceberg_scan on icesql's tables, 2 threads, separate process)\n", version)
+	return out
+}
+
+// resetPeakRSS returns freed memory to the system and restarts the
+// kernel's peak-resident-memory count (VmHWM), so that the next peakRSSMB
+// covers what runs in between, above what the process still holds.
+func resetPeakRSS() {
+	debug.FreeOSMemory()
+	_ = os.WriteFile("/proc/self/clear_refs", []byte("5"), 0)
 }

@@ -45,7 +45,7 @@ func (e *Engine) Import(ctx context.Context, namespace, name string, rdr array.R
 			yield(nil, err)
 		}
 	}
-	files, err := collectFiles(table.WriteRecords(ctx, wt, rdr.Schema(), records))
+	files, err := writeFiles(ctx, wt, rdr.Schema(), records)
 	if err != nil {
 		return 0, fmt.Errorf("import into %s.%s: %w", namespace, name, err)
 	}

@@ -86,7 +86,7 @@ func startWriter(ctx context.Context, tbl *table.Table, schema *arrow.Schema) *f
 	}
 	go func() {
 		var res writeResult
-		res.files, res.err = collectFiles(table.WriteRecords(ctx, tbl, schema, records))
+		res.files, res.err = writeFiles(ctx, tbl, schema, records)
 		// WriteRecords may stop early on error; keep draining the channel.
 		for b := range w.batches {
 			b.Release()

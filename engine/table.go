@@ -188,7 +188,7 @@ func (t *Table) PartitionRows(ctx *sql.Context, _ sql.Partition) (sql.RowIter, e
 	if err != nil {
 		return nil, err
 	}
-	it := &rowIter{batches: batches, width: len(cols), names: cols}
+	it := &rowIter{batches: batches, width: len(cols), names: cols, rows: rowBlocks{width: len(cols)}}
 	if smallEnough(tasks) {
 		return t.keepRows(ctx, cols, it), nil
 	}
@@ -277,6 +277,7 @@ type rowIter struct {
 	rec     arrow.RecordBatch
 	cols    []arrow.Array // rec's columns in row order
 	row     int
+	rows    rowBlocks // where rows are allocated (rowalloc.go)
 }
 
 func (r *rowIter) Next(*sql.Context) (sql.Row, error) {
@@ -295,7 +296,7 @@ func (r *rowIter) Next(*sql.Context) (sql.Row, error) {
 			r.cols = append(r.cols, rec.Column(idx[0]))
 		}
 	}
-	row := make(sql.Row, r.width)
+	row := r.rows.next()
 	for i, col := range r.cols {
 		v, err := rowValue(col, r.row)
 		if err != nil {

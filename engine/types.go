@@ -203,7 +203,7 @@ func rowValue(arr arrow.Array, i int) (any, error) {
 		return a.Value(i), nil
 	case *array.Decimal128:
 		scale := a.DataType().(*arrow.Decimal128Type).Scale
-		return decimalValue(a.Value(i).BigInt(), scale), nil
+		return decimal128Value(a.Value(i), scale), nil
 	case *array.String:
 		return a.Value(i), nil
 	case *array.LargeString:
@@ -217,7 +217,7 @@ func rowValue(arr arrow.Array, i int) (any, error) {
 	case *array.FixedSizeBinary:
 		return append([]byte(nil), a.Value(i)...), nil
 	case *array.Date32:
-		return a.Value(i).ToTime(), nil
+		return date32Value(a.Value(i)), nil
 	case *array.Time64:
 		unit := a.DataType().(*arrow.Time64Type).Unit
 		return types.Timespan(a.Value(i).ToTime(unit).Sub(time.Unix(0, 0).UTC()) / time.Microsecond), nil

@@ -13,8 +13,9 @@ import (
 )
 
 // Batches streams the Arrow record batches of a scan. Files are decoded in
-// parallel (bounded by iceberg-go's scan concurrency, GOMAXPROCS by default)
-// and arrive in file order; nothing is read ahead of what the consumer pulls
+// parallel (bounded by iceberg-go's scan concurrency, GOMAXPROCS by default),
+// large files as several pieces of row groups (split.go), and arrive in file
+// order; nothing is read ahead of what the consumer pulls
 // beyond that bound, and Close stops all outstanding I/O.
 type Batches struct {
 	schema *arrow.Schema
@@ -28,7 +29,7 @@ type Batches struct {
 // result.
 func Open(ctx context.Context, scan *table.Scan, tasks []table.FileScanTask) (*Batches, error) {
 	ctx, cancel := context.WithCancel(ctx)
-	schema, seq, err := scan.ReadTasks(ctx, tasks)
+	schema, seq, err := scan.ReadTasks(ctx, splitForCores(tasks))
 	if err != nil {
 		cancel()
 		return nil, err
