@@ -7,7 +7,7 @@ import (
 	ast "github.com/dolthub/vitess/go/vt/sqlparser"
 )
 
-// Row-level changes (UPDATE, DELETE, TRUNCATE) on Iceberg tables are not
+// Row-level changes (UPDATE, DELETE) on Iceberg tables are not
 // built yet. go-mysql-server would answer them with 1105 "table doesn't
 // support UPDATE", or for a bare DELETE FROM with a misleading "database
 // not found"; refuseRowLevel answers 1235 saying what is missing instead.
@@ -20,14 +20,6 @@ func refuseRowLevel(stmt ast.Statement) (ast.Statement, bool) {
 		what, tables = "UPDATE", s.TableExprs
 	case *ast.Delete:
 		what, tables = "DELETE", s.TableExprs
-	case *ast.DDL:
-		if s.Action != ast.TruncateStr {
-			return nil, false
-		}
-		if strings.EqualFold(s.Table.DbQualifier.String(), "mysql") {
-			return nil, false
-		}
-		what = "TRUNCATE"
 	default:
 		return nil, false
 	}
@@ -39,7 +31,7 @@ func refuseRowLevel(stmt ast.Statement) (ast.Statement, bool) {
 		}
 	}
 	return ast.InjectedStatement{
-		Statement: refusal{err: notSupported("%s is not supported on Iceberg tables yet: icesql cannot change or remove existing rows (row-level deletes are the next step); INSERT, CREATE TABLE ... AS SELECT and DROP TABLE work", what)},
+		Statement: refusal{err: notSupported("%s is not supported on Iceberg tables yet: icesql cannot change or remove existing rows (row-level deletes are the next step); INSERT, INSERT OVERWRITE, TRUNCATE TABLE, CREATE TABLE ... AS SELECT and DROP TABLE work", what)},
 		Auth:      ast.AuthInformation{AuthType: ast.AuthType_IGNORE},
 	}, true
 }

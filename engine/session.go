@@ -43,6 +43,11 @@ type Session struct {
 type stage struct {
 	ident table.Identifier
 	files []iceberg.DataFile
+	// removed are whole data files of the table the transaction drops
+	// (TRUNCATE, INSERT OVERWRITE); change says what they were chosen
+	// from (filechange.go).
+	removed []iceberg.DataFile
+	change  *fileChange
 }
 
 type savepoint struct {
@@ -212,7 +217,7 @@ func (s *Session) CommitTransaction(ctx *sql.Context, _ sql.Transaction) error {
 
 	var committed []string
 	for _, st := range stages {
-		if _, err := storage.AppendFiles(ctx, s.e.catalog, st.ident, st.files, snapshotSummary()); err != nil {
+		if err := s.commitStage(ctx, st); err != nil {
 			done := ""
 			if len(committed) > 0 {
 				done = fmt.Sprintf(" (already committed: %s)", strings.Join(committed, ", "))

@@ -22,6 +22,8 @@ func (r rewriter) rewrite(text string) (out, ctasComment string, err error) {
 	passes := []func(statement) ([]edit, error){
 		namespaces,
 		r.catalogNames,
+		insertOverwrite,
+		sparkSettings,
 		sparkColumnLists,
 		tableSuffixNames,
 		subscripts,
@@ -31,6 +33,10 @@ func (r rewriter) rewrite(text string) (out, ctasComment string, err error) {
 		timeTravel,
 	}
 	s := lexStatement(text, r.opts)
+	replaceEdits, replace := replaceTable(s)
+	if len(replaceEdits) > 0 {
+		s = lexStatement(applyEdits(s.text, replaceEdits), r.opts)
+	}
 	for _, pass := range passes {
 		edits, err := pass(s)
 		if err != nil {
@@ -40,7 +46,7 @@ func (r rewriter) rewrite(text string) (out, ctasComment string, err error) {
 			s = lexStatement(applyEdits(s.text, edits), r.opts)
 		}
 	}
-	edits, ctasComment, err := tableClauses(s)
+	edits, ctasComment, err := tableClauses(s, replace)
 	if err != nil {
 		return "", "", err
 	}
