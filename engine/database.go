@@ -73,6 +73,12 @@ func (d *Database) GetTableNames(ctx *sql.Context) ([]string, error) { return d.
 // GetTableInsensitive implements sql.Database. The table is read at the
 // snapshot the session pinned for the current statement.
 func (d *Database) GetTableInsensitive(ctx *sql.Context, name string) (sql.Table, bool, error) {
+	if base, o, ok, err := planner.OverwriteTarget(name); ok || err != nil {
+		if err != nil {
+			return nil, false, err
+		}
+		return d.overwriteTarget(ctx, base, o)
+	}
 	real, ok, err := d.resolveTable(ctx, name)
 	if err != nil {
 		return nil, false, err
@@ -87,7 +93,7 @@ func (d *Database) GetTableInsensitive(ctx *sql.Context, name string) (sql.Table
 		}
 		return nil, false, err
 	}
-	return newTable(d, real, tbl, sessionOf(ctx).stagedFiles(d.ident(real))), true, nil
+	return d.statementTable(ctx, newTable(d, real, tbl, sessionOf(ctx).stagedFiles(d.ident(real)))), true, nil
 }
 
 // CreateTable implements sql.TableCreator. The table comment carries the
@@ -99,6 +105,11 @@ func (d *Database) CreateTable(ctx *sql.Context, name string, schema sql.Primary
 	opts, err := planner.DecodeTableOptions(comment)
 	if err != nil {
 		return err
+	}
+	if opts.Replace != "" {
+		if done, err := d.replaceTable(ctx, name, schema, opts); done || err != nil {
+			return err
+		}
 	}
 	var createOpts []catalog.CreateTableOpt
 	if opts.Location != "" {

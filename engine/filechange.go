@@ -18,6 +18,8 @@ type fileChange struct {
 	// overlaps reports whether a data file another writer added after base
 	// lies in what the statement replaces (storage.FileChange.Overlaps).
 	overlaps func(iceberg.DataFile) bool
+	// replace is set for REPLACE TABLE ... AS SELECT (replacetable.go).
+	replace *replacement
 }
 
 // stageFileChange makes a statement's whole-file change the table's stage:
@@ -41,6 +43,10 @@ func (s *Session) stageFileChange(ident table.Identifier, removed, added []icebe
 func (s *Session) commitStage(ctx *sql.Context, st *stage) error {
 	if st.change == nil && len(st.removed) == 0 {
 		_, err := storage.AppendFiles(ctx, s.e.catalog, st.ident, st.files, snapshotSummary())
+		return err
+	}
+	if st.change != nil && st.change.replace != nil {
+		_, err := storage.CommitReplacement(ctx, s.e.catalog, st.ident, st.change.replace.r, st.files, snapshotSummary())
 		return err
 	}
 	ch := storage.FileChange{Removed: st.removed, Added: st.files, Summary: snapshotSummary()}
