@@ -34,9 +34,9 @@ import (
 // may hold rows on both sides of the filter; Spark (Iceberg's overwrite by
 // filter) refuses to split it, and so does icesql.
 //
-// The statement makes one `overwrite` snapshot (`delete` when it only
-// removes files, `append` when it only adds; Spark names both `overwrite`)
-// and none when it changes nothing.
+// The statement makes one `overwrite` snapshot (`delete` when it removes
+// every file and adds none, `append` when it only adds; Spark says
+// `overwrite`) and none when it changes nothing.
 
 const (
 	overwriteStatic  = "static"
