@@ -65,6 +65,9 @@ func main() {
 	slow := flag.Duration("slow", 30*time.Second, "a query whose warm-up takes longer is timed once")
 	dir := flag.String("dir", "", "work folder (default: a temporary one, removed afterwards)")
 	only := flag.String("q", "", "comma-separated query names to run (default: all)")
+	dml := flag.Bool("dml", false, "instead of TPC-H: UPDATE and DELETE of 1% of a table's rows in each write mode (dml.go)")
+	dmlRows := flag.Int("dmlrows", 10_000_000, "rows of the -dml table")
+	dmlFiles := flag.Int("dmlfiles", 100, "data files of the -dml table")
 	flag.Parse()
 	log.SetFlags(0)
 
@@ -77,6 +80,12 @@ func main() {
 		defer os.RemoveAll(work)
 	}
 	ctx := context.Background()
+	if *dml {
+		if err := runDML(ctx, work, *dmlRows, *dmlFiles); err != nil {
+			log.Fatal(err)
+		}
+		return
+	}
 	if err := run(ctx, work, *sf, *runs, *slow, *only); err != nil {
 		log.Fatal(err)
 	}
