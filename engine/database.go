@@ -79,6 +79,9 @@ func (d *Database) GetTableInsensitive(ctx *sql.Context, name string) (sql.Table
 		}
 		return d.overwriteTarget(ctx, base, o)
 	}
+	if base, ok := strings.CutPrefix(name, rowIdentityPrefix); ok {
+		return d.rowIdentityTable(ctx, base)
+	}
 	real, ok, err := d.resolveTable(ctx, name)
 	if err != nil {
 		return nil, false, err
@@ -93,7 +96,9 @@ func (d *Database) GetTableInsensitive(ctx *sql.Context, name string) (sql.Table
 		}
 		return nil, false, err
 	}
-	return d.statementTable(ctx, newTable(d, real, tbl, sessionOf(ctx).stagedFiles(d.ident(real)))), true, nil
+	t := newTable(d, real, tbl, sessionOf(ctx).stagedFiles(d.ident(real)))
+	t.changes = sessionOf(ctx).stagedChanges(d.ident(real))
+	return d.statementTable(ctx, t), true, nil
 }
 
 // CreateTable implements sql.TableCreator. The table comment carries the

@@ -35,24 +35,18 @@ func (s *Session) stageFileChange(ident table.Identifier, removed, added []icebe
 	if len(removed) == 0 && len(added) == 0 {
 		return
 	}
-	s.staged[key(ident)] = &stage{ident: ident, files: added, removed: removed, change: ch}
+	s.staged[key(ident)] = &stage{ident: ident, files: added, rowChanges: rowChanges{removed: removed}, change: ch}
 }
 
-// commitStage commits what a transaction staged for one table as one
-// snapshot.
-func (s *Session) commitStage(ctx *sql.Context, st *stage) error {
-	if st.change == nil && len(st.removed) == 0 {
-		_, err := storage.AppendFiles(ctx, s.e.catalog, st.ident, st.files, snapshotSummary())
-		return err
-	}
-	if st.change != nil && st.change.replace != nil {
+// commitFileChange commits a stage whose statement replaced whole files or
+// the table (st.change is set) as one snapshot.
+func (s *Session) commitFileChange(ctx *sql.Context, st *stage) error {
+	if st.change.replace != nil {
 		_, err := storage.CommitReplacement(ctx, s.e.catalog, st.ident, st.change.replace.r, st.files, snapshotSummary())
 		return err
 	}
-	ch := storage.FileChange{Removed: st.removed, Added: st.files, Summary: snapshotSummary()}
-	if st.change != nil {
-		ch.Base, ch.Overlaps = st.change.base, st.change.overlaps
-	}
+	ch := storage.FileChange{Removed: st.removed, Added: st.files, Summary: snapshotSummary(),
+		Base: st.change.base, Overlaps: st.change.overlaps}
 	_, err := storage.CommitFileChange(ctx, s.e.catalog, st.ident, ch)
 	return err
 }

@@ -75,6 +75,9 @@ func countsRows(cnt *aggregation.Count) bool {
 // transaction's staged files, when the metadata says it exactly: delete
 // files would remove rows the summary still counts.
 func (t *Table) exactRowCount() (uint64, bool) {
+	if t.changes.any() {
+		return 0, false
+	}
 	var n uint64
 	if snap := t.snapshot(); snap != nil {
 		if snap.Summary == nil {

@@ -38,22 +38,22 @@ type Session struct {
 	comments   map[string]string           // CREATE TABLE ... AS SELECT options of statement pinPid, by table name
 	replacing  map[string]*replacement     // REPLACE TABLE ... AS SELECT of statement pinPid (replacetable.go)
 	fullPid    uint64                      // the last statement the full analyzer planned (pushrule.go)
+	identities map[string]*identityState   // row-identity scans of statement pinPid, by table (rowidentity.go)
 }
 
 // stage is what a transaction wrote to one table.
 type stage struct {
 	ident table.Identifier
 	files []iceberg.DataFile
-	// removed are whole data files of the table the transaction drops
-	// (TRUNCATE, INSERT OVERWRITE); change says what they were chosen
-	// from (filechange.go).
-	removed []iceberg.DataFile
-	change  *fileChange
+	rowChanges
+	// change is set by a statement that replaces whole files or the table
+	// (TRUNCATE, INSERT OVERWRITE, REPLACE TABLE; filechange.go).
+	change *fileChange
 }
 
 type savepoint struct {
 	name   string
-	counts map[string]int // files staged per table when the savepoint was set
+	stages map[string]stage // copies of the stages when the savepoint was set
 }
 
 type transaction struct{ readOnly bool }
@@ -105,6 +105,7 @@ func (s *Session) resetPinsLocked(pid uint64) {
 		s.created = map[string]table.Identifier{}
 		s.comments = map[string]string{}
 		s.replacing = map[string]*replacement{}
+		s.identities = map[string]*identityState{}
 	}
 }
 
@@ -253,12 +254,12 @@ func (s *Session) Rollback(*sql.Context, sql.Transaction) error {
 func (s *Session) CreateSavepoint(_ *sql.Context, _ sql.Transaction, name string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	counts := map[string]int{}
+	stages := map[string]stage{}
 	for k, st := range s.staged {
-		counts[k] = len(st.files)
+		stages[k] = st.clone()
 	}
 	s.dropSavepointLocked(name)
-	s.savepoints = append(s.savepoints, savepoint{name: name, counts: counts})
+	s.savepoints = append(s.savepoints, savepoint{name: name, stages: stages})
 	return nil
 }
 
@@ -271,11 +272,10 @@ func (s *Session) RollbackToSavepoint(_ *sql.Context, _ sql.Transaction, name st
 		return sql.ErrSavepointDoesNotExist.New(name)
 	}
 	sp := s.savepoints[i]
-	for k, st := range s.staged {
-		st.files = st.files[:sp.counts[k]]
-		if len(st.files) == 0 {
-			delete(s.staged, k)
-		}
+	s.staged = map[string]*stage{}
+	for k, st := range sp.stages {
+		c := st.clone()
+		s.staged[k] = &c
 	}
 	s.savepoints = s.savepoints[:i+1]
 	s.pins = nil

@@ -47,14 +47,17 @@ func (p parser) ParseOneWithOptions(ctx context.Context, query string, opts ast.
 // the ALTER TABLE statements icesql runs itself (see alterStatement).
 func (p parser) intercept(stmt ast.Statement) ast.Statement {
 	explainAsTree(stmt)
-	if refused, ok := refuseRowLevel(stmt); ok {
-		return refused
+	if prepared, ok := rowLevel(stmt); ok {
+		return prepared
 	}
 	if alter, ok := p.alterStatement(stmt); ok {
 		return alter
 	}
 	if call, ok := p.interceptCall(stmt); ok {
 		return call
+	}
+	if merge, ok := p.interceptMerge(stmt); ok {
+		return merge
 	}
 	show, ok := stmt.(*ast.Show)
 	if !ok || show.Type != ast.CreateTableStr || !show.HasTable() || (show.ShowTablesOpt != nil && show.ShowTablesOpt.AsOf != nil) {

@@ -41,6 +41,11 @@ type Table struct {
 	// rowCache keeps small tables' rows for rescans within a statement
 	// (rowcache.go); shared like plan.
 	rowCache *rowCache
+	// identity is set on the row-identity variant that UPDATE, DELETE and
+	// MERGE change (rowidentity.go).
+	identity *identityState
+	// changes are the open transaction's row-level changes (rowdelta.go).
+	changes rowChanges
 }
 
 var (
@@ -87,12 +92,14 @@ func (t *Table) Collation() sql.CollationID { return sql.Collation_Default }
 // Schema implements sql.Table: the projected columns when projected.
 func (t *Table) Schema(*sql.Context) sql.Schema {
 	if t.projection == nil {
-		return t.schema
+		return t.withHidden(t.schema)
 	}
 	out := make(sql.Schema, 0, len(t.projection))
 	for _, name := range t.projection {
 		if i := t.schema.IndexOfColName(name); i >= 0 {
 			out = append(out, t.schema[i])
+		} else if col := t.hiddenColumn(name); col != nil {
+			out = append(out, col)
 		}
 	}
 	return out
@@ -102,7 +109,7 @@ func (t *Table) Schema(*sql.Context) sql.Schema {
 // planner needs the full schema of a projected table from here. Iceberg
 // identifier fields are not reported as a key: nothing enforces them.
 func (t *Table) PrimaryKeySchema(*sql.Context) sql.PrimaryKeySchema {
-	return sql.NewPrimaryKeySchema(t.schema)
+	return sql.NewPrimaryKeySchema(t.withHidden(t.schema))
 }
 
 // WithProjections implements sql.ProjectedTable.
@@ -158,6 +165,9 @@ func (t *Table) Partitions(*sql.Context) (sql.PartitionIter, error) {
 // PartitionRows implements sql.Table: rows are decoded lazily from Arrow
 // batches of the projected columns only.
 func (t *Table) PartitionRows(ctx *sql.Context, _ sql.Partition) (sql.RowIter, error) {
+	if t.identity != nil {
+		return t.identityRows(ctx)
+	}
 	cols := t.resolveColumns(t.projection)
 	if t.projection == nil {
 		cols = t.names
@@ -203,13 +213,13 @@ func (t *Table) newScan(ctx *sql.Context, planned *pushdown.Planned, opts ...tab
 	if t.snapshotID != nil {
 		return t.countingTable(ctx, planned).Scan(append(opts, table.WithSnapshotID(*t.snapshotID))...), nil
 	}
-	if len(t.staged) == 0 {
+	if len(t.staged) == 0 && !t.changes.any() {
 		return t.countingTable(ctx, planned).Scan(opts...), nil
 	}
 	v := t.staging
 	v.once.Do(func() {
 		v.tx = t.tbl.NewTransaction()
-		v.err = v.tx.AddDataFiles(ctx, t.staged, nil, table.WithoutDuplicateCheck(), table.WithoutAutoNameMapping())
+		v.err = t.stageView(ctx, v.tx)
 	})
 	if v.err != nil {
 		return nil, v.err

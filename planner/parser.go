@@ -76,6 +76,9 @@ func (p *Parser) parseAll(ctx context.Context, s string, opts ast.ParserOptions)
 	if stmt, ok, err := p.parseCall(ctx, s, opts); ok {
 		return stmt, s, "", err
 	}
+	if stmt, ok, err := p.parseMerge(s, opts); ok {
+		return stmt, s, "", err
+	}
 	text, _, ctasComment, err := p.rewriteAll(s, opts)
 	if coded := rejectedBy(err); coded != nil {
 		return coded, s, "", nil
@@ -102,6 +105,13 @@ func (p *Parser) parseFirst(ctx context.Context, s string, opts ast.ParserOption
 	r := rewriter{catalog: p.catalog, opts: opts}
 	end := statementEnd(s, opts)
 	if stmt, ok, err := p.parseCall(ctx, s[:end], opts); ok {
+		next := end
+		if end < len(s) {
+			next++ // past the ';'
+		}
+		return stmt, s[:end], next, err
+	}
+	if stmt, ok, err := p.parseMerge(s[:end], opts); ok {
 		next := end
 		if end < len(s) {
 			next++ // past the ';'
