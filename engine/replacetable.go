@@ -114,19 +114,7 @@ func replacementOf(tbl *table.Table, schema sql.PrimaryKeySchema, opts planner.T
 			return storage.Replacement{}, err
 		}
 	}
-	updates := []table.Update{
-		table.NewAddSchemaUpdate(fresh),
-		table.NewSetCurrentSchemaUpdate(-1),
-		table.NewAddPartitionSpecUpdate(spec, false),
-		table.NewSetDefaultSpecUpdate(-1),
-		table.NewAddSortOrderUpdate(&order),
-		table.NewSetDefaultSortOrderUpdate(-1),
-		table.NewSetPropertiesUpdate(props),
-	}
-	if len(stale) > 0 {
-		updates = append(updates, table.NewRemovePropertiesUpdate(stale))
-	}
-	return storage.Replacement{Updates: updates, LastColumnID: last}, nil
+	return storage.Replacement{Schema: fresh, Spec: spec, Order: order, SetProperties: props, RemoveProperties: stale, LastColumnID: last}, nil
 }
 
 // replacedProperties returns the properties to set and to remove: the

@@ -2,7 +2,9 @@ package storage
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/apache/iceberg-go"
 	"github.com/apache/iceberg-go/catalog"
@@ -14,10 +16,14 @@ import (
 // schema, partition spec, sort order and properties, and no current
 // snapshot until the new data's. Old snapshots stay readable by time travel.
 type Replacement struct {
-	// Updates add and select the new schema, spec and sort order and set
-	// the properties, in that order (the spec and order bind to the schema
-	// current when they are added).
-	Updates []table.Update
+	// Schema is the new schema, its field ids numbered after LastColumnID.
+	Schema *iceberg.Schema
+	// Spec and Order are bound to Schema by column name.
+	Spec  *iceberg.PartitionSpec
+	Order table.SortOrder
+	// SetProperties and RemoveProperties change the table's properties.
+	SetProperties    iceberg.Properties
+	RemoveProperties []string
 	// LastColumnID is the table's last assigned column id the new schema's
 	// field ids were numbered after; data files written for the replacement
 	// carry those ids, so a concurrent schema change makes them invalid.
@@ -27,23 +33,68 @@ type Replacement struct {
 // Apply returns tbl as the replacement leaves it, before any data: the
 // table to write the replacement's data files with.
 func (r Replacement) Apply(tbl *table.Table) (*table.Table, error) {
-	meta, err := table.UpdateTableMetadata(tbl.Metadata(), r.updates(tbl), tbl.MetadataLocation())
+	updates, err := r.updates(tbl)
+	if err != nil {
+		return nil, err
+	}
+	meta, err := table.UpdateTableMetadata(tbl.Metadata(), updates, tbl.MetadataLocation())
 	if err != nil {
 		return nil, fmt.Errorf("replace %s: %w", tbl.Identifier(), err)
 	}
 	return table.New(tbl.Identifier(), meta, tbl.MetadataLocation(), tbl.FS, nil), nil
 }
 
-// updates are r.Updates, then the removal of the main branch, which takes
-// the current snapshot away: the replaced table starts without data.
-func (r Replacement) updates(tbl *table.Table) []table.Update {
-	out := append([]table.Update{}, r.Updates...)
-	for name := range tbl.Metadata().Refs() {
+// updates are the metadata updates of r on tbl, ending with the removal of
+// the main branch, which takes the current snapshot away: the replaced
+// table starts without data.
+//
+// A spec or sort order equal to one the table already has is selected by
+// its id rather than added again: catalogs (Iceberg's REST server among
+// them) reuse the existing one for an add, and then refuse "set the last
+// added" for want of one.
+func (r Replacement) updates(tbl *table.Table) ([]table.Update, error) {
+	base := tbl.Metadata()
+	b, err := table.MetadataBuilderFromBase(base, tbl.MetadataLocation())
+	if err != nil {
+		return nil, err
+	}
+	order := r.Order
+	if err := errors.Join(b.AddSchema(r.Schema), b.SetCurrentSchemaID(-1),
+		b.AddPartitionSpec(r.Spec, false), b.SetDefaultSpecID(-1),
+		b.AddSortOrder(&order), b.SetDefaultSortOrderID(-1)); err != nil {
+		return nil, fmt.Errorf("replace %s: %w", tbl.Identifier(), err)
+	}
+	meta, err := b.Build()
+	if err != nil {
+		return nil, fmt.Errorf("replace %s: %w", tbl.Identifier(), err)
+	}
+	updates := []table.Update{table.NewAddSchemaUpdate(r.Schema), table.NewSetCurrentSchemaUpdate(-1)}
+	specID := meta.DefaultPartitionSpec()
+	if base.PartitionSpecByID(specID) != nil {
+		updates = append(updates, table.NewSetDefaultSpecUpdate(specID))
+	} else {
+		spec := meta.PartitionSpec()
+		updates = append(updates, table.NewAddPartitionSpecUpdate(&spec, false), table.NewSetDefaultSpecUpdate(-1))
+	}
+	orderID := meta.DefaultSortOrder()
+	if slices.ContainsFunc(base.SortOrders(), func(o table.SortOrder) bool { return o.OrderID() == orderID }) {
+		updates = append(updates, table.NewSetDefaultSortOrderUpdate(orderID))
+	} else {
+		o := meta.SortOrder()
+		updates = append(updates, table.NewAddSortOrderUpdate(&o), table.NewSetDefaultSortOrderUpdate(-1))
+	}
+	if len(r.SetProperties) > 0 {
+		updates = append(updates, table.NewSetPropertiesUpdate(r.SetProperties))
+	}
+	if len(r.RemoveProperties) > 0 {
+		updates = append(updates, table.NewRemovePropertiesUpdate(r.RemoveProperties))
+	}
+	for name := range base.Refs() {
 		if name == table.MainBranch {
-			out = append(out, table.NewRemoveSnapshotRefUpdate(table.MainBranch))
+			updates = append(updates, table.NewRemoveSnapshotRefUpdate(table.MainBranch))
 		}
 	}
-	return out
+	return updates, nil
 }
 
 // CommitReplacement commits r and, when files are given, a first snapshot
@@ -60,7 +111,10 @@ func CommitReplacement(ctx context.Context, cat catalog.Catalog, ident table.Ide
 		if last := tbl.Metadata().LastColumnID(); last != r.LastColumnID {
 			return nil, fmt.Errorf("%w: the columns of %s changed while REPLACE TABLE ran (last column id %d, was %d)", ErrConflict, ident, last, r.LastColumnID)
 		}
-		updates := r.updates(tbl)
+		updates, err := r.updates(tbl)
+		if err != nil {
+			return nil, err
+		}
 		replaced, err := r.Apply(tbl)
 		if err != nil {
 			return nil, err
