@@ -124,7 +124,7 @@ func fileRows(first, count int64) array.RecordReader {
 func tableSize(ctx context.Context, db *gosql.DB, name string) (rows, files, bytes int64, err error) {
 	err = db.QueryRowContext(ctx, fmt.Sprintf("SELECT COUNT(*) FROM dml.%s", name)).Scan(&rows)
 	if err == nil {
-		err = db.QueryRowContext(ctx, fmt.Sprintf("SELECT COUNT(*), COALESCE(SUM(file_size_in_bytes), 0) FROM dml.%s.data_files", name)).Scan(&files, &bytes)
+		err = db.QueryRowContext(ctx, fmt.Sprintf("SELECT COUNT(*), CAST(COALESCE(SUM(file_size_in_bytes), 0) AS SIGNED) FROM dml.%s.data_files", name)).Scan(&files, &bytes)
 	}
 	return rows, files, bytes, err
 }
