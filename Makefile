@@ -3,7 +3,7 @@ WAREHOUSE ?= ./warehouse
 ADDR      ?= 127.0.0.1:3306
 SLT_LOG   ?= $(or $(TMPDIR),/tmp)/icesql-slt.log
 
-.PHONY: run build test vet fmt bench slt
+.PHONY: run build test vet fmt bench bench-dml slt
 
 run:
 	go run ./cmd/icesql serve --warehouse $(WAREHOUSE) --addr $(ADDR)
@@ -33,3 +33,9 @@ SF ?= 1
 PYTHON ?= python3
 bench:
 	cd bench && go run . -sf $(SF) -python $(PYTHON)
+
+# UPDATE and DELETE of 1% of a 10M-row, 100-file table in each write mode
+# (bench/dml.go); DML_ROWS=100000 for a quick run.
+DML_ROWS ?= 10000000
+bench-dml:
+	cd bench && go run . -dml -dmlrows $(DML_ROWS)

@@ -82,6 +82,9 @@ func main() {
 	queryProfile := flag.String("queryprofile", "", "write a CPU profile of running the queries to this file")
 	decode := flag.Bool("decode", false, "also compare pqarrow and parquet-go decoding icesql's lineitem files")
 	python := flag.String("python", "python3", "the Python with the duckdb package and its iceberg extension, for DuckDB's iceberg_scan on icesql's tables (empty: skip)")
+	dml := flag.Bool("dml", false, "instead of TPC-H: UPDATE and DELETE of 1% of a table's rows in each write mode (dml.go)")
+	dmlRows := flag.Int("dmlrows", 10_000_000, "rows of the -dml table")
+	dmlFiles := flag.Int("dmlfiles", 100, "data files of the -dml table")
 	flag.Parse()
 	log.SetFlags(0)
 
@@ -94,6 +97,12 @@ func main() {
 		defer os.RemoveAll(work)
 	}
 	ctx := context.Background()
+	if *dml {
+		if err := runDML(ctx, work, *dmlRows, *dmlFiles); err != nil {
+			log.Fatal(err)
+		}
+		return
+	}
 	if err := run(ctx, work, *sf, *runs, *slow, *only, *loadProfile, *queryProfile, *python, *decode); err != nil {
 		log.Fatal(err)
 	}

@@ -73,6 +73,12 @@ func (d *Database) GetTableNames(ctx *sql.Context) ([]string, error) { return d.
 // GetTableInsensitive implements sql.Database. The table is read at the
 // snapshot the session pinned for the current statement.
 func (d *Database) GetTableInsensitive(ctx *sql.Context, name string) (sql.Table, bool, error) {
+	if base, o, ok, err := planner.OverwriteTarget(name); ok || err != nil {
+		if err != nil {
+			return nil, false, err
+		}
+		return d.overwriteTarget(ctx, base, o)
+	}
 	if base, ok := strings.CutPrefix(name, rowIdentityPrefix); ok {
 		return d.rowIdentityTable(ctx, base)
 	}
@@ -95,7 +101,7 @@ func (d *Database) GetTableInsensitive(ctx *sql.Context, name string) (sql.Table
 	}
 	t := d.sessionTable(ctx, real, tbl)
 	t.changes = sessionOf(ctx).stagedChanges(d.ident(real))
-	return t, true, nil
+	return d.statementTable(ctx, t), true, nil
 }
 
 // CreateTable implements sql.TableCreator. The table comment carries the
@@ -107,6 +113,11 @@ func (d *Database) CreateTable(ctx *sql.Context, name string, schema sql.Primary
 	opts, err := planner.DecodeTableOptions(comment)
 	if err != nil {
 		return err
+	}
+	if opts.Replace != "" {
+		if done, err := d.replaceTable(ctx, name, schema, opts); done || err != nil {
+			return err
+		}
 	}
 	var createOpts []catalog.CreateTableOpt
 	if opts.Location != "" {

@@ -100,6 +100,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 func newEngine(cfg Config, cat catalog.Catalog, root string) (*Engine, error) {
 	addVectorizeVar()
 	e := &Engine{cfg: cfg, catalog: cat, procedures: procedures.Builtin()}
+	registerSessionVariables()
 	e.provider = newProvider(e)
 	a := analyzer.NewBuilder(e.provider).
 		AddPreAnalyzeRule(rememberCTASOptionsID, rememberCTASOptions).

@@ -8,6 +8,7 @@ import (
 
 	"github.com/apache/iceberg-go/catalog"
 	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/plan"
 	"github.com/dolthub/go-mysql-server/sql/types"
 	"github.com/dolthub/vitess/go/mysql"
 	"github.com/dolthub/vitess/go/sqltypes"
@@ -79,6 +80,7 @@ var mysqlCodes = func() []codedKind {
 		{kind: sql.ErrInsertIntoMismatchValueCount, code: mysql.ERWrongValueCountOnRow, state: "21S01"},
 		{kind: sql.ErrUnknownTable, code: mysql.ERBadTable, state: mysql.SSUnknownTable},
 		{kind: sql.ErrStoredProcedureDoesNotExist, code: mysql.ERSPDoesNotExist, state: "42000"},
+		{kind: plan.ErrTruncateNotSupported, code: mysql.ERNotSupportedYet, state: mysql.SSClientError}, // metadata tables
 	}
 	verb := regexp.MustCompile(`%[-+# 0-9.]*[a-zA-Z]`)
 	for i, k := range list {

@@ -82,6 +82,9 @@ func (st *stage) delta() storage.RowDelta {
 
 // commitStage commits one table's stage as one snapshot.
 func (s *Session) commitStage(ctx *sql.Context, st *stage) error {
+	if st.change != nil {
+		return s.commitFileChange(ctx, st) // TRUNCATE, INSERT OVERWRITE, REPLACE TABLE (filechange.go)
+	}
 	if !st.any() {
 		return st.commit(ctx, s.e.catalog, snapshotSummary())
 	}

@@ -345,14 +345,24 @@ func (r *identityIter) Close(*sql.Context) error {
 //   - A write-audit-publish session: its writes go to a branch or a staged
 //     snapshot, and row changes commit to main only.
 func rowLevelRefusal(ctx *sql.Context, t *Table) error {
-	if v := t.tbl.Metadata().Version(); v >= 3 {
-		return notSupported("%s is an Iceberg format-version %d table: icesql inserts into it but cannot UPDATE, DELETE or MERGE its rows yet", t, v)
+	if err := writeV3Error(t); err != nil {
+		return err
 	}
 	if branch, id := wapSettings(ctx); (branch != "" || id != "") && wapEnabled(t.tbl) {
 		return notSupported("%s has write-audit-publish on and this session set a WAP branch or id: UPDATE, DELETE and MERGE change only a table's main branch so far", t)
 	}
 	if t.branch != "" || t.tag != "" {
 		return notSupported("%s reads a branch or tag: UPDATE, DELETE and MERGE change only a table's main branch so far", t)
+	}
+	return nil
+}
+
+// writeV3Error refuses changes other than appends on a format-version 3
+// table: removing rows there needs deletion vectors, and rewriting them
+// needs row ids carried over, which icesql does not do yet.
+func writeV3Error(t *Table) error {
+	if v := t.tbl.Metadata().Version(); v >= 3 {
+		return notSupported("%s is an Iceberg format-version %d table: icesql appends to it but cannot yet remove or replace its rows (UPDATE, DELETE, MERGE, INSERT OVERWRITE, TRUNCATE)", t, v)
 	}
 	return nil
 }

@@ -10,9 +10,9 @@ import (
 // rowLevel prepares UPDATE and DELETE for Iceberg tables: each target table
 // is renamed to its row-identity variant (rowidentity.go), aliased to the
 // name the statement uses, so that go-mysql-server's own UPDATE and DELETE
-// nodes hand the editors rows that say where they live. TRUNCATE is not
-// built yet and answers 1235 (go-mysql-server would answer 1105). The
-// grant tables of the mysql database keep go-mysql-server's handling.
+// nodes hand the editors rows that say where they live. TRUNCATE goes to
+// Table.Truncate (truncate.go). The grant tables of the mysql database keep
+// go-mysql-server's handling.
 func rowLevel(stmt ast.Statement) (ast.Statement, bool) {
 	switch s := stmt.(type) {
 	case *ast.Update:
@@ -37,11 +37,6 @@ func rowLevel(stmt ast.Statement) (ast.Statement, bool) {
 			targets[strings.ToLower(t.Name.String())] = true
 		}
 		return s, markTargets(s.TableExprs, targets, len(s.Targets) == 0 && singleTable(s.TableExprs))
-	case *ast.DDL:
-		if s.Action != ast.TruncateStr || strings.EqualFold(s.Table.DbQualifier.String(), "mysql") {
-			return nil, false
-		}
-		return refused(notSupported("TRUNCATE is not supported on Iceberg tables yet; DELETE FROM %s removes every row", s.Table.Name.String())), true
 	}
 	return nil, false
 }

@@ -36,6 +36,7 @@ type Session struct {
 	pins       map[string]*table.Table
 	created    map[string]table.Identifier // tables CREATE TABLE ... AS SELECT made in statement pinPid
 	comments   map[string]string           // CREATE TABLE ... AS SELECT options of statement pinPid, by table name
+	replacing  map[string]*replacement     // REPLACE TABLE ... AS SELECT of statement pinPid (replacetable.go)
 	fullPid    uint64                      // the last statement the full analyzer planned (pushrule.go)
 	identities map[string]*identityState   // row-identity scans of statement pinPid, by table (rowidentity.go)
 }
@@ -46,6 +47,9 @@ type stage struct {
 	target writeTarget // main, a branch, or a WAP id (refs.go)
 	files  []iceberg.DataFile
 	rowChanges
+	// change is set by a statement that replaces whole files or the table
+	// (TRUNCATE, INSERT OVERWRITE, REPLACE TABLE; filechange.go).
+	change *fileChange
 }
 
 type savepoint struct {
@@ -101,6 +105,7 @@ func (s *Session) resetPinsLocked(pid uint64) {
 		s.pins = map[string]*table.Table{}
 		s.created = map[string]table.Identifier{}
 		s.comments = map[string]string{}
+		s.replacing = map[string]*replacement{}
 		s.identities = map[string]*identityState{}
 	}
 }

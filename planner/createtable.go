@@ -24,7 +24,7 @@ import (
 //
 // Without any Spark clause the statement is MySQL and keeps its text, except
 // that AS (SELECT …) loses the parentheses the vitess grammar rejects.
-func tableClauses(s statement) (edits []edit, ctasComment string, err error) {
+func tableClauses(s statement, replace string) (edits []edit, ctasComment string, err error) {
 	name := s.createTableName()
 	if name < 0 {
 		return nil, "", nil
@@ -38,7 +38,7 @@ func tableClauses(s statement) (edits []edit, ctasComment string, err error) {
 		i = columnsEnd + 1
 	}
 
-	var opts TableOptions
+	opts := TableOptions{Replace: replace}
 	var removed []edit
 	seen := map[string]bool{}
 	for i < len(s.toks) && !s.queryStart(i) {
@@ -131,7 +131,7 @@ func tableClauses(s statement) (edits []edit, ctasComment string, err error) {
 	// it makes it decode as the comment it is.
 	_, undecodable := DecodeTableOptions(opts.Comment)
 	move := len(seen) > 1 || len(seen) == 1 && !seen["COMMENT"] ||
-		len(seen) > 0 && columnsEnd < 0 || undecodable != nil
+		len(seen) > 0 && columnsEnd < 0 || undecodable != nil || replace != ""
 	if !move {
 		return edits, "", nil
 	}

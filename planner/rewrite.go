@@ -23,6 +23,8 @@ func (r rewriter) rewrite(text string) (out, ctasComment string, err error) {
 		sparkSet,
 		namespaces,
 		r.catalogNames,
+		insertOverwrite,
+		sparkSettings,
 		sparkColumnLists,
 		tableSuffixNames,
 		subscripts,
@@ -33,6 +35,10 @@ func (r rewriter) rewrite(text string) (out, ctasComment string, err error) {
 		quantified,
 	}
 	s := lexStatement(text, r.opts)
+	replaceEdits, replace := replaceTable(s)
+	if len(replaceEdits) > 0 {
+		s = lexStatement(applyEdits(s.text, replaceEdits), r.opts)
+	}
 	for _, pass := range passes {
 		edits, err := pass(s)
 		if err != nil {
@@ -42,7 +48,7 @@ func (r rewriter) rewrite(text string) (out, ctasComment string, err error) {
 			s = lexStatement(applyEdits(s.text, edits), r.opts)
 		}
 	}
-	edits, ctasComment, err := tableClauses(s)
+	edits, ctasComment, err := tableClauses(s, replace)
 	if err != nil {
 		return "", "", err
 	}

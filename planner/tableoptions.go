@@ -27,6 +27,9 @@ type TableOptions struct {
 	// the table's sort order, each as written with normalized spacing:
 	// "id DESC NULLS LAST".
 	WriteOrderedBy []string `json:"write_ordered_by,omitempty"`
+	// Replace is set by CREATE OR REPLACE TABLE (ReplaceOrCreate) and
+	// REPLACE TABLE (ReplaceOnly), which the parser turns into CREATE TABLE.
+	Replace string `json:"replace,omitempty"`
 }
 
 // tableOptionsMarker starts a comment that holds encoded TableOptions.
@@ -36,7 +39,7 @@ const tableOptionsMarker = "icesql:"
 // nothing but a comment encode as that comment itself, so plain comments stay
 // readable; everything else is the marker "icesql:" followed by JSON.
 func EncodeTableOptions(o TableOptions) string {
-	if len(o.Properties) == 0 && o.Location == "" && len(o.PartitionBy) == 0 && len(o.WriteOrderedBy) == 0 &&
+	if len(o.Properties) == 0 && o.Location == "" && len(o.PartitionBy) == 0 && len(o.WriteOrderedBy) == 0 && o.Replace == "" &&
 		!strings.HasPrefix(o.Comment, tableOptionsMarker) {
 		return o.Comment
 	}

@@ -1,0 +1,91 @@
+package engine
+
+import (
+	"github.com/apache/iceberg-go"
+	"github.com/apache/iceberg-go/table"
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/plan"
+
+	"github.com/icesql/icesql/storage"
+)
+
+// fileChange is a staged statement that drops whole data files of a table:
+// TRUNCATE TABLE or INSERT OVERWRITE. Its files are the stage's removed
+// files; this is what the commit checks concurrent writers against.
+type fileChange struct {
+	// base is the snapshot the removed files were chosen from.
+	base *int64
+	// overlaps reports whether a data file another writer added after base
+	// lies in what the statement replaces (storage.FileChange.Overlaps).
+	overlaps func(iceberg.DataFile) bool
+	// replace is set for REPLACE TABLE ... AS SELECT (replacetable.go).
+	replace *replacement
+}
+
+// stageFileChange makes a statement's whole-file change the table's stage:
+// the files it removes and the files it wrote. The table's earlier staged
+// files are dropped: a change of the whole table (TRUNCATE) removes them too,
+// and INSERT OVERWRITE runs only with nothing staged (overwriteTarget).
+// A change that removes and adds nothing stages nothing, so it makes no
+// snapshot.
+func (s *Session) stageFileChange(ident table.Identifier, removed, added []iceberg.DataFile, ch *fileChange) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.staged, key(ident))
+	if len(removed) == 0 && len(added) == 0 {
+		return
+	}
+	s.staged[key(ident)] = &stage{ident: ident, files: added, rowChanges: rowChanges{removed: removed}, change: ch}
+}
+
+// commitFileChange commits a stage whose statement replaced whole files or
+// the table (st.change is set) as one snapshot.
+func (s *Session) commitFileChange(ctx *sql.Context, st *stage) error {
+	if st.change.replace != nil {
+		_, err := storage.CommitReplacement(ctx, s.e.catalog, st.ident, st.change.replace.r, st.files, snapshotSummary())
+		return err
+	}
+	ch := storage.FileChange{Removed: st.removed, Added: st.files, Summary: snapshotSummary(),
+		Base: st.change.base, Overlaps: st.change.overlaps}
+	_, err := storage.CommitFileChange(ctx, s.e.catalog, st.ident, ch)
+	return err
+}
+
+// inExplicitTransaction reports whether the statement runs inside
+// BEGIN … COMMIT or with autocommit off, where its changes wait for COMMIT.
+func inExplicitTransaction(ctx *sql.Context) (bool, error) {
+	if ctx.GetIgnoreAutoCommit() {
+		return true, nil
+	}
+	auto, err := plan.IsSessionAutocommit(ctx)
+	return !auto, err
+}
+
+// liveDataFiles lists the data files of a snapshot.
+func liveDataFiles(ctx *sql.Context, tbl *table.Table, snap *table.Snapshot) ([]iceberg.DataFile, error) {
+	if snap == nil {
+		return nil, nil
+	}
+	fs, err := tbl.FS(ctx)
+	if err != nil {
+		return nil, err
+	}
+	manifests, err := snap.Manifests(fs)
+	if err != nil {
+		return nil, err
+	}
+	var files []iceberg.DataFile
+	for _, m := range manifests {
+		if m.ManifestContent() != iceberg.ManifestContentData {
+			continue
+		}
+		entries, err := m.FetchEntries(fs, true)
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range entries {
+			files = append(files, e.DataFile())
+		}
+	}
+	return files, nil
+}
