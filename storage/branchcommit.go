@@ -38,7 +38,7 @@ func AppendFilesToBranch(ctx context.Context, cat catalog.Catalog, ident table.I
 		if err != nil {
 			return nil, refErr(ErrRefKind, "Cannot write to %s of %s: %v", branch, ident, err)
 		}
-		if err := tx.AddDataFiles(ctx, files, summary, table.WithoutDuplicateCheck(), table.WithoutAutoNameMapping()); err != nil {
+		if err := addOwnFiles(ctx, tbl, tx, files, summary); err != nil {
 			return nil, err
 		}
 		return tx.Commit(ctx)
@@ -60,7 +60,7 @@ func StageFiles(ctx context.Context, cat catalog.Catalog, ident table.Identifier
 		if err != nil {
 			return nil, nil, err
 		}
-		if err := tx.AddDataFiles(ctx, files, summary, table.WithoutDuplicateCheck(), table.WithoutAutoNameMapping()); err != nil {
+		if err := addOwnFiles(ctx, tbl, tx, files, summary); err != nil {
 			return nil, nil, err
 		}
 		st, err := tx.StagedTable()

@@ -92,19 +92,23 @@ func AppendFiles(ctx context.Context, cat catalog.Catalog, ident table.Identifie
 		if err != nil {
 			return nil, err
 		}
-		add, err := WithFirstRowIDs(tbl.Metadata(), files)
-		if err != nil {
-			return nil, err
-		}
 		tx := tbl.NewTransaction()
-		// Files come from this process with fresh UUID names and field ids, so
-		// neither the duplicate scan (which reads every manifest) nor a name
-		// mapping is needed.
-		if err := tx.AddDataFiles(ctx, add, summary, table.WithoutDuplicateCheck(), table.WithoutAutoNameMapping()); err != nil {
+		if err := addOwnFiles(ctx, tbl, tx, files, summary); err != nil {
 			return nil, err
 		}
 		return tx.Commit(ctx)
 	})
+}
+
+// addOwnFiles adds data files this process wrote to tx, with row ids on
+// format-version 3. They have fresh UUID names and field ids, so neither the
+// duplicate scan (which reads every manifest) nor a name mapping is needed.
+func addOwnFiles(ctx context.Context, tbl *table.Table, tx *table.Transaction, files []iceberg.DataFile, summary iceberg.Properties) error {
+	add, err := WithFirstRowIDs(tbl.Metadata(), files)
+	if err != nil {
+		return err
+	}
+	return tx.AddDataFiles(ctx, add, summary, table.WithoutDuplicateCheck(), table.WithoutAutoNameMapping())
 }
 
 // retryCommit runs attempt until it succeeds, fails for a reason other than
