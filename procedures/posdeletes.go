@@ -23,7 +23,8 @@ import (
 // min-input-files files, more than a target file of deletes, or
 // rewrite-all: its rows, less those naming data files no longer in the
 // table, are sorted by (file_path, pos) and written as target-sized files.
-// Everything is committed as one replace snapshot.
+// where limits the rewrite to the partitions of the data files it may
+// match. Everything is committed as one replace snapshot.
 func rewritePositionDeleteFiles() *Procedure {
 	p := &Procedure{
 		Name: "rewrite_position_delete_files",
@@ -44,9 +45,6 @@ func rewritePositionDeleteFiles() *Procedure {
 		if err != nil {
 			return nil, err
 		}
-		if _, ok := args["where"].(string); ok {
-			return nil, fmt.Errorf("rewrite_position_delete_files: argument 'where' is not supported yet; call it without where: %w", errors.ErrUnsupported)
-		}
 		tbl, err := env.Catalog.LoadTable(ctx, ident)
 		if err != nil {
 			return nil, err
@@ -54,6 +52,14 @@ func rewritePositionDeleteFiles() *Procedure {
 		opts, err := parsePosDeleteOptions(p, tbl, args.Map("options"))
 		if err != nil {
 			return nil, err
+		}
+		if where, ok := args["where"].(string); ok {
+			if env.RowFilter == nil {
+				return nil, fmt.Errorf("rewrite_position_delete_files: argument 'where' needs the SQL engine: %w", errors.ErrUnsupported)
+			}
+			if opts.filter, err = env.RowFilter(ctx, ident, where); err != nil {
+				return nil, err
+			}
 		}
 		var res posDeleteCounts
 		_, err = storage.CommitTransaction(ctx, env.Catalog, ident, func(tbl *table.Table, tx *table.Transaction) error {
@@ -75,6 +81,9 @@ type posDeleteOptions struct {
 	maxGroupBytes            int64
 	minInputFiles            int
 	rewriteAll               bool
+	// filter (where) limits the rewrite to the partitions of the data
+	// files it may match; nil: every partition.
+	filter iceberg.BooleanExpression
 }
 
 // posDeleteOptionsAccepted are Spark's options that change how the work is
@@ -183,6 +192,12 @@ func rewritePositionDeletes(ctx context.Context, tbl *table.Table, tx *table.Tra
 	if err != nil {
 		return res, err
 	}
+	var within map[string]bool
+	if o.filter != nil {
+		if within, err = filteredPartitions(ctx, tbl, o.filter); err != nil {
+			return res, err
+		}
+	}
 	var rw *table.RewriteFiles
 	remove := func(f posDeleteFile) {
 		if rw == nil {
@@ -195,6 +210,10 @@ func rewritePositionDeletes(ctx context.Context, tbl *table.Table, tx *table.Tra
 	var keys []string
 	groups := map[string][]posDeleteFile{}
 	for _, f := range deletes {
+		k := partitionKey(f.df)
+		if within != nil && !within[k] {
+			continue
+		}
 		named, err := positionDeleteTargets(ctx, fsys, f.df)
 		if err != nil {
 			return res, err
@@ -203,7 +222,6 @@ func rewritePositionDeletes(ctx context.Context, tbl *table.Table, tx *table.Tra
 			remove(f)
 			continue
 		}
-		k := fmt.Sprintf("%d/%v", f.df.SpecID(), f.df.Partition())
 		if _, ok := groups[k]; !ok {
 			keys = append(keys, k)
 		}
@@ -232,6 +250,27 @@ func rewritePositionDeletes(ctx context.Context, tbl *table.Table, tx *table.Tra
 		return res, nil
 	}
 	return res, rw.Commit(ctx)
+}
+
+func partitionKey(df iceberg.DataFile) string {
+	return fmt.Sprintf("%d/%v", df.SpecID(), df.Partition())
+}
+
+// filteredPartitions is the set of partitions (partitionKey) holding a data
+// file that filter may match, as the scan planner prunes them: by
+// partition, then by column metrics. It is narrower than Spark's partition
+// projection of where when metrics exclude every file of a partition,
+// whose delete files then stay as they are.
+func filteredPartitions(ctx context.Context, tbl *table.Table, filter iceberg.BooleanExpression) (map[string]bool, error) {
+	tasks, err := tbl.Scan(table.WithRowFilter(filter)).PlanFiles(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("plan where: %w", err)
+	}
+	out := map[string]bool{}
+	for _, t := range tasks {
+		out[partitionKey(t.File)] = true
+	}
+	return out, nil
 }
 
 // liveFiles reads the current snapshot's manifests: the data files (by
