@@ -6,9 +6,6 @@ import (
 	"strconv"
 	"sync"
 
-	"github.com/apache/arrow-go/v18/arrow/memory"
-	"github.com/apache/arrow-go/v18/parquet/file"
-	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 	"github.com/apache/iceberg-go"
 	icebergio "github.com/apache/iceberg-go/io"
 	"github.com/apache/iceberg-go/table"
@@ -169,7 +166,7 @@ func alignAttachedDeletes(ctx context.Context, store storage.Store, cache *delet
 			names, ok := cache.get(key)
 			if !ok {
 				var err error
-				if names, err = deletedFilePaths(ctx, fsys, d.FilePath()); err != nil {
+				if names, err = storage.PositionDeleteFilePaths(ctx, fsys, d.FilePath()); err != nil {
 					return nil, err
 				}
 				cache.put(key, names)
@@ -203,47 +200,6 @@ func alignAttachedDeletes(ctx context.Context, store storage.Store, cache *delet
 		return tasks, nil
 	}
 	return out, nil
-}
-
-// deletedFilePaths reads the distinct file_path values of a position
-// delete file.
-func deletedFilePaths(ctx context.Context, fsys icebergio.IO, location string) (map[string]bool, error) {
-	f, err := fsys.Open(location)
-	if err != nil {
-		return nil, fmt.Errorf("open position delete file %s: %w", location, err)
-	}
-	defer f.Close()
-	pr, err := file.NewParquetReader(f)
-	if err != nil {
-		return nil, fmt.Errorf("read position delete file %s: %w", location, err)
-	}
-	defer pr.Close()
-	idx := pr.MetaData().Schema.ColumnIndexByName("file_path")
-	if idx < 0 {
-		return nil, fmt.Errorf("position delete file %s has no file_path column", location)
-	}
-	fr, err := pqarrow.NewFileReader(pr, pqarrow.ArrowReadProperties{}, memory.DefaultAllocator)
-	if err != nil {
-		return nil, fmt.Errorf("read position delete file %s: %w", location, err)
-	}
-	groups := make([]int, pr.NumRowGroups())
-	for i := range groups {
-		groups[i] = i
-	}
-	tbl, err := fr.ReadRowGroups(ctx, []int{idx}, groups)
-	if err != nil {
-		return nil, fmt.Errorf("read file_path of position delete file %s: %w", location, err)
-	}
-	defer tbl.Release()
-	names := map[string]bool{}
-	for _, chunk := range tbl.Column(0).Data().Chunks() {
-		for i := 0; i < chunk.Len(); i++ {
-			if !chunk.IsNull(i) {
-				names[chunk.ValueStr(i)] = true
-			}
-		}
-	}
-	return names, nil
 }
 
 func hasFile(files []iceberg.DataFile, path string) bool {
