@@ -1,9 +1,12 @@
 package engine
 
 import (
+	"strings"
+
 	"github.com/apache/iceberg-go/table"
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/vitess/go/mysql"
+	ast "github.com/dolthub/vitess/go/vt/sqlparser"
 
 	"github.com/icesql/icesql/storage"
 )
@@ -89,4 +92,37 @@ func (t *Table) rowLevelBase() *table.Snapshot {
 		return snap
 	}
 	return t.tbl.CurrentSnapshot()
+}
+
+// targetAlias is the alias UPDATE and DELETE give a target written without
+// one: its name, except that a branch or tag (t$branch_b) is aliased by
+// its table's name when no other table of the statement is named or
+// aliased so. go-mysql-server qualifies the columns of a branch written
+// without an alias by the resolved table's name, t, so t.col keeps naming
+// them; and only a target aliased by its table's name gets its WHERE
+// clause pushed to the scan in go-mysql-server's single-table plans
+// (owns in scanid.go), which also makes serializable validation check
+// concurrent commits against that filter rather than against any row.
+func targetAlias(name string, inUse map[string]bool) string {
+	if base, _, _, ok := splitRefName(name); ok && !inUse[strings.ToLower(base)] {
+		return base
+	}
+	return name
+}
+
+// tableNamesInUse are the names (lower case) by which stmt refers to its
+// tables, subqueries included: an alias, else the table's name.
+func tableNamesInUse(stmt ast.SQLNode) map[string]bool {
+	names := map[string]bool{}
+	_ = ast.Walk(func(n ast.SQLNode) (bool, error) {
+		if at, ok := n.(*ast.AliasedTableExpr); ok {
+			if !at.As.IsEmpty() {
+				names[strings.ToLower(at.As.String())] = true
+			} else if tn, ok := at.Expr.(ast.TableName); ok {
+				names[strings.ToLower(tn.Name.String())] = true
+			}
+		}
+		return true, nil
+	}, stmt)
+	return names
 }
