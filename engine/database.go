@@ -100,7 +100,7 @@ func (d *Database) GetTableInsensitive(ctx *sql.Context, name string) (sql.Table
 		return nil, false, err
 	}
 	t := d.sessionTable(ctx, real, tbl)
-	t.changes = sessionOf(ctx).stagedChanges(d.ident(real))
+	t.changes = sessionOf(ctx).stagedChanges(d.ident(real), writeTarget{branch: t.branch})
 	return d.statementTable(ctx, t), true, nil
 }
 

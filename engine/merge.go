@@ -166,9 +166,10 @@ func newMergeQuery(m *planner.Merge, db string, t *Table) (*mergeQuery, error) {
 	if strings.HasPrefix(src, "(") {
 		src += " AS `__icesql_merge_source`"
 	}
+	// The target as the statement names it: t.name loses a branch (t$branch_b).
 	q.text = fmt.Sprintf("SELECT %s FROM (SELECT *, 1 AS %s FROM %s) AS %s %s %s.%s AS %s ON (%s)",
 		strings.Join(sel, ", "), sourceMarker, src, sa, join,
-		quoteIdent(db), quoteIdent(rowIdentityPrefix+t.name), ta, m.On)
+		quoteIdent(db), quoteIdent(rowIdentityPrefix+m.Target), ta, m.On)
 	return q, nil
 }
 

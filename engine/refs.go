@@ -83,6 +83,7 @@ func (d *Database) refTable(ctx *sql.Context, name string) (sql.Table, bool, err
 func (d *Database) branchTable(ctx *sql.Context, real string, tbl *table.Table, branch string) *Table {
 	t := newTable(d, real, tbl, sessionOf(ctx).stagedFilesAt(d.ident(real), writeTarget{branch: branch}))
 	t.branch = branch
+	t.changes = sessionOf(ctx).stagedChanges(d.ident(real), writeTarget{branch: branch})
 	return t
 }
 
@@ -104,7 +105,7 @@ func branchAsOf(tbl *table.Table, asOf any) (string, bool) {
 func (d *Database) sessionTable(ctx *sql.Context, real string, tbl *table.Table) *Table {
 	if branch, _ := wapSettings(ctx); branch != "" && wapEnabled(tbl) {
 		_, exists := storage.RefNamed(tbl.Metadata(), branch)
-		if exists || len(sessionOf(ctx).stagedFilesAt(d.ident(real), writeTarget{branch: branch})) > 0 {
+		if exists || sessionOf(ctx).hasStage(d.ident(real), writeTarget{branch: branch}) {
 			return d.branchTable(ctx, real, tbl, branch)
 		}
 	}
@@ -160,8 +161,8 @@ func (w writeTarget) stageKey(ident table.Identifier) string {
 // the session's spark.wap.id stages the snapshot and spark.wap.branch writes
 // to that branch (both at once is an error); a branch named in the table
 // identifier (db.t.branch_x) wins over the WAP branch, as in Spark 4.1.
-// The hook for UPDATE, DELETE and MERGE too: stage their changes under this
-// target.
+// UPDATE, DELETE and MERGE stage their changes under this target too
+// (branchrowlevel.go).
 func (t *Table) writeTarget(ctx *sql.Context) (writeTarget, error) {
 	if t.snapshotID != nil {
 		what := "a snapshot read AS OF"

@@ -60,11 +60,12 @@ func (st stage) clone() stage {
 	return c
 }
 
-// stagedChanges returns the open transaction's row-level changes to a table.
-func (s *Session) stagedChanges(ident table.Identifier) rowChanges {
+// stagedChanges returns the open transaction's row-level changes to a
+// table for target w (refs.go).
+func (s *Session) stagedChanges(ident table.Identifier, w writeTarget) rowChanges {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if st, ok := s.staged[key(ident)]; ok {
+	if st, ok := s.staged[w.stageKey(ident)]; ok {
 		c := st.clone()
 		return c.rowChanges
 	}
@@ -73,7 +74,7 @@ func (s *Session) stagedChanges(ident table.Identifier) rowChanges {
 
 // delta is the stage as the storage layer commits it.
 func (st *stage) delta() storage.RowDelta {
-	d := storage.RowDelta{Added: st.files, Removed: st.removed, Deletes: st.deletes, Validate: st.based, Base: st.base, Serializable: st.serializable}
+	d := storage.RowDelta{Added: st.files, Removed: st.removed, Deletes: st.deletes, Validate: st.based, Base: st.base, Serializable: st.serializable, Branch: st.target.branch}
 	if !st.unfiltered {
 		d.Filter = st.filter
 	}
@@ -165,6 +166,10 @@ func (s *Session) stageRowChanges(ctx *sql.Context, t *Table, op string, dels ma
 	if err != nil {
 		return err
 	}
+	target, err := t.writeTarget(ctx)
+	if err != nil {
+		return err
+	}
 	eff, err := t.rowEffects(ctx, mode, dels)
 	if err != nil {
 		return err
@@ -172,10 +177,10 @@ func (s *Session) stageRowChanges(ctx *sql.Context, t *Table, op string, dels ma
 	ident := t.db.ident(t.name)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	st, ok := s.staged[key(ident)]
+	st, ok := s.staged[target.stageKey(ident)]
 	if !ok {
-		st = &stage{ident: ident}
-		s.staged[key(ident)] = st
+		st = &stage{ident: ident, target: target}
+		s.staged[target.stageKey(ident)] = st
 	}
 	if len(eff.replaced) > 0 {
 		st.files = slices.DeleteFunc(st.files, func(f iceberg.DataFile) bool { return eff.replaced[f.FilePath()] })
@@ -185,7 +190,7 @@ func (s *Session) stageRowChanges(ctx *sql.Context, t *Table, op string, dels ma
 	st.deletes = append(st.deletes, eff.deletes...)
 	if !st.based && len(dels) > 0 {
 		st.based = true
-		if snap := t.tbl.CurrentSnapshot(); snap != nil {
+		if snap := t.rowLevelBase(); snap != nil {
 			st.base = ptrTo(snap.SnapshotID)
 		}
 	}

@@ -11,7 +11,6 @@ import (
 	"github.com/apache/iceberg-go/table"
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/types"
-	"github.com/dolthub/vitess/go/mysql"
 )
 
 // Row identity: UPDATE, DELETE and MERGE need to know where each row they
@@ -99,52 +98,38 @@ func (s *identityState) readFilter() iceberg.BooleanExpression {
 
 // rowIdentityTable resolves the row-identity variant of table name.
 func (d *Database) rowIdentityTable(ctx *sql.Context, name string) (sql.Table, bool, error) {
-	real, ok, err := d.resolveTable(ctx, name)
-	if err != nil {
-		return nil, false, err
-	}
-	if !ok {
-		if _, ref, _ := d.refTable(ctx, name); ref {
-			return nil, false, notSupported("%s is a branch or tag: UPDATE, DELETE and MERGE change only a table's main branch so far", name)
-		}
-		if _, meta, _ := d.metadataTable(ctx, name); meta {
-			return nil, false, notSupported("%s is a metadata table: metadata tables are read-only", name)
-		}
-		// Coded here: go-mysql-server replaces an ErrTableNotFound with its
-		// own, which would name the variant.
-		return nil, false, mysql.NewSQLError(mysql.ERNoSuchTable, mysql.SSUnknownTable, "table not found: %s", name)
-	}
-	t, ok, err := d.GetTableInsensitive(ctx, real)
+	it, ok, err := d.rowLevelTable(ctx, name)
 	if err != nil || !ok {
-		return t, ok, err
-	}
-	it, ok := t.(*Table)
-	if !ok {
-		return nil, false, sql.ErrTableNotFound.New(name)
+		return nil, ok, err
 	}
 	for _, col := range it.schema {
 		if strings.EqualFold(col.Name, fileColumn) || strings.EqualFold(col.Name, posColumn) {
-			return nil, false, notSupported("table %s has a column named %s, the name UPDATE, DELETE and MERGE give the hidden row-identity column; rename the column to change rows of this table", real, col.Name)
+			return nil, false, notSupported("table %s has a column named %s, the name UPDATE, DELETE and MERGE give the hidden row-identity column; rename the column to change rows of this table", it.name, col.Name)
 		}
 	}
-	if err := rowLevelRefusal(ctx, it); err != nil {
+	target, err := it.writeTarget(ctx)
+	if err != nil {
 		return nil, false, err
 	}
-	it.identity = sessionOf(ctx).identityState(ctx, d.ident(real))
+	if err := rowLevelRefusal(ctx, it, target); err != nil {
+		return nil, false, err
+	}
+	it.identity = sessionOf(ctx).identityState(ctx, target.stageKey(d.ident(it.name)))
 	return it, true, nil
 }
 
 // identityState is the row-identity state of a table in the current
 // statement, shared by every resolution of the table in it (a MERGE
-// resolves its target again after its query ran).
-func (s *Session) identityState(ctx *sql.Context, ident table.Identifier) *identityState {
+// resolves its target again after its query ran). k is the stage key of
+// the table and its write target, so that a branch has its own.
+func (s *Session) identityState(ctx *sql.Context, k string) *identityState {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.resetPinsLocked(ctx.Pid())
-	st, ok := s.identities[key(ident)]
+	st, ok := s.identities[k]
 	if !ok {
 		st = &identityState{}
-		s.identities[key(ident)] = st
+		s.identities[k] = st
 	}
 	return st
 }
@@ -342,17 +327,16 @@ func (r *identityIter) Close(*sql.Context) error {
 //   - Format v3: positions come from iceberg-go's synthesised _row_id
 //     (rowidentity scans), which a v3 file that stores its own row ids
 //     would override, so the wrong rows could be deleted.
-//   - A write-audit-publish session: its writes go to a branch or a staged
-//     snapshot, and row changes commit to main only.
-func rowLevelRefusal(ctx *sql.Context, t *Table) error {
+//   - A write-audit-publish session with a WAP id: its writes are staged
+//     as snapshots no branch points at, and row changes commit to a branch.
+//
+// Tags and tables read AS OF are refused by writeTarget, as for INSERT.
+func rowLevelRefusal(ctx *sql.Context, t *Table, target writeTarget) error {
 	if err := writeV3Error(t); err != nil {
 		return err
 	}
-	if branch, id := wapSettings(ctx); (branch != "" || id != "") && wapEnabled(t.tbl) {
-		return notSupported("%s has write-audit-publish on and this session set a WAP branch or id: UPDATE, DELETE and MERGE change only a table's main branch so far", t)
-	}
-	if t.branch != "" || t.tag != "" {
-		return notSupported("%s reads a branch or tag: UPDATE, DELETE and MERGE change only a table's main branch so far", t)
+	if target.wapID != "" {
+		return notSupported("%s has write-audit-publish on and this session set the WAP id %s: UPDATE, DELETE and MERGE cannot stage a WAP snapshot yet; set spark.wap.branch instead of spark.wap.id to change rows on a branch", t, target.wapID)
 	}
 	return nil
 }

@@ -30,13 +30,13 @@ func rowLevel(stmt ast.Statement) (ast.Statement, bool) {
 			}
 			targets[strings.ToLower(a.Name.Qualifier.Name.String())] = true
 		}
-		return s, markTargets(s.TableExprs, targets, all || singleTable(s.TableExprs))
+		return s, markTargets(s.TableExprs, targets, all || singleTable(s.TableExprs), tableNamesInUse(s))
 	case *ast.Delete:
 		targets := map[string]bool{}
 		for _, t := range s.Targets {
 			targets[strings.ToLower(t.Name.String())] = true
 		}
-		return s, markTargets(s.TableExprs, targets, len(s.Targets) == 0 && singleTable(s.TableExprs))
+		return s, markTargets(s.TableExprs, targets, len(s.Targets) == 0 && singleTable(s.TableExprs), tableNamesInUse(s))
 	}
 	return nil, false
 }
@@ -60,8 +60,9 @@ func singleTable(exprs ast.TableExprs) bool {
 
 // markTargets renames the tables of exprs named (by alias, else by name) in
 // targets, or all of them when all is set, to their row-identity
-// variants. It reports whether it renamed any.
-func markTargets(exprs ast.TableExprs, targets map[string]bool, all bool) bool {
+// variants. It reports whether it renamed any. inUse are the names by
+// which the statement refers to its tables (targetAlias).
+func markTargets(exprs ast.TableExprs, targets map[string]bool, all bool, inUse map[string]bool) bool {
 	renamed := false
 	var walk func(te ast.TableExpr)
 	walk = func(te ast.TableExpr) {
@@ -83,7 +84,7 @@ func markTargets(exprs ast.TableExprs, targets map[string]bool, all bool) bool {
 				return
 			}
 			name := tn.Name.String()
-			ref := name
+			ref := targetAlias(name, inUse)
 			if !t.As.IsEmpty() {
 				ref = t.As.String()
 			}
@@ -91,7 +92,7 @@ func markTargets(exprs ast.TableExprs, targets map[string]bool, all bool) bool {
 				return
 			}
 			if t.As.IsEmpty() {
-				t.As = ast.NewTableIdent(name)
+				t.As = ast.NewTableIdent(ref)
 			}
 			tn.Name = ast.NewTableIdent(rowIdentityPrefix + name)
 			t.Expr = tn

@@ -97,7 +97,7 @@ func (p *Parser) mergeParts(s statement) (*Merge, error) {
 	for j := i; j < end; j += 2 {
 		parts = append(parts, s.toks[j].val)
 	}
-	if len(parts) == 3 && strings.EqualFold(parts[0], p.catalog) {
+	if len(parts) >= 3 && strings.EqualFold(parts[0], p.catalog) {
 		parts = parts[1:]
 	}
 	switch len(parts) {
@@ -105,8 +105,11 @@ func (p *Parser) mergeParts(s statement) (*Merge, error) {
 		m.Target = parts[0]
 	case 2:
 		m.TargetDB, m.Target = parts[0], parts[1]
+	case 3:
+		// db.t.branch_b, named as other statements' tableSuffixNames name it.
+		m.TargetDB, m.Target = parts[0], parts[1]+"$"+parts[2]
 	default:
-		return nil, mergeSyntax("'%s': want [database.]table as MERGE's target", s.text[s.toks[i].start:s.toks[end-1].end])
+		return nil, mergeSyntax("'%s': want [database.]table[.branch_name] as MERGE's target", s.text[s.toks[i].start:s.toks[end-1].end])
 	}
 	i = end
 	m.TargetAlias, i = s.mergeAlias(i, "using")

@@ -31,6 +31,10 @@ type RowDelta struct {
 	// only changes to the same data files conflict.
 	Serializable bool
 	Filter       iceberg.BooleanExpression
+
+	// Branch is the branch the changes commit to ("" is main); Base is
+	// then a snapshot of its ancestry (branchrowdelta.go).
+	Branch string
 }
 
 // ErrRowConflict is returned when a commit made since the statements' base
@@ -47,7 +51,7 @@ func (d RowDelta) hasRowChanges() bool { return len(d.Removed) > 0 || len(d.Dele
 // on the new snapshot when they do not conflict.
 func CommitRowDelta(ctx context.Context, cat catalog.Catalog, ident table.Identifier, d RowDelta, summary iceberg.Properties) (*table.Table, error) {
 	if !d.hasRowChanges() {
-		return AppendFiles(ctx, cat, ident, d.Added, summary)
+		return AppendFilesToBranch(ctx, cat, ident, d.Branch, d.Added, summary)
 	}
 	if len(d.Removed) > 0 && len(d.Deletes) > 0 {
 		tbl, err := cat.LoadTable(ctx, ident)
@@ -66,7 +70,10 @@ func CommitRowDelta(ctx context.Context, cat catalog.Catalog, ident table.Identi
 		if err := validateSince(ctx, tbl, d); err != nil {
 			return nil, err
 		}
-		tx := tbl.NewTransaction()
+		tx, err := newTransactionOn(tbl, d.Branch)
+		if err != nil {
+			return nil, err
+		}
 		op, err := ApplyRowDelta(ctx, tbl, tx, d, summary)
 		if err != nil {
 			return nil, fmt.Errorf("stage row changes of %s: %w", ident, err)
@@ -168,7 +175,7 @@ func removalsAsDeletes(ctx context.Context, tbl *table.Table, d RowDelta) (RowDe
 // new deletes meanwhile, and under serializable isolation no data file
 // added meanwhile may hold rows d's filter could match.
 func validateSince(ctx context.Context, tbl *table.Table, d RowDelta) error {
-	cur := tbl.CurrentSnapshot()
+	cur := headOf(tbl, d.Branch)
 	if !d.Validate || cur == nil || (d.Base != nil && cur.SnapshotID == *d.Base) {
 		return nil
 	}
@@ -181,7 +188,7 @@ func validateSince(ctx context.Context, tbl *table.Table, d RowDelta) error {
 		since = append(since, s)
 		if s.ParentSnapshotID == nil {
 			if d.Base != nil {
-				return fmt.Errorf("%w: snapshot %d the statement read is no longer an ancestor of the table's current snapshot", ErrRowConflict, *d.Base)
+				return fmt.Errorf("%w: snapshot %d the statement read is no longer an ancestor of the snapshot the commit builds on", ErrRowConflict, *d.Base)
 			}
 			break
 		}
@@ -211,7 +218,7 @@ func validateSince(ctx context.Context, tbl *table.Table, d RowDelta) error {
 	if !d.Serializable || len(added) == 0 {
 		return nil
 	}
-	return checkAddedRows(ctx, tbl, d.Filter, added)
+	return checkAddedRows(ctx, tbl, cur, d.Filter, added)
 }
 
 // changesOf calls visit for each file snapshot s added or removed.
@@ -284,10 +291,10 @@ func samePartition(a, b map[int]any) bool {
 }
 
 // checkAddedRows fails when a data file added since the base snapshot
-// could hold rows matching filter, judged as a scan of the current
-// snapshot prunes files (partition values and column bounds).
-func checkAddedRows(ctx context.Context, tbl *table.Table, filter iceberg.BooleanExpression, added map[string]int64) error {
-	var opts []table.ScanOption
+// could hold rows matching filter, judged as a scan of head (the snapshot
+// the commit builds on) prunes files (partition values and column bounds).
+func checkAddedRows(ctx context.Context, tbl *table.Table, head *table.Snapshot, filter iceberg.BooleanExpression, added map[string]int64) error {
+	opts := []table.ScanOption{table.WithSnapshotID(head.SnapshotID)}
 	if filter != nil {
 		opts = append(opts, table.WithRowFilter(filter))
 	}
