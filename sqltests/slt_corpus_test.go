@@ -308,8 +308,8 @@ var sltCauses = []struct {
 	cause string
 }{
 	{regexp.MustCompile(`(?i)trigger`), "triggers are refused on Iceberg tables (error 1235)"},
-	{regexp.MustCompile(`doesn't support (UPDATE|DELETE|REPLACE)|UPDATE|DELETE FROM|REPLACE INTO`),
-		"UPDATE, DELETE and REPLACE are not implemented yet (Iceberg row-level deletes); later queries see the unchanged rows"},
+	{regexp.MustCompile(`doesn't support REPLACE|REPLACE INTO`),
+		"REPLACE (MySQL's delete-then-insert by primary key) is not implemented: Iceberg tables have no enforced keys; later queries see the unchanged rows"},
 	{regexp.MustCompile(`(?i)views are not supported|view \S+ does not exist|table not found: view|\bVIEW\b`),
 		"views are not supported yet (error 1235); statements on the view fail with it"},
 	{regexp.MustCompile(`only_full_group_by`),
