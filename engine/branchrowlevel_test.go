@@ -49,23 +49,8 @@ func TestBranchRowLevelCommitValidation(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx := context.Background()
-			e, err := engine.Open(ctx, engine.Config{Warehouse: t.TempDir()})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer e.Close()
-			db := sql.OpenDB(e.Connector())
-			defer db.Close()
-			mine, err := db.Conn(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer mine.Close()
-			theirs, err := db.Conn(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer theirs.Close()
+			e := openEngine(t, engine.Config{Warehouse: t.TempDir()})
+			mine, theirs := openConnOn(t, e), openConnOn(t, e)
 			props := ""
 			if tc.props != "" {
 				props = " TBLPROPERTIES (" + tc.props + ")"
@@ -74,7 +59,7 @@ func TestBranchRowLevelCommitValidation(t *testing.T) {
 				"INSERT INTO c.t VALUES (1, 0), (2, 0), (3, 0)", "ALTER TABLE c.t CREATE BRANCH b",
 				"BEGIN", tc.mine)
 			mustExec(t, theirs, tc.theirs)
-			_, err = mine.ExecContext(ctx, "COMMIT")
+			_, err := mine.ExecContext(ctx, "COMMIT")
 			var se *mysql.SQLError
 			switch {
 			case tc.conflicts && !(errors.As(err, &se) && se.Num == mysql.ERLockDeadlock):
