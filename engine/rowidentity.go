@@ -29,9 +29,8 @@ import (
 // first_row_id = i<<posBits therefore yields both the task (file) and the
 // position. The scan is made over an in-memory format-version 3 view of
 // the metadata, since iceberg-go refuses _row_id below v3; the view is never
-// committed. On v3 tables a data file may store _row_id values, which
-// would win over the synthesised ones, so row-level changes are refused on
-// v3 tables, as all writes to them are (writeV3Error).
+// committed. On v3 tables a data file may store _row_id values, which win
+// over the synthesised ones; rowlineage_v3.go finds those rows' positions.
 
 // rowIdentityPrefix marks the name of a table's row-identity variant. The
 // NUL bytes keep it apart from any name a user can create.
@@ -324,29 +323,13 @@ func (r *identityIter) Close(*sql.Context) error {
 }
 
 // rowLevelRefusal says why rows of t cannot be changed yet, or nil.
-//   - Format v3: positions come from iceberg-go's synthesised _row_id
-//     (rowidentity scans), which a v3 file that stores its own row ids
-//     would override, so the wrong rows could be deleted.
 //   - A write-audit-publish session with a WAP id: its writes are staged
 //     as snapshots no branch points at, and row changes commit to a branch.
 //
 // Tags and tables read AS OF are refused by writeTarget, as for INSERT.
 func rowLevelRefusal(ctx *sql.Context, t *Table, target writeTarget) error {
-	if err := writeV3Error(t); err != nil {
-		return err
-	}
 	if target.wapID != "" {
 		return notSupported("%s has write-audit-publish on and this session set the WAP id %s: UPDATE, DELETE and MERGE cannot stage a WAP snapshot yet; set spark.wap.branch instead of spark.wap.id to change rows on a branch", t, target.wapID)
-	}
-	return nil
-}
-
-// writeV3Error refuses changes other than appends on a format-version 3
-// table: removing rows there needs deletion vectors, and rewriting them
-// needs row ids carried over, which icesql does not do yet.
-func writeV3Error(t *Table) error {
-	if v := t.tbl.Metadata().Version(); v >= 3 {
-		return notSupported("%s is an Iceberg format-version %d table: icesql appends to it but cannot yet remove or replace its rows (UPDATE, DELETE, MERGE, INSERT OVERWRITE, TRUNCATE)", t, v)
 	}
 	return nil
 }
