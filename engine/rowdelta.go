@@ -279,6 +279,9 @@ func mapsKeys[K comparable, V any](m map[K]V) iter.Seq[K] {
 // rewriteWithout writes the rows of the task's data file that survive its
 // deletes, except those at the given positions, as new data files.
 func (t *Table) rewriteWithout(ctx *sql.Context, task table.FileScanTask, drop []int64) ([]iceberg.DataFile, error) {
+	if t.formatV3() {
+		return t.rewriteKeepingLineage(ctx, task, drop, t.isStaged(task.File.FilePath()))
+	}
 	cols := t.names
 	rtbl, rscan, err := t.positionScan(cols, nil)
 	if err != nil {

@@ -206,7 +206,7 @@ func (t *Table) identityRows(ctx *sql.Context) (sql.RowIter, error) {
 	t.identity.record(tasks, t.rowFilter())
 	numbered := make([]table.FileScanTask, len(tasks))
 	for i, task := range tasks {
-		task.FirstRowID = ptrTo(int64(i) << posBits)
+		task.FirstRowID = ptrTo(int64(i+1) << posBits) // rowlineage_v3.go
 		numbered[i] = task
 	}
 	rtbl, rscan, err := t.positionScan(cols, t.rowFilter())
@@ -217,7 +217,7 @@ func (t *Table) identityRows(ctx *sql.Context) (sql.RowIter, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &identityIter{batches: batches, names: read, out: out, tasks: numbered}, nil
+	return &identityIter{batches: batches, names: read, out: out, tasks: numbered, table: t, lineage: &lineageIndex{}}, nil
 }
 
 func ptrTo[T any](v T) *T { return &v }
@@ -259,13 +259,15 @@ type identityIter struct {
 	names   []string
 	out     []int
 	tasks   []table.FileScanTask
+	table   *Table
+	lineage *lineageIndex
 	rec     arrow.RecordBatch
 	cols    []arrow.Array
 	rowID   *array.Int64
 	row     int
 }
 
-func (r *identityIter) Next(*sql.Context) (sql.Row, error) {
+func (r *identityIter) Next(ctx *sql.Context) (sql.Row, error) {
 	for r.rec == nil || r.row >= int(r.rec.NumRows()) {
 		rec, err := r.batches.Next()
 		if err != nil {
@@ -294,9 +296,9 @@ func (r *identityIter) Next(*sql.Context) (sql.Row, error) {
 		return nil, fmt.Errorf("scan returned a row without a position")
 	}
 	id := r.rowID.Value(r.row)
-	task := int(id >> posBits)
-	if task < 0 || task >= len(r.tasks) {
-		return nil, fmt.Errorf("row position %d names no scanned file", id)
+	task, pos, err := r.locate(ctx, id)
+	if err != nil {
+		return nil, err
 	}
 	row := make(sql.Row, len(r.out))
 	for i, o := range r.out {
@@ -304,7 +306,7 @@ func (r *identityIter) Next(*sql.Context) (sql.Row, error) {
 		case -1:
 			row[i] = r.tasks[task].File.FilePath()
 		case -2:
-			row[i] = id & (1<<posBits - 1)
+			row[i] = pos
 		default:
 			v, err := rowValue(r.cols[o], r.row)
 			if err != nil {

@@ -66,3 +66,8 @@ func (st *stage) supersede(dvs []iceberg.DataFile) {
 		}
 	}
 }
+
+// isStaged reports whether path is a data file the transaction wrote.
+func (t *Table) isStaged(path string) bool {
+	return slices.ContainsFunc(t.staged, func(f iceberg.DataFile) bool { return f.FilePath() == path })
+}
