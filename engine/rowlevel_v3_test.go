@@ -101,3 +101,38 @@ func lineageByID(t *testing.T, tbl *table.Table) map[int64]rowLineage {
 	}
 	return out
 }
+
+// TestV3MergeKeepsRowIDs runs a merge-on-read MERGE on a format-version 3
+// table: the updated row keeps its _row_id, the inserted row gets a new
+// one from next-row-id, the untouched row keeps its lineage, and next-row-id
+// advances past every id given out.
+func TestV3MergeKeepsRowIDs(t *testing.T) {
+	dir := t.TempDir()
+	conn := openDB(t, dir)
+	mustExec(t, conn,
+		"CREATE DATABASE db",
+		"USE db",
+		"CREATE TABLE t (id BIGINT, v STRING) TBLPROPERTIES ('format-version'='3', 'write.merge.mode'='merge-on-read')",
+		"INSERT INTO t VALUES (1, 'a'), (2, 'b'), (3, 'c')",
+	)
+	before := lineageByID(t, loadWithIcebergGo(t, dir, "db", "t"))
+	mustExec(t, conn, `MERGE INTO t USING (SELECT * FROM VALUES (2, 'B'), (3, 'del'), (4, 'd') AS s(id, v)) s ON t.id = s.id
+		WHEN MATCHED AND s.v = 'del' THEN DELETE
+		WHEN MATCHED THEN UPDATE SET v = s.v
+		WHEN NOT MATCHED THEN INSERT *`)
+	if n := queryString(t, conn, "SELECT GROUP_CONCAT(CONCAT(id, v) ORDER BY id) FROM t"); n != "1a,2B,4d" {
+		t.Fatalf("rows %s, want 1a,2B,4d", n)
+	}
+	tbl := loadWithIcebergGo(t, dir, "db", "t")
+	after := lineageByID(t, tbl)
+	if after[1] != before[1] {
+		t.Errorf("untouched row 1: lineage %v, want %v", after[1], before[1])
+	}
+	if after[2].rowID != before[2].rowID || after[2].seq <= before[2].seq {
+		t.Errorf("updated row 2: lineage %v, want row id %d and a sequence number above %d", after[2], before[2].rowID, before[2].seq)
+	}
+	next := tbl.Metadata().NextRowID()
+	if id := after[4].rowID; id < 3 || id >= next {
+		t.Errorf("inserted row 4 has _row_id %d, want a new id in [3, %d)", id, next)
+	}
+}

@@ -33,9 +33,13 @@ type movedWriter struct {
 // old row's id.
 func (ed *rowEditor) keepID(ctx *sql.Context, file string, pos int64, row sql.Row) error {
 	if ed.moved == nil {
-		ed.moved = &movedWriter{t: ed.t, n: len(ed.t.schema), stored: map[string][]int64{}}
+		ed.moved = newMovedWriter(ed.t)
 	}
 	return ed.moved.add(ctx, file, pos, row)
+}
+
+func newMovedWriter(t *Table) *movedWriter {
+	return &movedWriter{t: t, n: len(t.schema), stored: map[string][]int64{}}
 }
 
 func (m *movedWriter) add(ctx *sql.Context, file string, pos int64, row sql.Row) error {

@@ -200,3 +200,59 @@ func removalsAsDVs(ctx context.Context, tbl *table.Table, d RowDelta) (RowDelta,
 	d.Removed = nil
 	return d, nil
 }
+
+// ReplaceDataFiles stages on tx, a transaction on tbl, the removal of whole
+// data files and the addition of new ones. On a v3 table the new files get
+// row ids and the removed files' DVs are removed with them.
+func ReplaceDataFiles(ctx context.Context, tbl *table.Table, tx *table.Transaction, removed, added []iceberg.DataFile, summary iceberg.Properties) error {
+	opts := []table.WriteOption{table.WithoutDuplicateCheck(), table.WithoutAutoNameMapping()}
+	if tbl.Metadata().Version() < 3 {
+		return tx.ReplaceDataFilesWithDataFiles(ctx, removed, added, summary, opts...)
+	}
+	added, err := WithFirstRowIDs(tbl.Metadata(), added)
+	if err != nil {
+		return err
+	}
+	dvs, err := liveDVsOf(ctx, tbl, removed)
+	if err != nil {
+		return err
+	}
+	return tx.ReplaceFiles(ctx, removed, added, dvs, summary, opts...)
+}
+
+// liveDVsOf lists the DVs of tbl's current snapshot that apply to files.
+func liveDVsOf(ctx context.Context, tbl *table.Table, files []iceberg.DataFile) ([]iceberg.DataFile, error) {
+	snap := tbl.CurrentSnapshot()
+	if snap == nil || len(files) == 0 {
+		return nil, nil
+	}
+	paths := make(map[string]bool, len(files))
+	for _, f := range files {
+		paths[f.FilePath()] = true
+	}
+	fsys, err := tbl.FS(ctx)
+	if err != nil {
+		return nil, err
+	}
+	manifests, err := snap.Manifests(fsys)
+	if err != nil {
+		return nil, fmt.Errorf("read manifest list of snapshot %d: %w", snap.SnapshotID, err)
+	}
+	var out []iceberg.DataFile
+	for _, m := range manifests {
+		if m.ManifestContent() != iceberg.ManifestContentDeletes {
+			continue
+		}
+		entries, err := m.FetchEntries(fsys, true)
+		if err != nil {
+			return nil, fmt.Errorf("read manifest %s: %w", m.FilePath(), err)
+		}
+		for _, e := range entries {
+			df := e.DataFile()
+			if ref := df.ReferencedDataFile(); ref != nil && paths[*ref] && IsDeletionVector(df) {
+				out = append(out, df)
+			}
+		}
+	}
+	return out, nil
+}
