@@ -249,6 +249,8 @@ func (q *mergeQuery) apply(ctx *sql.Context, t *Table, rows []sql.Row) (int, err
 	dels := map[string][]int64{}
 	ins := &inserter{t: t}
 	defer ins.stop()
+	var moved *movedWriter // updated rows of a v3 table keep their ids (rowupdate_v3.go)
+	defer func() { moved.stop() }()
 	affected := 0
 	for _, r := range rows {
 		var id rowID
@@ -286,6 +288,15 @@ func (q *mergeQuery) apply(ctx *sql.Context, t *Table, rows []sql.Row) (int, err
 		if err != nil {
 			return 0, err
 		}
+		if hasTarget && c.When != planner.WhenNotMatched && t.formatV3() {
+			if moved == nil {
+				moved = newMovedWriter(t)
+			}
+			if err := moved.add(ctx, id.file, id.pos, row); err != nil {
+				return 0, err
+			}
+			continue
+		}
 		if err := ins.Insert(ctx, row); err != nil {
 			return 0, err
 		}
@@ -306,6 +317,11 @@ func (q *mergeQuery) apply(ctx *sql.Context, t *Table, rows []sql.Row) (int, err
 			return 0, fmt.Errorf("write data files of %s: %w", t, err)
 		}
 	}
+	movedFiles, err := moved.finish(ctx)
+	if err != nil {
+		return 0, err
+	}
+	files = append(files, movedFiles...)
 	if err := sessionOf(ctx).stageRowChanges(ctx, t, "merge", dels, files); err != nil {
 		return 0, err
 	}

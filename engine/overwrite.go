@@ -98,9 +98,6 @@ func (d *Database) overwriteTarget(ctx *sql.Context, name string, o planner.Over
 		return nil, false, err
 	}
 	ot := &overwriteTable{Table: newTable(d, real, tbl, nil), mode: strings.ToLower(fmt.Sprint(mode)), static: map[int]any{}}
-	if err := writeV3Error(ot.Table); err != nil {
-		return nil, false, err
-	}
 	if err := ot.bindPartitionClause(ctx, o); err != nil {
 		return nil, false, err
 	}

@@ -37,6 +37,9 @@ type rowChanges struct {
 	removed []iceberg.DataFile
 	// deletes are position-delete files for committed data files.
 	deletes []iceberg.DataFile
+	// removedDeletes are committed deletion vectors superseded (v3,
+	// rowlevel_v3.go).
+	removedDeletes []iceberg.DataFile
 	// base is the snapshot the first row-level statement read; based says
 	// it was set (base nil: the table had no snapshot). Whoever stages
 	// removals that depend on what a statement read must set both, so that
@@ -57,6 +60,7 @@ func (st stage) clone() stage {
 	c.files = slices.Clone(st.files)
 	c.removed = slices.Clone(st.removed)
 	c.deletes = slices.Clone(st.deletes)
+	c.removedDeletes = slices.Clone(st.removedDeletes)
 	return c
 }
 
@@ -74,7 +78,7 @@ func (s *Session) stagedChanges(ident table.Identifier, w writeTarget) rowChange
 
 // delta is the stage as the storage layer commits it.
 func (st *stage) delta() storage.RowDelta {
-	d := storage.RowDelta{Added: st.files, Removed: st.removed, Deletes: st.deletes, Validate: st.based, Base: st.base, Serializable: st.serializable, Branch: st.target.branch}
+	d := storage.RowDelta{Added: st.files, Removed: st.removed, Deletes: st.deletes, RemovedDeletes: st.removedDeletes, Validate: st.based, Base: st.base, Serializable: st.serializable, Branch: st.target.branch}
 	if !st.unfiltered {
 		d.Filter = st.filter
 	}
@@ -103,7 +107,7 @@ func (t *Table) stageView(ctx context.Context, tx *table.Transaction) error {
 	if err != nil {
 		return err
 	}
-	d := storage.RowDelta{Added: added, Removed: t.changes.removed, Deletes: t.changes.deletes}
+	d := storage.RowDelta{Added: added, Removed: t.changes.removed, Deletes: t.changes.deletes, RemovedDeletes: t.changes.removedDeletes}
 	_, err = storage.ApplyRowDelta(ctx, t.tbl, tx, d, nil)
 	return err
 }
@@ -148,6 +152,8 @@ type rowEffect struct {
 	replaced map[string]bool    // staged files dropped from the stage
 	added    []iceberg.DataFile // rewritten files
 	deletes  []iceberg.DataFile // position-delete files
+	// superseded are deletion vectors the statement replaces (v3).
+	superseded []iceberg.DataFile
 }
 
 // stageRowChanges makes a statement's row-level changes and adds them to
@@ -187,6 +193,7 @@ func (s *Session) stageRowChanges(ctx *sql.Context, t *Table, op string, dels ma
 	}
 	st.files = append(append(st.files, eff.added...), added...)
 	st.removed = append(st.removed, eff.removed...)
+	st.supersede(eff.superseded)
 	st.deletes = append(st.deletes, eff.deletes...)
 	if !st.based && len(dels) > 0 {
 		st.based = true
@@ -209,12 +216,18 @@ func (s *Session) stageRowChanges(ctx *sql.Context, t *Table, op string, dels ma
 }
 
 // rowEffects deletes the given positions of each data file, in mode.
-func (t *Table) rowEffects(ctx *sql.Context, mode string, dels map[string][]int64) (rowEffect, error) {
-	eff := rowEffect{replaced: map[string]bool{}}
+func (t *Table) rowEffects(ctx *sql.Context, mode string, dels map[string][]int64) (eff rowEffect, err error) {
+	eff = rowEffect{replaced: map[string]bool{}}
 	staged := map[string]bool{}
 	for _, f := range t.staged {
 		staged[f.FilePath()] = true
 	}
+	var dvs []storage.DVTarget
+	defer func() {
+		if err == nil {
+			err = t.writeDVs(ctx, &eff, dvs)
+		}
+	}()
 	for _, path := range slices.Sorted(mapsKeys(dels)) {
 		task, ok := t.identity.task(path)
 		if !ok {
@@ -232,6 +245,9 @@ func (t *Table) rowEffects(ctx *sql.Context, mode string, dels map[string][]int6
 				return eff, fmt.Errorf("rewrite data file %s of %s: %w", path, t, err)
 			}
 			eff.added = append(eff.added, files...)
+		case t.formatV3():
+			dvs = append(dvs, storage.DVTarget{File: task.File, Positions: positions, Deletes: taskDeletes(task)})
+			continue
 		default:
 			del, err := storage.WritePositionDeletes(ctx, t.tbl, task.File, positions)
 			if err != nil {
@@ -244,6 +260,7 @@ func (t *Table) rowEffects(ctx *sql.Context, mode string, dels map[string][]int6
 			eff.replaced[path] = true
 		} else {
 			eff.removed = append(eff.removed, task.File)
+			eff.superseded = append(eff.superseded, danglingDVs(task)...)
 		}
 	}
 	return eff, nil
@@ -262,6 +279,9 @@ func mapsKeys[K comparable, V any](m map[K]V) iter.Seq[K] {
 // rewriteWithout writes the rows of the task's data file that survive its
 // deletes, except those at the given positions, as new data files.
 func (t *Table) rewriteWithout(ctx *sql.Context, task table.FileScanTask, drop []int64) ([]iceberg.DataFile, error) {
+	if t.formatV3() {
+		return t.rewriteKeepingLineage(ctx, task, drop, t.isStaged(task.File.FilePath()))
+	}
 	cols := t.names
 	rtbl, rscan, err := t.positionScan(cols, nil)
 	if err != nil {

@@ -40,7 +40,10 @@ type rowEditor struct {
 	op   string
 	dels map[string][]int64
 	ins  *inserter // new rows of UPDATE
-	err  error
+	// moved are UPDATE's new rows on a v3 table, which keep their ids
+	// (rowupdate_v3.go).
+	moved *movedWriter
+	err   error
 }
 
 // StatementBegin implements sql.EditOpenerCloser.
@@ -92,6 +95,9 @@ func (ed *rowEditor) Update(ctx *sql.Context, old, new sql.Row) error {
 		return hiddenColumnError()
 	}
 	ed.dels[file] = append(ed.dels[file], pos)
+	if ed.t.formatV3() {
+		return ed.keepID(ctx, file, pos, new[:len(ed.t.schema)])
+	}
 	if ed.ins == nil {
 		ed.ins = &inserter{t: ed.t}
 	}
@@ -127,7 +133,11 @@ func (ed *rowEditor) StatementComplete(ctx *sql.Context) error {
 			}
 		}
 	}
-	return sessionOf(ctx).stageRowChanges(ctx, ed.t, ed.op, ed.dels, files)
+	moved, err := ed.moved.finish(ctx)
+	if err != nil {
+		return err
+	}
+	return sessionOf(ctx).stageRowChanges(ctx, ed.t, ed.op, ed.dels, append(files, moved...))
 }
 
 // DiscardChanges implements sql.EditOpenerCloser.
@@ -146,5 +156,6 @@ func (ed *rowEditor) stop() {
 	if ed.ins != nil {
 		ed.ins.stop()
 	}
+	ed.moved.stop()
 	ed.dels = map[string][]int64{}
 }

@@ -29,9 +29,8 @@ import (
 // first_row_id = i<<posBits therefore yields both the task (file) and the
 // position. The scan is made over an in-memory format-version 3 view of
 // the metadata, since iceberg-go refuses _row_id below v3; the view is never
-// committed. On v3 tables a data file may store _row_id values, which
-// would win over the synthesised ones, so row-level changes are refused on
-// v3 tables, as all writes to them are (writeV3Error).
+// committed. On v3 tables a data file may store _row_id values, which win
+// over the synthesised ones; rowlineage_v3.go finds those rows' positions.
 
 // rowIdentityPrefix marks the name of a table's row-identity variant. The
 // NUL bytes keep it apart from any name a user can create.
@@ -207,7 +206,7 @@ func (t *Table) identityRows(ctx *sql.Context) (sql.RowIter, error) {
 	t.identity.record(tasks, t.rowFilter())
 	numbered := make([]table.FileScanTask, len(tasks))
 	for i, task := range tasks {
-		task.FirstRowID = ptrTo(int64(i) << posBits)
+		task.FirstRowID = ptrTo(int64(i+1) << posBits) // rowlineage_v3.go
 		numbered[i] = task
 	}
 	rtbl, rscan, err := t.positionScan(cols, t.rowFilter())
@@ -218,7 +217,7 @@ func (t *Table) identityRows(ctx *sql.Context) (sql.RowIter, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &identityIter{batches: batches, names: read, out: out, tasks: numbered}, nil
+	return &identityIter{batches: batches, names: read, out: out, tasks: numbered, table: t, lineage: &lineageIndex{}}, nil
 }
 
 func ptrTo[T any](v T) *T { return &v }
@@ -260,13 +259,15 @@ type identityIter struct {
 	names   []string
 	out     []int
 	tasks   []table.FileScanTask
+	table   *Table
+	lineage *lineageIndex
 	rec     arrow.RecordBatch
 	cols    []arrow.Array
 	rowID   *array.Int64
 	row     int
 }
 
-func (r *identityIter) Next(*sql.Context) (sql.Row, error) {
+func (r *identityIter) Next(ctx *sql.Context) (sql.Row, error) {
 	for r.rec == nil || r.row >= int(r.rec.NumRows()) {
 		rec, err := r.batches.Next()
 		if err != nil {
@@ -295,9 +296,9 @@ func (r *identityIter) Next(*sql.Context) (sql.Row, error) {
 		return nil, fmt.Errorf("scan returned a row without a position")
 	}
 	id := r.rowID.Value(r.row)
-	task := int(id >> posBits)
-	if task < 0 || task >= len(r.tasks) {
-		return nil, fmt.Errorf("row position %d names no scanned file", id)
+	task, pos, err := r.locate(ctx, id)
+	if err != nil {
+		return nil, err
 	}
 	row := make(sql.Row, len(r.out))
 	for i, o := range r.out {
@@ -305,7 +306,7 @@ func (r *identityIter) Next(*sql.Context) (sql.Row, error) {
 		case -1:
 			row[i] = r.tasks[task].File.FilePath()
 		case -2:
-			row[i] = id & (1<<posBits - 1)
+			row[i] = pos
 		default:
 			v, err := rowValue(r.cols[o], r.row)
 			if err != nil {
@@ -324,29 +325,13 @@ func (r *identityIter) Close(*sql.Context) error {
 }
 
 // rowLevelRefusal says why rows of t cannot be changed yet, or nil.
-//   - Format v3: positions come from iceberg-go's synthesised _row_id
-//     (rowidentity scans), which a v3 file that stores its own row ids
-//     would override, so the wrong rows could be deleted.
 //   - A write-audit-publish session with a WAP id: its writes are staged
 //     as snapshots no branch points at, and row changes commit to a branch.
 //
 // Tags and tables read AS OF are refused by writeTarget, as for INSERT.
 func rowLevelRefusal(ctx *sql.Context, t *Table, target writeTarget) error {
-	if err := writeV3Error(t); err != nil {
-		return err
-	}
 	if target.wapID != "" {
 		return notSupported("%s has write-audit-publish on and this session set the WAP id %s: UPDATE, DELETE and MERGE cannot stage a WAP snapshot yet; set spark.wap.branch instead of spark.wap.id to change rows on a branch", t, target.wapID)
-	}
-	return nil
-}
-
-// writeV3Error refuses changes other than appends on a format-version 3
-// table: removing rows there needs deletion vectors, and rewriting them
-// needs row ids carried over, which icesql does not do yet.
-func writeV3Error(t *Table) error {
-	if v := t.tbl.Metadata().Version(); v >= 3 {
-		return notSupported("%s is an Iceberg format-version %d table: icesql appends to it but cannot yet remove or replace its rows (UPDATE, DELETE, MERGE, INSERT OVERWRITE, TRUNCATE)", t, v)
 	}
 	return nil
 }

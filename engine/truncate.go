@@ -24,9 +24,6 @@ func (t *Table) Truncate(ctx *sql.Context) (int, error) {
 	if t.snapshotID != nil {
 		return 0, notSupported("TRUNCATE TABLE %s: a table read AS OF a snapshot cannot be changed", t)
 	}
-	if err := writeV3Error(t); err != nil {
-		return 0, err
-	}
 	snap := t.tbl.CurrentSnapshot()
 	files, err := liveDataFiles(ctx, t.tbl, snap)
 	if err != nil {

@@ -448,7 +448,7 @@ func rewriteChunk(ctx context.Context, env Env, ident table.Identifier, tbl *tab
 // by the target file size.
 func sortGroup(ctx context.Context, tbl, writeTbl *table.Table, target int64, g table.CompactionTaskGroup) (table.CompactionGroupResult, error) {
 	gr := table.CompactionGroupResult{PartitionKey: g.PartitionKey}
-	schema, batches, err := tbl.Scan().ReadTasks(ctx, g.Tasks)
+	schema, batches, err := sortScan(tbl).ReadTasks(ctx, g.Tasks) // rewrite_v3.go
 	if err != nil {
 		return gr, err
 	}
@@ -471,7 +471,12 @@ func sortGroup(ctx context.Context, tbl, writeTbl *table.Table, target int64, g 
 	}
 	defer one.Release()
 	var input iter.Seq2[arrow.RecordBatch, error] = func(yield func(arrow.RecordBatch, error) bool) { yield(one, nil) }
-	for df, err := range table.WriteRecords(ctx, writeTbl, schema, input, table.WithClusteredWrite(), table.WithTargetFileSize(target)) {
+	schema, lineage, err := sortWrite(tbl, schema)
+	if err != nil {
+		return gr, err
+	}
+	opts := append([]table.WriteRecordOption{table.WithClusteredWrite(), table.WithTargetFileSize(target)}, lineage...)
+	for df, err := range table.WriteRecords(ctx, writeTbl, schema, input, opts...) {
 		if err != nil {
 			return gr, err
 		}

@@ -50,8 +50,7 @@ func CommitFileChange(ctx context.Context, cat catalog.Catalog, ident table.Iden
 			// exactly ch.Removed, so deleting everything removes just them.
 			err = tx.Delete(ctx, iceberg.AlwaysTrue{}, ch.Summary)
 		default:
-			err = tx.ReplaceDataFilesWithDataFiles(ctx, ch.Removed, ch.Added, ch.Summary,
-				table.WithoutDuplicateCheck(), table.WithoutAutoNameMapping())
+			err = ReplaceDataFiles(ctx, tbl, tx, ch.Removed, ch.Added, ch.Summary) // dv.go
 		}
 		if err != nil {
 			return nil, fmt.Errorf("stage the change of %s: %w", ident, err)

@@ -20,6 +20,10 @@ type RowDelta struct {
 	Added   []iceberg.DataFile
 	Removed []iceberg.DataFile
 	Deletes []iceberg.DataFile
+	// RemovedDeletes are committed deletion vectors the changes supersede
+	// (format v3, dv.go): the old DV of a file given a new one, and the DV
+	// of a data file removed whole.
+	RemovedDeletes []iceberg.DataFile
 
 	// Validate asks that commits made since Base, the snapshot the
 	// statements read (nil: the table had none), be checked against the
@@ -102,9 +106,16 @@ func ApplyRowDelta(ctx context.Context, tbl *table.Table, tx *table.Transaction,
 			return "", err
 		}
 	}
+	var err error
+	if d.Added, err = WithFirstRowIDs(tbl.Metadata(), d.Added); err != nil {
+		return "", err
+	}
+	if len(d.RemovedDeletes) > 0 && len(d.Deletes) == 0 {
+		return replaceWithDVs(ctx, tx, d, summary)
+	}
 	switch {
 	case len(d.Deletes) > 0:
-		rd := tx.NewRowDelta(summary).AddRows(d.Added...).AddDeletes(d.Deletes...)
+		rd := tx.NewRowDelta(summary).AddRows(d.Added...).AddDeletes(d.Deletes...).RemoveDeletes(d.RemovedDeletes...)
 		if len(d.Added) > 0 {
 			return table.OpOverwrite, rd.Commit(ctx)
 		}
@@ -155,6 +166,9 @@ func setOperation(updates []table.Update, op table.Operation) {
 // removes data files and adds delete files, which a transaction mixing
 // copy-on-write and merge-on-read statements needs.
 func removalsAsDeletes(ctx context.Context, tbl *table.Table, d RowDelta) (RowDelta, error) {
+	if tbl.Metadata().Version() >= 3 {
+		return removalsAsDVs(ctx, tbl, d)
+	}
 	for _, f := range d.Removed {
 		pos := make([]int64, f.Count())
 		for i := range pos {

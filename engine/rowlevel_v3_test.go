@@ -1,0 +1,171 @@
+package engine_test
+
+import (
+	"context"
+	"maps"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/iceberg-go"
+	"github.com/apache/iceberg-go/table"
+)
+
+// TestV3CopyOnWriteKeepsRowIDs changes rows of a format-version 3 table and
+// reads it back with iceberg-go: rows a copy-on-write rewrite copies keep
+// their _row_id and _last_updated_sequence_number, rows the statements did
+// not touch keep theirs, an updated row keeps its _row_id, and a
+// merge-on-read delete of a row whose file stores its id deletes that row.
+func TestV3CopyOnWriteKeepsRowIDs(t *testing.T) {
+	dir := t.TempDir()
+	conn := openDB(t, dir)
+	mustExec(t, conn,
+		"CREATE DATABASE db",
+		"USE db",
+		"CREATE TABLE t (id BIGINT, v STRING) TBLPROPERTIES ('format-version'='3')",
+		"INSERT INTO t VALUES (1, 'a'), (2, 'b'), (3, 'c')",
+		"INSERT INTO t VALUES (4, 'd'), (5, 'e'), (7, 'g')",
+	)
+	before := lineageByID(t, loadWithIcebergGo(t, dir, "db", "t"))
+
+	mustExec(t, conn, "DELETE FROM t WHERE id = 2")
+	after := lineageByID(t, loadWithIcebergGo(t, dir, "db", "t"))
+	want := maps.Clone(before)
+	delete(want, 2)
+	if !maps.Equal(after, want) {
+		t.Fatalf("after DELETE: lineage %v, want %v", after, want)
+	}
+
+	// A second rewrite of the rewritten file: the stored ids are read back
+	// and copied again.
+	mustExec(t, conn, "DELETE FROM t WHERE id = 3")
+	after = lineageByID(t, loadWithIcebergGo(t, dir, "db", "t"))
+	delete(want, 3)
+	if !maps.Equal(after, want) {
+		t.Fatalf("after second DELETE: lineage %v, want %v", after, want)
+	}
+	if n := queryString(t, conn, "SELECT GROUP_CONCAT(id ORDER BY id) FROM t"); n != "1,4,5,7" {
+		t.Fatalf("rows %s, want 1,4,5,7", n)
+	}
+
+	// Merge-on-read on the rewritten file, whose rows store their ids: the
+	// deletion vector must mark the position of the row deleted.
+	mustExec(t, conn,
+		"ALTER TABLE t SET TBLPROPERTIES ('write.delete.mode'='merge-on-read')",
+		"UPDATE t SET v = 'y' WHERE id = 5", // copy-on-write: 4 moves with its id
+		"DELETE FROM t WHERE id = 4",
+	)
+	if n := queryString(t, conn, "SELECT GROUP_CONCAT(id ORDER BY id) FROM t"); n != "1,5,7" {
+		t.Fatalf("rows %s, want 1,5,7", n)
+	}
+	if n := queryString(t, conn, "SELECT COUNT(*) FROM db.t.delete_files"); n != "1" {
+		t.Fatalf("%s delete files, want the one DV", n)
+	}
+	after = lineageByID(t, loadWithIcebergGo(t, dir, "db", "t"))
+	delete(want, 4)
+	// The updated row keeps its id and takes the UPDATE's sequence number.
+	if got, old := after[5], want[5]; got.rowID != old.rowID || got.seq <= old.seq {
+		t.Errorf("updated row 5 has lineage %v, want row id %d and a sequence number above %d", got, old.rowID, old.seq)
+	}
+	delete(want, 5)
+	delete(after, 5)
+	if !maps.Equal(after, want) {
+		t.Fatalf("after merge-on-read DELETE: lineage %v, want %v", after, want)
+	}
+}
+
+type rowLineage struct{ rowID, seq int64 }
+
+// lineageByID reads each row's _row_id and _last_updated_sequence_number
+// with iceberg-go, by its id column.
+func lineageByID(t *testing.T, tbl *table.Table) map[int64]rowLineage {
+	t.Helper()
+	_, itr, err := tbl.Scan(table.WithRowLineage()).ToArrowRecords(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[int64]rowLineage{}
+	for rec, err := range itr {
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids := rec.Column(rec.Schema().FieldIndices("id")[0]).(*array.Int64)
+		rowIDs := rec.Column(rec.Schema().FieldIndices(iceberg.RowIDColumnName)[0]).(*array.Int64)
+		seqs := rec.Column(rec.Schema().FieldIndices(iceberg.LastUpdatedSequenceNumberColumnName)[0]).(*array.Int64)
+		for i := range int(rec.NumRows()) {
+			if rowIDs.IsNull(i) || seqs.IsNull(i) {
+				t.Fatalf("row %d has a NULL _row_id or _last_updated_sequence_number", ids.Value(i))
+			}
+			out[ids.Value(i)] = rowLineage{rowIDs.Value(i), seqs.Value(i)}
+		}
+		rec.Release()
+	}
+	return out
+}
+
+// TestV3MergeKeepsRowIDs runs a merge-on-read MERGE on a format-version 3
+// table: the updated row keeps its _row_id, the inserted row gets a new
+// one from next-row-id, the untouched row keeps its lineage, and next-row-id
+// advances past every id given out.
+func TestV3MergeKeepsRowIDs(t *testing.T) {
+	dir := t.TempDir()
+	conn := openDB(t, dir)
+	mustExec(t, conn,
+		"CREATE DATABASE db",
+		"USE db",
+		"CREATE TABLE t (id BIGINT, v STRING) TBLPROPERTIES ('format-version'='3', 'write.merge.mode'='merge-on-read')",
+		"INSERT INTO t VALUES (1, 'a'), (2, 'b'), (3, 'c')",
+	)
+	before := lineageByID(t, loadWithIcebergGo(t, dir, "db", "t"))
+	mustExec(t, conn, `MERGE INTO t USING (SELECT * FROM VALUES (2, 'B'), (3, 'del'), (4, 'd') AS s(id, v)) s ON t.id = s.id
+		WHEN MATCHED AND s.v = 'del' THEN DELETE
+		WHEN MATCHED THEN UPDATE SET v = s.v
+		WHEN NOT MATCHED THEN INSERT *`)
+	if n := queryString(t, conn, "SELECT GROUP_CONCAT(CONCAT(id, v) ORDER BY id) FROM t"); n != "1a,2B,4d" {
+		t.Fatalf("rows %s, want 1a,2B,4d", n)
+	}
+	tbl := loadWithIcebergGo(t, dir, "db", "t")
+	after := lineageByID(t, tbl)
+	if after[1] != before[1] {
+		t.Errorf("untouched row 1: lineage %v, want %v", after[1], before[1])
+	}
+	if after[2].rowID != before[2].rowID || after[2].seq <= before[2].seq {
+		t.Errorf("updated row 2: lineage %v, want row id %d and a sequence number above %d", after[2], before[2].rowID, before[2].seq)
+	}
+	next := tbl.Metadata().NextRowID()
+	if id := after[4].rowID; id < 3 || id >= next {
+		t.Errorf("inserted row 4 has _row_id %d, want a new id in [3, %d)", id, next)
+	}
+}
+
+// TestV3RewriteDataFilesKeepsRowIDs compacts a format-version 3 table with
+// rewrite_data_files, binpack then sort, after a merge-on-read delete: the
+// deleted row stays deleted, the DV goes, and every row keeps its
+// _row_id and _last_updated_sequence_number.
+func TestV3RewriteDataFilesKeepsRowIDs(t *testing.T) {
+	dir := t.TempDir()
+	conn := openDB(t, dir)
+	mustExec(t, conn,
+		"CREATE DATABASE db",
+		"USE db",
+		"CREATE TABLE t (id BIGINT, v STRING) TBLPROPERTIES ('format-version'='3', 'write.delete.mode'='merge-on-read')",
+		"INSERT INTO t VALUES (3, 'c'), (1, 'a'), (2, 'b')",
+		"INSERT INTO t VALUES (5, 'e'), (4, 'd')",
+		"DELETE FROM t WHERE id = 2",
+	)
+	want := lineageByID(t, loadWithIcebergGo(t, dir, "db", "t"))
+	for _, call := range []string{
+		"CALL system.rewrite_data_files(table => 'db.t', options => map('rewrite-all', 'true'))",
+		"CALL system.rewrite_data_files(table => 'db.t', strategy => 'sort', sort_order => 'id DESC', options => map('rewrite-all', 'true'))",
+	} {
+		mustExec(t, conn, call)
+		if n := queryString(t, conn, "SELECT GROUP_CONCAT(id ORDER BY id) FROM t"); n != "1,3,4,5" {
+			t.Fatalf("after %s: rows %s, want 1,3,4,5", call, n)
+		}
+		if n := queryString(t, conn, "SELECT COUNT(*) FROM db.t.delete_files"); n != "0" {
+			t.Fatalf("after %s: %s delete files, want none", call, n)
+		}
+		if got := lineageByID(t, loadWithIcebergGo(t, dir, "db", "t")); !maps.Equal(got, want) {
+			t.Fatalf("after %s: lineage %v, want %v", call, got, want)
+		}
+	}
+}
