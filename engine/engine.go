@@ -107,6 +107,7 @@ func newEngine(cfg Config, cat catalog.Catalog, root string) (*Engine, error) {
 		AddPreAnalyzeRule(markFullAnalysisID, markFullAnalysis).
 		AddPreAnalyzeRule(bindScanIDsID, bindScanIDs).
 		AddPreAnalyzeRule(resolveQuantifiedID, resolveQuantified).
+		AddPreAnalyzeRule(orderLargeJoinsID, orderLargeJoins).
 		AddPostAnalyzeRule(pushRowFiltersID, pushRowFilters).
 		AddPostAnalyzeRule(countFromMetadataID, countFromMetadata).
 		AddPostAnalyzeRule(minMaxFromMetadataID, minMaxFromMetadata).

@@ -539,7 +539,7 @@ func (w *Warehouse) unbind(ctx context.Context, ns, name string) error {
 }
 
 func (w *Warehouse) writeMetadata(ctx context.Context, location string, meta table.Metadata) error {
-	data, err := encodeMetadata(meta)
+	data, err := w.metas.snaps.encodeMetadata(meta)
 	if err != nil {
 		return fmt.Errorf("encode table metadata: %w", err)
 	}
