@@ -1,10 +1,13 @@
 package engine
 
 import (
+	"context"
 	"strconv"
 
 	"github.com/apache/iceberg-go"
 	"github.com/apache/iceberg-go/table"
+
+	"github.com/icesql/icesql/pushdown"
 )
 
 // defaultRowGroupRows is the Parquet row-group limit icesql writes with when
@@ -26,4 +29,23 @@ func rowGroupDefaults(props iceberg.Properties, set iceberg.Properties) {
 		return
 	}
 	set[table.ParquetRowGroupLimitKey] = strconv.Itoa(defaultRowGroupRows)
+}
+
+// pruneRowGroups narrows tasks to the row groups that might hold a row the
+// filter accepts, for a reader that evaluates the whole filter itself and
+// so reads without iceberg-go's row filter (pushdown.PruneRowGroups). The
+// footers are read through the statement's counting IO, so EXPLAIN ANALYZE
+// counts the row groups skipped here. Anything that fails (a filter the
+// pinned schema cannot bind, a footer that cannot be read) leaves tasks as
+// they are: reading them reports a broken file as it always did.
+func (t *Table) pruneRowGroups(ctx context.Context, planned *pushdown.Planned, tasks []table.FileScanTask, filter iceberg.BooleanExpression) []table.FileScanTask {
+	fs, err := t.tbl.FS(ctx)
+	if err != nil {
+		return tasks
+	}
+	pruned, _, err := pushdown.PruneRowGroups(ctx, planned.IO(fs), t.tbl.Schema(), filter, tasks)
+	if err != nil {
+		return tasks
+	}
+	return pruned
 }
