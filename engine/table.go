@@ -229,7 +229,10 @@ func (t *Table) openBatches(ctx *sql.Context, cols []string, rowFiltered bool) (
 		// evaluates the whole WHERE clause itself where no file has row
 		// groups to skip.
 		opts := []table.ScanOption{table.WithReporter(planned), table.WithSelectedFields(read...)}
-		if rowFiltered || !oneRowGroupEach(tasks) {
+		if !rowFiltered && !oneRowGroupEach(tasks) {
+			tasks = t.pruneRowGroups(ctx, planned, tasks, f) // rowgroups.go
+		}
+		if rowFiltered {
 			rf, err := pushdown.ReadFilter(t.tbl.Schema(), f)
 			if err != nil {
 				return nil, nil, err
