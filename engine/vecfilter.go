@@ -1,11 +1,8 @@
 package engine
 
 import (
-	"errors"
-	"fmt"
 	"strings"
 
-	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/expression"
 	"github.com/dolthub/go-mysql-server/sql/plan"
@@ -35,6 +32,12 @@ func (b vectorBuilder) Build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.Row
 	switch n := n.(type) {
 	case *plan.Filter:
 		return b.buildFilter(ctx, n, row)
+	case *plan.JoinNode:
+		if vectorizeOn(ctx) {
+			if vj, _ := newVectorJoin(ctx, n, row); vj != nil {
+				return vj.iter(ctx)
+			}
+		}
 	case *plan.DescribeQuery:
 		noteVectorFilters(ctx, n.Query())
 	}
@@ -64,13 +67,23 @@ func (b vectorBuilder) buildFilter(ctx *sql.Context, f *plan.Filter, row sql.Row
 // noteVectorFilters tells EXPLAIN, per scan, whether the Filter above it
 // runs on the vector path.
 func noteVectorFilters(ctx *sql.Context, n sql.Node) {
+	for _, t := range icebergScans(ctx, n) {
+		t.scan.filterNote = ""
+	}
 	walkPlan(ctx, n, func(n sql.Node) {
+		if j, ok := n.(*plan.JoinNode); ok && vectorizeOn(ctx) {
+			if vj, _ := newVectorJoin(ctx, j, nil); vj != nil {
+				vj.left.t.scan.filterNote = "yes: the WHERE clause and the hash join's probe run on Arrow batches; rows are built only for rows that join"
+				vj.right.t.scan.filterNote = "yes: the WHERE clause runs on Arrow batches; its rows fill the hash join's table"
+			}
+			return
+		}
 		f, ok := n.(*plan.Filter)
 		if !ok {
 			return
 		}
 		t, _ := filteredScan(f.Child)
-		if t == nil {
+		if t == nil || t.scan.filterNote != "" {
 			return
 		}
 		switch _, why := newVectorFilter(ctx, f); {
@@ -115,16 +128,30 @@ func filteredScan(child sql.Node) (*Table, string) {
 // vectorFilter is a Filter over an Iceberg scan, computed on batches.
 type vectorFilter struct {
 	t     *Table
-	cols  []string // Iceberg names of the row's columns, in row order
-	read  []string // what is read: cols, or the first column for none
-	pred  vector.Expr
+	cols  []string       // Iceberg names of the row's columns, in row order
+	read  []string       // what is read: cols, or the first column for none
+	pred  vector.Expr    // nil: every row
 	cond  sql.Expression // the row path's condition, for inexact batches
 	width int
 }
 
 // newVectorFilter translates f, or says why it cannot.
 func newVectorFilter(ctx *sql.Context, f *plan.Filter) (*vectorFilter, string) {
-	t, why := filteredScan(f.Child)
+	return newVectorScan(ctx, f.Child, f.Expression)
+}
+
+// vectorSource is n, a scan or a Filter over one, read on the vector path.
+func vectorSource(ctx *sql.Context, n sql.Node) (*vectorFilter, string) {
+	if f, ok := n.(*plan.Filter); ok {
+		return newVectorFilter(ctx, f)
+	}
+	return newVectorScan(ctx, n, nil)
+}
+
+// newVectorScan reads scan on the vector path, keeping the rows where cond
+// (nil: every row) is TRUE, or says why it cannot.
+func newVectorScan(ctx *sql.Context, scan sql.Node, cond sql.Expression) (*vectorFilter, string) {
+	t, why := filteredScan(scan)
 	if t == nil {
 		if why == "" {
 			why = "not over an Iceberg scan"
@@ -141,11 +168,19 @@ func newVectorFilter(ctx *sql.Context, f *plan.Filter) (*vectorFilter, string) {
 	if t.projection == nil {
 		cols = t.names
 	}
+	read := cols
+	if len(read) == 0 {
+		read = t.names[:1]
+	}
+	v := &vectorFilter{t: t, cols: cols, read: read, cond: cond, width: len(cols)}
+	if cond == nil {
+		return v, ""
+	}
 	tr := &vecTranslator{ctx: ctx, t: t, cols: map[string]bool{}}
 	// Column references index the scan's rows: each must be the projected
 	// column of its name, or the row path and this one would disagree.
 	var bad string
-	walkGetFields(f.Expression, func(gf *expression.GetField) {
+	walkGetFields(cond, func(gf *expression.GetField) {
 		j := t.schema.IndexOfColName(gf.Name())
 		if bad == "" && (gf.Index() < 0 || gf.Index() >= len(cols) || j < 0 || j >= len(t.names) || cols[gf.Index()] != t.names[j] || !t.owns(gf)) {
 			bad = "column " + gf.String() + " is not the scan's"
@@ -154,18 +189,15 @@ func newVectorFilter(ctx *sql.Context, f *plan.Filter) (*vectorFilter, string) {
 	if bad != "" {
 		return nil, bad
 	}
-	pred, err := tr.predicate(f.Expression)
+	pred, err := tr.predicate(cond)
 	if err != nil {
 		return nil, err.Error()
 	}
 	if err := vector.Check(pred, true); err != nil {
 		return nil, err.Error()
 	}
-	read := cols
-	if len(read) == 0 {
-		read = t.names[:1]
-	}
-	return &vectorFilter{t: t, cols: cols, read: read, pred: pred, cond: f.Expression, width: len(cols)}, ""
+	v.pred = pred
+	return v, ""
 }
 
 func walkGetFields(e sql.Expression, f func(*expression.GetField)) {
@@ -176,115 +208,6 @@ func walkGetFields(e sql.Expression, f func(*expression.GetField)) {
 		walkGetFields(c, f)
 	}
 }
-
-func (v *vectorFilter) iter(ctx *sql.Context) (sql.RowIter, error) {
-	sel, err := vector.NewSelector(v.pred)
-	if err != nil {
-		return nil, fmt.Errorf("vectorized filter over %s: %w", v.t.String(), err)
-	}
-	src, _, err := v.t.openBatches(ctx, v.cols, false)
-	if err != nil {
-		return nil, err
-	}
-	return &vectorFilterIter{v: v, src: src, sel: sel, rows: rowBlocks{width: v.width}}, nil
-}
-
-// vectorFilterIter gives the rows of each batch the selector keeps.
-type vectorFilterIter struct {
-	v    *vectorFilter
-	src  batchSource
-	sel  *vector.Selector
-	rec  arrow.RecordBatch
-	cols []arrow.Array // rec's columns in row order
-	keep []int32       // selected rows of rec not yet given
-	rows rowBlocks
-	// pending holds a batch's rows the row path filtered (an inexact
-	// batch), given before the next batch is read.
-	pending []sql.Row
-}
-
-func (it *vectorFilterIter) Next(ctx *sql.Context) (sql.Row, error) {
-	for len(it.keep) == 0 && len(it.pending) == 0 {
-		if err := it.nextBatch(ctx); err != nil {
-			return nil, err
-		}
-	}
-	if len(it.pending) > 0 {
-		r := it.pending[0]
-		it.pending = it.pending[1:]
-		return r, nil
-	}
-	r := int(it.keep[0])
-	it.keep = it.keep[1:]
-	return it.row(r)
-}
-
-func (it *vectorFilterIter) row(r int) (sql.Row, error) {
-	row := it.rows.next()
-	for i, col := range it.cols {
-		val, err := rowValue(col, r)
-		if err != nil {
-			return nil, err
-		}
-		row[i] = val
-	}
-	return row, nil
-}
-
-func (it *vectorFilterIter) nextBatch(ctx *sql.Context) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	rec, err := it.src.Next()
-	if err != nil {
-		return err // io.EOF ends the rows
-	}
-	it.rec = rec
-	it.cols = it.cols[:0]
-	for _, name := range it.v.cols {
-		idx := rec.Schema().FieldIndices(name)
-		if len(idx) == 0 {
-			return fmt.Errorf("scan of %s returned no column %s", it.v.t.String(), name)
-		}
-		it.cols = append(it.cols, rec.Column(idx[0]))
-	}
-	keep, err := it.sel.Select(rec)
-	if errors.Is(err, vector.ErrInexact) {
-		return it.filterRows(ctx)
-	}
-	if err != nil {
-		return fmt.Errorf("vectorized filter over %s: %w", it.v.t.String(), err)
-	}
-	it.keep = keep
-	return nil
-}
-
-// filterRows filters the current batch on the row path: one of its values
-// is outside what the vector path computes exactly.
-func (it *vectorFilterIter) filterRows(ctx *sql.Context) error {
-	it.keep, it.pending = nil, it.pending[:0]
-	for r := range int(it.rec.NumRows()) {
-		row, err := it.row(r)
-		if err != nil {
-			return err
-		}
-		ok, err := sql.EvaluateCondition(ctx, it.v.cond, row)
-		if err != nil {
-			return err
-		}
-		if sql.IsTrue(ok) {
-			it.pending = append(it.pending, row)
-		}
-	}
-	return nil
-}
-
-func (it *vectorFilterIter) Close(*sql.Context) error {
-	it.src.Close()
-	return nil
-}
-
-var _ sql.RowIter = (*vectorFilterIter)(nil)
 
 // describeFilter is the EXPLAIN line of a scan's Filter, if one was noted.
 func (s *scanID) describeFilter() string {
