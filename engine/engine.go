@@ -115,7 +115,7 @@ func newEngine(cfg Config, cat catalog.Catalog, root string) (*Engine, error) {
 		AddOverrides(sql.EngineOverrides{Builder: sql.BuilderOverrides{Parser: parser{Parser: planner.NewParser(cfg.CatalogName), e: e}}}).
 		Build()
 	e.sqle = sqle.New(a, nil)
-	a.ExecBuilder.PriorityBuilder = explainBuilder{base: a.ExecBuilder}
+	a.ExecBuilder.PriorityBuilder = vectorBuilder{next: explainBuilder{base: a.ExecBuilder}, base: a.ExecBuilder}
 	if err := setServerVariables(root); err != nil {
 		return nil, err
 	}

@@ -139,6 +139,9 @@ func (t *Table) describeScan(ctx *sql.Context, analyzed bool) (string, error) {
 	if t.scan.vectorNote != "" {
 		lines = append(lines, "vectorized: "+t.scan.vectorNote)
 	}
+	if note := t.scan.describeFilter(); note != "" {
+		lines = append(lines, note)
+	}
 	if analyzed {
 		r, err := planned.Reads()
 		if err != nil {
