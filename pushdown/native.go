@@ -281,8 +281,9 @@ type nativeCursor struct {
 	byID     map[int]int
 	leaves   []int
 	groups   []int // row groups of the task left to read
-	readers  []file.ColumnChunkReader
-	left     int64 // rows left in the current row group
+	readers  []columnReader
+	strs     []file.RecordReader // per column: the file's string record readers, reused across its row groups
+	left     int64               // rows left in the current row group
 	finished bool
 	rest     *Batches
 }
@@ -334,8 +335,8 @@ func (c *nativeCursor) advance() error {
 		}
 		c.r.stats.add(&c.r.stats.RowGroupsRead, 1)
 		rgr := c.pf.RowGroup(rg)
-		for _, leaf := range c.leaves {
-			cr, err := rgr.Column(leaf)
+		for i, leaf := range c.leaves {
+			cr, err := c.columnReader(rgr, i, leaf)
 			if err != nil {
 				return fmt.Errorf("read %s row group %d: %w", c.path, rg, err)
 			}
@@ -381,9 +382,47 @@ func (c *nativeCursor) open(t table.FileScanTask) error {
 	return nil
 }
 
+// columnReader opens column i (the file's leaf column leaf) of a row group:
+// a string column through a record reader of the file, which gives
+// dictionary indices as the pages store them.
+func (c *nativeCursor) columnReader(rgr *file.RowGroupReader, i, leaf int) (columnReader, error) {
+	if c.r.cols[i].kind != nativeString {
+		cr, err := rgr.Column(leaf)
+		return columnReader{chunk: cr}, err
+	}
+	pages, err := rgr.GetColumnPageReader(leaf)
+	if err != nil {
+		return columnReader{}, err
+	}
+	if c.strs == nil {
+		c.strs = make([]file.RecordReader, len(c.leaves))
+	}
+	rr := c.strs[i]
+	if rr == nil {
+		descr := c.pf.MetaData().Schema.Column(leaf)
+		info := file.LevelInfo{NullSlotUsage: 1, DefLevel: descr.MaxDefinitionLevel()}
+		rr = file.NewRecordReader(descr, info, nativeDictType, pool, nil)
+		c.strs[i] = rr
+	}
+	if err := setPages(rr, pages); err != nil {
+		return columnReader{}, err
+	}
+	return columnReader{records: rr.(file.BinaryRecordReader)}, nil
+}
+
+func setPages(rr file.RecordReader, pages file.PageReader) error {
+	if re, ok := rr.(file.RecordReaderWithError); ok {
+		return re.SetPageReaderWithError(pages)
+	}
+	rr.SetPageReader(pages)
+	return nil
+}
+
 func (c *nativeCursor) closeReaders() {
 	for _, cr := range c.readers {
-		cr.Close()
+		if cr.chunk != nil {
+			cr.chunk.Close()
+		}
 	}
 	c.readers = c.readers[:0]
 	c.left = 0
@@ -391,6 +430,12 @@ func (c *nativeCursor) closeReaders() {
 
 func (c *nativeCursor) closeFile() {
 	c.closeReaders()
+	for _, rr := range c.strs {
+		if rr != nil {
+			rr.Release()
+		}
+	}
+	c.strs = nil
 	if c.pf != nil {
 		c.pf.Close()
 		c.pf = nil

@@ -1,7 +1,6 @@
 package pushdown
 
 import (
-	"bytes"
 	"encoding/binary"
 	"fmt"
 	"math/bits"
@@ -172,8 +171,15 @@ func firstPageOffset(rg *metadata.RowGroupMetaData) int64 {
 	return rg.FileOffset()
 }
 
+// columnReader reads one column chunk: a string column's through a record
+// reader, any other's through its typed column reader.
+type columnReader struct {
+	chunk   file.ColumnChunkReader
+	records file.BinaryRecordReader
+}
+
 // readBatch reads the next n rows of every column.
-func (r *nativeReader) readBatch(readers []file.ColumnChunkReader, n int) (arrow.RecordBatch, error) {
+func (r *nativeReader) readBatch(readers []columnReader, n int) (arrow.RecordBatch, error) {
 	arrs := make([]arrow.Array, len(r.cols))
 	fields := make([]arrow.Field, len(r.cols))
 	defer func() {
@@ -199,11 +205,13 @@ type columnBuffers struct {
 	defs  []int16
 	i32   []int32
 	flba  []parquet.FixedLenByteArray
-	bytes []parquet.ByteArray
-	dict  stringDict
 }
 
-func (r *nativeReader) readColumn(cr file.ColumnChunkReader, c nativeColumn, n int) (arrow.Array, error) {
+func (r *nativeReader) readColumn(col columnReader, c nativeColumn, n int) (arrow.Array, error) {
+	if c.kind == nativeString {
+		return readDictionary(col.records, n)
+	}
+	cr := col.chunk
 	var defs []int16
 	if cr.Descriptor().MaxDefinitionLevel() > 0 {
 		r.bufs.defs = grown(r.bufs.defs, n)
@@ -216,44 +224,73 @@ func (r *nativeReader) readColumn(cr file.ColumnChunkReader, c nativeColumn, n i
 			return nil, errNativeType
 		}
 		vals := allocValues[int32](n)
-		if err := readFixed(rd.ReadBatch, vals, defs); err != nil {
+		packed, err := readFixed(rd.ReadBatch, vals, defs)
+		if err != nil {
 			vals.buf.Release()
 			return nil, err
 		}
-		return vals.array(c.arrowType(), defs), nil
+		return vals.array(c.arrowType(), defs, packed), nil
 	case nativeInt64, nativeDecimal:
 		vals := allocValues[int64](n)
-		if err := r.readInt64(cr, vals, defs); err != nil {
+		packed, err := r.readInt64(cr, vals, defs)
+		if err != nil {
 			vals.buf.Release()
 			return nil, err
 		}
-		return vals.array(arrow.PrimitiveTypes.Int64, defs), nil
-	case nativeString:
-		rd, ok := cr.(*file.ByteArrayColumnChunkReader)
-		if !ok {
-			return nil, errNativeType
-		}
-		return r.readStrings(rd, n, defs)
+		return vals.array(arrow.PrimitiveTypes.Int64, defs, packed), nil
 	}
 	return nil, errNativeType
 }
 
+// readDictionary reads n rows of a string column as a dictionary array:
+// arrow-go's record reader appends the pages' dictionary indices as they
+// are, and a row group's pages share one dictionary, so a batch (which
+// never spans row groups) is one chunk.
+func readDictionary(rr file.BinaryRecordReader, n int) (arrow.Array, error) {
+	rr.Reset()
+	if err := rr.Reserve(int64(n)); err != nil {
+		return nil, err
+	}
+	for left := int64(n); left > 0; {
+		if !rr.HasMore() {
+			return nil, fmt.Errorf("column chunk ended %d rows early", left)
+		}
+		got, err := rr.ReadRecords(left)
+		if err != nil {
+			return nil, err
+		}
+		if got == 0 {
+			return nil, fmt.Errorf("column chunk ended %d rows early", left)
+		}
+		left -= got
+	}
+	chunks := rr.GetBuilderChunks()
+	if len(chunks) == 1 && chunks[0].Len() == n {
+		return chunks[0], nil
+	}
+	for _, c := range chunks {
+		c.Release()
+	}
+	return nil, fmt.Errorf("%d rows decoded as %d dictionary chunks", n, len(chunks))
+}
+
 // readInt64 reads int64 values: longs and decimals stored as INT64, ints
 // and decimals stored as INT32 (widened), decimals as big-endian bytes.
-func (r *nativeReader) readInt64(cr file.ColumnChunkReader, vals values[int64], defs []int16) error {
+func (r *nativeReader) readInt64(cr file.ColumnChunkReader, vals values[int64], defs []int16) (packed int, err error) {
 	switch rd := cr.(type) {
 	case *file.Int64ColumnChunkReader:
 		return readFixed(rd.ReadBatch, vals, defs)
 	case *file.Int32ColumnChunkReader:
 		r.bufs.i32 = grown(r.bufs.i32, len(vals.v))
 		tmp := values[int32]{v: r.bufs.i32}
-		if err := readFixed(rd.ReadBatch, tmp, defs); err != nil {
-			return err
+		packed, err := readFixed(rd.ReadBatch, tmp, defs)
+		if err != nil {
+			return 0, err
 		}
 		for i, x := range tmp.v {
 			vals.v[i] = int64(x)
 		}
-		return nil
+		return packed, nil
 	case *file.FixedLenByteArrayColumnChunkReader:
 		n := len(vals.v)
 		r.bufs.flba = grown(r.bufs.flba, n)
@@ -268,10 +305,10 @@ func (r *nativeReader) readInt64(cr file.ColumnChunkReader, vals values[int64], 
 			}
 			t, v, err := rd.ReadBatchInPage(int64(n-got), scratch[:n-got], d, nil)
 			if err != nil {
-				return err
+				return 0, err
 			}
 			if t == 0 {
-				return fmt.Errorf("column chunk ended %d rows early", n-got)
+				return 0, fmt.Errorf("column chunk ended %d rows early", n-got)
 			}
 			for i, b := range scratch[:v] {
 				vals.v[vgot+i] = bigEndianInt64(b)
@@ -280,9 +317,9 @@ func (r *nativeReader) readInt64(cr file.ColumnChunkReader, vals values[int64], 
 			vgot += v
 		}
 		spread(vals.v, defs, vgot)
-		return nil
+		return vgot, nil
 	}
-	return errNativeType
+	return 0, errNativeType
 }
 
 // bigEndianInt64 is a two's-complement big-endian integer of at most 8 bytes.
@@ -317,9 +354,14 @@ func allocValues[T int32 | int64](n int) values[T] {
 	return values[T]{buf: buf, v: unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(data))), n)}
 }
 
-// array wraps the values, with the validity defs give (none: no NULL).
-func (v values[T]) array(dt arrow.DataType, defs []int16) arrow.Array {
-	validity, nulls := validityOf(defs, len(v.v))
+// array wraps the values, with the validity defs give when fewer than all
+// rows had a value (packed).
+func (v values[T]) array(dt arrow.DataType, defs []int16, packed int) arrow.Array {
+	var validity *memory.Buffer
+	nulls := 0
+	if packed < len(v.v) {
+		validity, nulls = validityOf(defs, len(v.v))
+	}
 	data := array.NewData(dt, len(v.v), []*memory.Buffer{validity, v.buf}, nil, nulls, 0)
 	v.buf.Release()
 	if validity != nil {
@@ -356,7 +398,7 @@ func validityOf(defs []int16, n int) (*memory.Buffer, int) {
 
 // readFixed fills vals with n rows of a fixed-width column: ReadBatch packs
 // the non-NULL values first, spread moves them to their rows.
-func readFixed[T int32 | int64](read func(int64, []T, []int16, []int16) (int64, int, error), vals values[T], defs []int16) error {
+func readFixed[T int32 | int64](read func(int64, []T, []int16, []int16) (int64, int, error), vals values[T], defs []int16) (packed int, err error) {
 	n := len(vals.v)
 	got, vgot := 0, 0
 	for got < n {
@@ -366,16 +408,16 @@ func readFixed[T int32 | int64](read func(int64, []T, []int16, []int16) (int64, 
 		}
 		t, v, err := read(int64(n-got), vals.v[vgot:], d, nil)
 		if err != nil {
-			return err
+			return 0, err
 		}
 		if t == 0 {
-			return fmt.Errorf("column chunk ended %d rows early", n-got)
+			return 0, fmt.Errorf("column chunk ended %d rows early", n-got)
 		}
 		got += int(t)
 		vgot += v
 	}
 	spread(vals.v, defs, vgot)
-	return nil
+	return vgot, nil
 }
 
 // spread moves the first packed values to the rows whose definition level
@@ -393,123 +435,6 @@ func spread[T int32 | int64](v []T, defs []int16, packed int) {
 			v[i] = 0
 		}
 	}
-}
-
-// readStrings reads a string column as dictionary indices into the batch's
-// distinct values.
-func (r *nativeReader) readStrings(rd *file.ByteArrayColumnChunkReader, n int, defs []int16) (arrow.Array, error) {
-	idx := allocValues[int32](n)
-	r.bufs.bytes = grown(r.bufs.bytes, n)
-	scratch := r.bufs.bytes
-	d := &r.bufs.dict
-	d.reset()
-	got, vgot := 0, 0
-	for got < n {
-		var dl []int16
-		if defs != nil {
-			dl = defs[got:]
-		}
-		t, v, err := rd.ReadBatchInPage(int64(n-got), scratch[:n-got], dl, nil)
-		if err != nil {
-			idx.buf.Release()
-			return nil, err
-		}
-		if t == 0 {
-			idx.buf.Release()
-			return nil, fmt.Errorf("column chunk ended %d rows early", n-got)
-		}
-		for i, b := range scratch[:v] {
-			idx.v[vgot+i] = d.code(b)
-		}
-		got += int(t)
-		vgot += v
-	}
-	spread(idx.v, defs, vgot)
-	indices := idx.array(arrow.PrimitiveTypes.Int32, defs)
-	defer indices.Release()
-	dict := d.array()
-	defer dict.Release()
-	return array.NewDictionaryArray(nativeDictType, indices, dict), nil
-}
-
-// stringDict collects a batch's distinct strings.
-type stringDict struct {
-	offsets []int32
-	data    []byte
-	index   map[string]int32 // past smallDict entries
-	lastPtr *byte
-	lastLen int
-	last    int32
-}
-
-// smallDict is how many distinct values are searched one by one before a
-// map is kept.
-const smallDict = 16
-
-func (d *stringDict) reset() {
-	d.offsets = append(d.offsets[:0], 0)
-	d.data = d.data[:0]
-	clear(d.index)
-	d.lastPtr, d.lastLen = nil, -1
-}
-
-func (d *stringDict) size() int { return len(d.offsets) - 1 }
-
-func (d *stringDict) at(i int) []byte { return d.data[d.offsets[i]:d.offsets[i+1]] }
-
-func (d *stringDict) code(b []byte) int32 {
-	// A dictionary-encoded page gives the same bytes for the same entry:
-	// runs cost a pointer comparison.
-	var p *byte
-	if len(b) > 0 {
-		p = &b[0]
-		if p == d.lastPtr && len(b) == d.lastLen {
-			return d.last
-		}
-	}
-	c := d.find(b)
-	d.lastPtr, d.lastLen, d.last = p, len(b), c
-	return c
-}
-
-func (d *stringDict) find(b []byte) int32 {
-	n := d.size()
-	if n <= smallDict {
-		for i := range n {
-			if bytes.Equal(d.at(i), b) {
-				return int32(i)
-			}
-		}
-	} else if c, ok := d.index[string(b)]; ok {
-		return c
-	}
-	c := int32(n)
-	d.data = append(d.data, b...)
-	d.offsets = append(d.offsets, int32(len(d.data)))
-	if n+1 > smallDict {
-		if d.index == nil {
-			d.index = map[string]int32{}
-		}
-		if len(d.index) == 0 {
-			for i := range n + 1 {
-				d.index[string(d.at(i))] = int32(i)
-			}
-		} else {
-			d.index[string(b)] = c
-		}
-	}
-	return c
-}
-
-// array copies the distinct values into a string array.
-func (d *stringDict) array() arrow.Array {
-	offsets := make([]int32, len(d.offsets))
-	copy(offsets, d.offsets)
-	data := bytes.Clone(d.data)
-	ad := array.NewData(arrow.BinaryTypes.String, d.size(), []*memory.Buffer{nil,
-		memory.NewBufferBytes(arrow.Int32Traits.CastToBytes(offsets)), memory.NewBufferBytes(data)}, nil, 0, 0)
-	defer ad.Release()
-	return array.MakeFromData(ad)
 }
 
 func grown[T any](s []T, n int) []T {
