@@ -202,9 +202,9 @@ func (r *nativeReader) readBatch(readers []columnReader, n int) (arrow.RecordBat
 
 // columnBuffers is a worker's scratch space, reused from batch to batch.
 type columnBuffers struct {
-	defs  []int16
-	i32   []int32
-	flba  []parquet.FixedLenByteArray
+	defs []int16
+	i32  []int32
+	flba []parquet.FixedLenByteArray
 }
 
 func (r *nativeReader) readColumn(col columnReader, c nativeColumn, n int) (arrow.Array, error) {
