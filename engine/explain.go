@@ -152,6 +152,9 @@ func (t *Table) describeScan(ctx *sql.Context, analyzed bool) (string, error) {
 			fmt.Sprintf("row groups: %d read, %d skipped of %d", r.RowGroupsRead, r.RowGroupsTotal-r.RowGroupsRead, r.RowGroupsTotal),
 			fmt.Sprintf("bytes read: %d", r.Bytes),
 		)
+		if line := nativeLine(planned.NativeStats()); line != "" {
+			lines = append(lines, line)
+		}
 	}
 	_ = pr.WriteChildren(lines...)
 	return pr.String(), nil

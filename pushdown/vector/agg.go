@@ -122,6 +122,9 @@ func Run(ctx context.Context, src Source, p *Plan, workers int) ([]Group, error)
 		}
 		ws[i] = w
 	}
+	if sp, ok := src.(Splitter); ok {
+		return runSplit(ctx, cancel, sp.Split(len(ws)), ws)
+	}
 	recs := make(chan arrow.RecordBatch, workers)
 	var wg sync.WaitGroup
 	for _, w := range ws {
@@ -313,6 +316,9 @@ func (w *worker) groupIDs(sel []int32) ([]int32, error) {
 		} else {
 			strs[k] = kf.str(&w.b)
 		}
+	}
+	if w.dictGroupIDs(nums, strs, sel) {
+		return w.gids, nil
 	}
 	for i, row := range sel {
 		// Rows often come in runs of one group (files sorted or clustered
