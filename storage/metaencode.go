@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"reflect"
+	"slices"
 	"strconv"
 	"sync"
 
@@ -32,20 +33,33 @@ const (
 	sentinelSnapshotLog = `[{"snapshot-id":-7318014508357911003,"timestamp-ms":-1}]`
 )
 
-// encodedSnapshot is one snapshot's JSON and what identifies the snapshot
-// beyond its id, so a stale entry can never be used.
-type encodedSnapshot struct {
+// snapshotKey tells a snapshot from any other of its table, even one a
+// failed commit built with the same id.
+type snapshotKey struct {
+	id           int64
 	manifestList string
-	seq          int64
-	ts           int64
-	json         []byte
+	seq, ts      int64
 }
 
-// snapshotEncodings keeps the encoded snapshots of the tables committed
-// through one warehouse, per table UUID. The zero value is ready to use.
+func keyOf(s *table.Snapshot) snapshotKey {
+	return snapshotKey{id: s.SnapshotID, manifestList: s.ManifestList, seq: s.SequenceNumber, ts: s.TimestampMs}
+}
+
+// keptList is the encoding of the snapshot list a table's last metadata
+// file was written with: body is `s0,s1,...`, and ends[i] where snapshot i
+// ends in it. The next file's list usually starts with the same snapshots.
+type keptList struct {
+	keys []snapshotKey
+	ends []int
+	body []byte
+}
+
+// snapshotEncodings keeps, per table UUID, the encoded snapshot list of the
+// last metadata file written through one warehouse. The zero value is ready
+// to use.
 type snapshotEncodings struct {
 	mu     sync.Mutex
-	tables map[uuid.UUID]map[int64]encodedSnapshot
+	tables map[uuid.UUID]*keptList
 }
 
 // forget drops what is kept for a table, when it is dropped.
@@ -55,52 +69,49 @@ func (c *snapshotEncodings) forget(id uuid.UUID) {
 	delete(c.tables, id)
 }
 
-// encode returns the JSON of snaps, a table's snapshot list, as
-// iceberg-go writes it in a metadata file: `[s1,s2,...]`.
-func (c *snapshotEncodings) encode(id uuid.UUID, snaps []table.Snapshot) ([]byte, error) {
+// appendList appends the JSON of snaps, a table's snapshot list, to dst as
+// iceberg-go writes it in a metadata file: `[s0,s1,...]`. The longest prefix
+// that the table's last list shares with snaps is reused; the rest is
+// encoded and kept for the next time.
+func (c *snapshotEncodings) appendList(dst []byte, id uuid.UUID, snaps []table.Snapshot) ([]byte, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.tables == nil {
-		c.tables = map[uuid.UUID]map[int64]encodedSnapshot{}
+		c.tables = map[uuid.UUID]*keptList{}
 	}
-	kept := c.tables[id]
-	if kept == nil || len(kept) > 2*len(snaps)+16 {
-		// New table, or many snapshots expired since: start over rather
-		// than keep encodings no file needs.
-		fresh := make(map[int64]encodedSnapshot, len(snaps))
-		for _, s := range snaps {
-			if e, ok := kept[s.SnapshotID]; ok {
-				fresh[s.SnapshotID] = e
-			}
+	k := c.tables[id]
+	if k == nil {
+		k = &keptList{}
+		c.tables[id] = k
+	}
+	n := 0
+	for n < len(snaps) && n < len(k.keys) && k.keys[n] == keyOf(&snaps[n]) {
+		n++
+	}
+	end := 0
+	if n > 0 {
+		end = k.ends[n-1]
+	}
+	// Appending past end overwrites the part of body no longer needed;
+	// body is read only under c.mu.
+	k.keys, k.ends, k.body = k.keys[:n], k.ends[:n], k.body[:end]
+	for i := n; i < len(snaps); i++ {
+		data, err := snaps[i].MarshalJSON()
+		if err != nil {
+			delete(c.tables, id)
+			return nil, err
 		}
-		kept = fresh
-		c.tables[id] = kept
-	}
-	parts := make([][]byte, len(snaps))
-	size := 2
-	for i := range snaps {
-		s := &snaps[i]
-		e, ok := kept[s.SnapshotID]
-		if !ok || e.manifestList != s.ManifestList || e.seq != s.SequenceNumber || e.ts != s.TimestampMs {
-			data, err := s.MarshalJSON()
-			if err != nil {
-				return nil, err
-			}
-			e = encodedSnapshot{manifestList: s.ManifestList, seq: s.SequenceNumber, ts: s.TimestampMs, json: data}
-			kept[s.SnapshotID] = e
-		}
-		parts[i] = e.json
-		size += len(e.json) + 1
-	}
-	out := make([]byte, 0, size)
-	out = append(out, '[')
-	for i, p := range parts {
 		if i > 0 {
-			out = append(out, ',')
+			k.body = append(k.body, ',')
 		}
-		out = append(out, p...)
+		k.body = append(k.body, data...)
+		k.keys = append(k.keys, keyOf(&snaps[i]))
+		k.ends = append(k.ends, len(k.body))
 	}
-	return append(out, ']'), nil
+	dst = slices.Grow(dst, len(k.body)+3)
+	dst = append(dst, '[')
+	dst = append(dst, k.body...)
+	return append(dst, ']'), nil
 }
 
 // encodeSnapshotLog writes the snapshot-log as encoding/json would, by hand:
@@ -133,6 +144,7 @@ func (c *snapshotEncodings) encodeMetadata(meta table.Metadata) ([]byte, error) 
 // assemble encodes meta from its parts; ok is false when meta is not laid
 // out as this code expects, and the caller must encode it the plain way.
 func (c *snapshotEncodings) assemble(meta table.Metadata) (data []byte, ok bool, err error) {
+	meta = unshared(meta)
 	rv := reflect.ValueOf(meta)
 	if rv.Kind() != reflect.Pointer || rv.IsNil() || rv.Elem().Kind() != reflect.Struct {
 		return nil, false, nil
@@ -181,14 +193,12 @@ func (c *snapshotEncodings) assemble(meta table.Metadata) (data []byte, ok bool,
 	if len(snaps) == 0 {
 		return head, true, nil
 	}
-	list, err := c.encode(meta.TableUUID(), snaps)
-	if err != nil {
-		return nil, true, err
-	}
-	out := make([]byte, 0, len(head)+len(list)+16)
+	out := make([]byte, 0, len(head)+16)
 	out = append(out, head[:len(head)-1]...)
 	out = append(out, `,"snapshots":`...)
-	out = append(out, list...)
+	if out, err = c.appendList(out, meta.TableUUID(), snaps); err != nil {
+		return nil, true, err
+	}
 	return append(out, '}'), true, nil
 }
 

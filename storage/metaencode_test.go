@@ -82,6 +82,16 @@ func TestAssembledMetadataMatchesMarshalJSON(t *testing.T) {
 				t.Fatal(err)
 			}
 			checkAssembled(t, &w.metas.snaps, "tagged", meta)
+			// Expiring the oldest snapshot changes the list's start.
+			oldest := meta.Snapshots()[0].SnapshotID
+			meta, _, err = w.CommitTable(ctx, ident, nil, []table.Update{table.NewRemoveSnapshotsUpdate([]int64{oldest}, false)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(meta.Snapshots()) != 5 {
+				t.Fatalf("%d snapshots after expiring one of 6", len(meta.Snapshots()))
+			}
+			checkAssembled(t, &w.metas.snaps, "expired", meta)
 			// The encodings kept for the table serve a fresh handle too.
 			checkAssembled(t, &snapshotEncodings{}, "fresh cache", meta)
 		})

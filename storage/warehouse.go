@@ -432,6 +432,7 @@ func (w *Warehouse) loadCurrent(ctx context.Context, location string) (meta tabl
 	if err != nil {
 		return nil, "", 0, fmt.Errorf("parse %s: %w", metaLoc, err)
 	}
+	meta = share(meta)
 	w.remember(ctx, location, version, metaLoc, meta)
 	return meta, metaLoc, version, nil
 }
