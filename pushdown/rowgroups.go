@@ -303,7 +303,13 @@ func bounds(t iceberg.Type, stats metadata.TypedStatistics) (lo, hi bound, ok bo
 	if !stats.HasMinMax() {
 		return nil, nil, false
 	}
-	switch t.(type) {
+	// The statistics must order as the type's values: signed for numbers
+	// (not a foreign file's unsigned integers), bytewise for strings.
+	order := stats.Descr().SortOrder()
+	if _, str := t.(iceberg.StringType); str != (order == pqschema.SortUNSIGNED) || (!str && order != pqschema.SortSIGNED) {
+		return nil, nil, false
+	}
+	switch t := t.(type) {
 	case iceberg.Int32Type, iceberg.DateType:
 		if s, ok := stats.(*metadata.Int32Statistics); ok {
 			return int64(s.Min()), int64(s.Max()), true
@@ -317,13 +323,16 @@ func bounds(t iceberg.Type, stats metadata.TypedStatistics) (lo, hi bound, ok bo
 			return string(s.Min()), string(s.Max()), true
 		}
 	case iceberg.DecimalType:
+		if d, ok := stats.Descr().LogicalType().(interface{ Scale() int32 }); !ok || int(d.Scale()) != t.Scale() {
+			return nil, nil, false
+		}
 		return decimalBounds(stats)
 	}
 	return nil, nil, false
 }
 
 func utf8Column(c *pqschema.Column) bool {
-	_, ok := c.LogicalType().(*pqschema.StringLogicalType)
+	_, ok := c.LogicalType().(pqschema.StringLogicalType)
 	return ok || c.ConvertedType() == pqschema.ConvertedTypes.UTF8
 }
 
