@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/parquet/file"
@@ -46,26 +47,43 @@ func PruneRowGroups(ctx context.Context, fsys icebergio.IO, schema *iceberg.Sche
 	if err != nil {
 		return nil, 0, err
 	}
-	out = make([]table.FileScanTask, 0, len(tasks))
-	for _, t := range tasks {
-		if err := ctx.Err(); err != nil {
-			return nil, 0, err
-		}
+	keeps := make([][]bool, len(tasks))
+	errs := make([]error, len(tasks))
+	sem := make(chan struct{}, footerReads)
+	var wg sync.WaitGroup
+	for i, t := range tasks {
 		offsets := t.File.SplitOffsets()
 		if t.File.FileFormat() != iceberg.ParquetFile || len(offsets) < 2 {
-			out = append(out, t)
 			continue
 		}
-		keep, err := survivingRowGroups(fsys, t.File.FilePath(), bound, len(offsets))
-		if err != nil {
-			return nil, 0, fmt.Errorf("prune row groups of %s: %w", t.File.FilePath(), err)
+		if err := ctx.Err(); err != nil {
+			wg.Wait()
+			return nil, 0, err
 		}
-		pieces, n := rowGroupPieces(t, offsets, keep)
+		sem <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			keeps[i], errs[i] = survivingRowGroups(fsys, t.File.FilePath(), bound, len(offsets))
+		}()
+	}
+	wg.Wait()
+	out = make([]table.FileScanTask, 0, len(tasks))
+	for i, t := range tasks {
+		if errs[i] != nil {
+			return nil, 0, fmt.Errorf("prune row groups of %s: %w", t.File.FilePath(), errs[i])
+		}
+		pieces, n := rowGroupPieces(t, t.File.SplitOffsets(), keeps[i])
 		out = append(out, pieces...)
 		skipped += n
 	}
 	return out, skipped, nil
 }
+
+// footerReads is how many data file footers PruneRowGroups reads at once:
+// on an object store each is a round trip or two, which a scan of many
+// files should not pay one after another.
+const footerReads = 16
 
 // survivingRowGroups returns which row groups of the file might hold a row
 // the bound filter accepts, or nil when the file's row groups are not the
