@@ -21,8 +21,10 @@ import (
 // the whole filter itself (the vector path) can read without iceberg-go's
 // row filter. iceberg-go skips row groups only with the filter it also
 // applies to every batch, copying the surviving rows of each (a sixth of
-// TPC-H Q1's time), and it misreads NULL counts (ReadFilter): pruning here
-// uses the row group's row count and NULL count, which are right.
+// TPC-H Q1's time), and it misreads NULL counts, so the filter it is given
+// is weakened (ReadFilter) and prunes less: nothing on a column with NULLs
+// or on a decimal. Pruning here uses the row group's row count and NULL
+// count, which are right, and judges decimals.
 //
 // A task whose file has one row group, whose split offsets do not match its
 // row groups one for one, or of which every row group might match, is kept
