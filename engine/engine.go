@@ -50,6 +50,11 @@ type Config struct {
 	// (expire_snapshots, rewrite_data_files, ...), for the server log;
 	// nil discards them.
 	Log func(format string, args ...any)
+	// MemoryLimit, when positive, is a soft limit in bytes on the memory of
+	// the whole Go process, set at Open with runtime/debug.SetMemoryLimit
+	// (memlimit.go): the garbage collector runs more often as the heap
+	// nears it. Zero leaves the runtime's limit (GOMEMLIMIT) alone.
+	MemoryLimit int64
 }
 
 // Engine runs SQL over the Iceberg tables of one catalog. It is safe for
@@ -71,6 +76,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	if cfg.CatalogName == "" {
 		cfg.CatalogName = "icesql"
 	}
+	applyMemoryLimit(cfg.MemoryLimit) // memlimit.go
 	if cfg.useExternalCatalog() {
 		cat, root, err := openExternalCatalog(ctx, cfg)
 		if err != nil {

@@ -32,8 +32,9 @@ func rowGroupDefaults(props iceberg.Properties, set iceberg.Properties) {
 }
 
 // pruneRowGroups narrows tasks to the row groups that might hold a row the
-// filter accepts, for a reader that evaluates the whole filter itself and
-// so reads without iceberg-go's row filter (pushdown.PruneRowGroups). The
+// filter accepts (pushdown.PruneRowGroups), for every reader: the vector
+// path then reads without iceberg-go's row filter, and the row path skips
+// what iceberg-go's weakened filter cannot (decimals, columns with NULLs). The
 // footers are read through the statement's counting IO, so EXPLAIN ANALYZE
 // counts the row groups skipped here. Anything that fails (a filter the
 // pinned schema cannot bind, a footer that cannot be read) leaves tasks as

@@ -101,6 +101,18 @@ func TestRowGroupPruningMatchesFullScan(t *testing.T) {
 	if !regexp.MustCompile(`row groups: 2 read, 49 skipped of 51`).MatchString(text) {
 		t.Errorf("EXPLAIN ANALYZE does not show 1 of 50 data row groups read:\n%s", text)
 	}
+	// Each type's statistics prune: one value lies in one or two row groups.
+	skipped := regexp.MustCompile(`row groups: \d+ read, (\d+) skipped`)
+	for _, where := range []string{"i = 5", "d = 2.50", "day = '2024-01-10'", "s = 'k017'", "s LIKE 'k01%'"} {
+		// The vector path, and the row path (which iceberg-go alone could
+		// not prune on a decimal or a column with NULLs).
+		for _, q := range []string{"SELECT COUNT(*), SUM(id) FROM rgd WHERE ", "SELECT id, s, d FROM rgd WHERE "} {
+			text := explainAnalyze(t, conn, q+where)
+			if m := skipped.FindStringSubmatch(text); m == nil || len(m[1]) < 2 {
+				t.Errorf("%s skips fewer than 10 of 50 row groups:\n%s", q+where, text)
+			}
+		}
+	}
 	for _, where := range []string{
 		"id = 17", "id = 14", "id < 10", "id >= 190", "id IN (3, 150, 999)", "id <> 17", "NOT (id <> 17)",
 		"i = 5", "i > 20", "i IS NULL", "i IS NOT NULL", "NOT (i > 3)", "i IN (0, 24)",
