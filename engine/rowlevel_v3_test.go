@@ -3,6 +3,7 @@ package engine_test
 import (
 	"context"
 	"maps"
+	"slices"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -167,5 +168,49 @@ func TestV3RewriteDataFilesKeepsRowIDs(t *testing.T) {
 		if got := lineageByID(t, loadWithIcebergGo(t, dir, "db", "t")); !maps.Equal(got, want) {
 			t.Fatalf("after %s: lineage %v, want %v", call, got, want)
 		}
+	}
+}
+
+// TestV3DeletionVectorReadByIcebergGo deletes rows in merge-on-read mode and
+// reads the table with iceberg-go's own planner and scanner: the data file
+// has exactly one DV, and the deleted rows are gone.
+func TestV3DeletionVectorReadByIcebergGo(t *testing.T) {
+	dir := t.TempDir()
+	conn := openDB(t, dir)
+	mustExec(t, conn,
+		"CREATE DATABASE db",
+		"USE db",
+		"CREATE TABLE t (id BIGINT, d STRING) PARTITIONED BY (d) TBLPROPERTIES ('format-version'='3', 'write.delete.mode'='merge-on-read')",
+		"INSERT INTO t VALUES (1, 'x'), (2, 'x'), (3, 'x'), (4, 'y'), (5, 'y')",
+		"DELETE FROM t WHERE id = 2",
+		"DELETE FROM t WHERE id IN (3, 5)",
+	)
+	tbl := loadWithIcebergGo(t, dir, "db", "t")
+	tasks, err := tbl.Scan().PlanFiles(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	dvs := 0
+	for _, task := range tasks {
+		if len(task.DeleteFiles) != 0 || len(task.DeletionVectorFiles) > 1 {
+			t.Errorf("%s: %d position delete files and %d DVs, want at most one DV", task.File.FilePath(), len(task.DeleteFiles), len(task.DeletionVectorFiles))
+		}
+		for _, d := range task.DeletionVectorFiles {
+			dvs++
+			if d.Partition()[1000] != task.File.Partition()[1000] {
+				t.Errorf("DV in partition %v for a file of %v", d.Partition(), task.File.Partition())
+			}
+		}
+	}
+	if dvs != 2 {
+		t.Errorf("%d DVs, want one for each of the 2 files", dvs)
+	}
+	got := []int64{}
+	for id := range lineageByID(t, tbl) {
+		got = append(got, id)
+	}
+	slices.Sort(got)
+	if !slices.Equal(got, []int64{1, 4}) {
+		t.Errorf("iceberg-go reads ids %v, want [1 4]", got)
 	}
 }
