@@ -214,3 +214,41 @@ func TestV3DeletionVectorReadByIcebergGo(t *testing.T) {
 		t.Errorf("iceberg-go reads ids %v, want [1 4]", got)
 	}
 }
+
+// TestV3UpdateTwiceInTransaction updates one row twice in a transaction,
+// in each write mode: the second UPDATE reads the row from the file the
+// first one staged, where its id is stored, and the row keeps that id.
+func TestV3UpdateTwiceInTransaction(t *testing.T) {
+	for _, mode := range []string{"copy-on-write", "merge-on-read"} {
+		t.Run(mode, func(t *testing.T) {
+			dir := t.TempDir()
+			conn := openDB(t, dir)
+			mustExec(t, conn,
+				"CREATE DATABASE db",
+				"USE db",
+				"CREATE TABLE t (id BIGINT, v STRING) TBLPROPERTIES ('format-version'='3', 'write.update.mode'='"+mode+"')",
+				"INSERT INTO t VALUES (1, 'a'), (2, 'b')",
+			)
+			before := lineageByID(t, loadWithIcebergGo(t, dir, "db", "t"))
+			mustExec(t, conn,
+				"BEGIN",
+				"UPDATE t SET v = 'x' WHERE id = 2",
+				"UPDATE t SET v = 'y' WHERE id = 2",
+				"INSERT INTO t VALUES (3, 'c')",
+				"UPDATE t SET v = 'z' WHERE id = 3",
+				"COMMIT",
+			)
+			if n := queryString(t, conn, "SELECT GROUP_CONCAT(CONCAT(id, v) ORDER BY id) FROM t"); n != "1a,2y,3z" {
+				t.Fatalf("rows %s, want 1a,2y,3z", n)
+			}
+			tbl := loadWithIcebergGo(t, dir, "db", "t")
+			after := lineageByID(t, tbl)
+			if after[1] != before[1] || after[2].rowID != before[2].rowID || after[2].seq <= before[2].seq {
+				t.Errorf("lineage %v, want rows 1 and 2 to keep their ids %v (2 with a new sequence number)", after, before)
+			}
+			if id := after[3].rowID; id < 2 || id >= tbl.Metadata().NextRowID() || id == after[2].rowID {
+				t.Errorf("row 3 has _row_id %d, want a new id", id)
+			}
+		})
+	}
+}

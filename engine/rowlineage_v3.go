@@ -57,6 +57,9 @@ func (r *identityIter) locate(ctx context.Context, id int64) (int, int64, error)
 		}
 		return task, id & (synthBase - 1), nil
 	}
+	if next := r.table.tbl.Metadata().NextRowID(); next >= synthBase {
+		return 0, 0, fmt.Errorf("%s has given out %d row ids; icesql tells rows apart by ids below %d", r.table, next, synthBase)
+	}
 	return r.lineage.place(ctx, r.table, r.tasks, id)
 }
 
