@@ -252,3 +252,22 @@ func TestV3UpdateTwiceInTransaction(t *testing.T) {
 		})
 	}
 }
+
+// TestV3ReplaceTableRowIDs replaces a v3 table's contents: the new rows
+// take ids from the next-row-id the table had, which advances past them.
+func TestV3ReplaceTableRowIDs(t *testing.T) {
+	dir := t.TempDir()
+	conn := openDB(t, dir)
+	mustExec(t, conn,
+		"CREATE DATABASE db",
+		"USE db",
+		"CREATE TABLE t (id BIGINT) TBLPROPERTIES ('format-version'='3')",
+		"INSERT INTO t VALUES (1), (2)",
+		"REPLACE TABLE t AS SELECT CAST(id + 10 AS SIGNED) AS id FROM (SELECT 1 AS id UNION ALL SELECT 2) s",
+	)
+	tbl := loadWithIcebergGo(t, dir, "db", "t")
+	got := lineageByID(t, tbl)
+	if len(got) != 2 || got[11].rowID == got[12].rowID || min(got[11].rowID, got[12].rowID) < 2 || max(got[11].rowID, got[12].rowID) >= tbl.Metadata().NextRowID() {
+		t.Errorf("lineage %v with next-row-id %d: want rows 11 and 12 with distinct new ids", got, tbl.Metadata().NextRowID())
+	}
+}
