@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
 	"sync"
 
@@ -71,10 +72,11 @@ func (x *lineageIndex) place(ctx context.Context, t *Table, tasks []table.FileSc
 	if p, ok := x.where[id]; ok {
 		return p.task, p.pos, nil
 	}
-	// Files whose metrics say they store ids first, then any other.
-	for _, likely := range []bool{true, false} {
+	// Files whose _row_id bounds hold id first, then files that may store
+	// ids but have no bounds, then any other (metrics are optional).
+	for pass := range 3 {
 		for i, task := range tasks {
-			if x.indexed[task.File.FilePath()] || mayStoreRowIDs(task.File) != likely {
+			if x.indexed[task.File.FilePath()] || candidate(task.File, id) != pass {
 				continue
 			}
 			if err := x.indexLocked(ctx, t, i, task); err != nil {
@@ -103,6 +105,23 @@ func (x *lineageIndex) indexLocked(ctx context.Context, t *Table, i int, task ta
 		}
 	}
 	return nil
+}
+
+// candidate ranks file f as a holder of stored row id: 0 when its _row_id
+// bounds hold id, 1 when it may store ids and has no bounds, 2 else.
+func candidate(f iceberg.DataFile, id int64) int {
+	lo, okLo := f.LowerBoundValues()[iceberg.RowIDFieldID]
+	hi, okHi := f.UpperBoundValues()[iceberg.RowIDFieldID]
+	switch {
+	case okLo && okHi && len(lo) == 8 && len(hi) == 8:
+		if int64(binary.LittleEndian.Uint64(lo)) <= id && id <= int64(binary.LittleEndian.Uint64(hi)) {
+			return 0
+		}
+		return 2
+	case mayStoreRowIDs(f):
+		return 1
+	}
+	return 2
 }
 
 // mayStoreRowIDs reports whether a data file may hold a _row_id column:
