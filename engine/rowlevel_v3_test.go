@@ -2,8 +2,10 @@ package engine_test
 
 import (
 	"context"
+	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -269,5 +271,46 @@ func TestV3ReplaceTableRowIDs(t *testing.T) {
 	got := lineageByID(t, tbl)
 	if len(got) != 2 || got[11].rowID == got[12].rowID || min(got[11].rowID, got[12].rowID) < 2 || max(got[11].rowID, got[12].rowID) >= tbl.Metadata().NextRowID() {
 		t.Errorf("lineage %v with next-row-id %d: want rows 11 and 12 with distinct new ids", got, tbl.Metadata().NextRowID())
+	}
+}
+
+// TestV3RowIDsSurviveEveryMode inserts rows whose ids are their positions
+// (one commit into an empty table: _row_id = id - 1), then deletes and
+// updates 1% of them at a time in copy-on-write and then merge-on-read mode,
+// so that later statements read files that store ids: every surviving row
+// still has its first id.
+func TestV3RowIDsSurviveEveryMode(t *testing.T) {
+	dir := t.TempDir()
+	conn := openDB(t, dir)
+	var b strings.Builder
+	b.WriteString("INSERT INTO t VALUES ")
+	for i := 1; i <= 2000; i++ {
+		if i > 1 {
+			b.WriteString(",")
+		}
+		fmt.Fprintf(&b, "(%d,'v%d')", i, i)
+	}
+	mustExec(t, conn, "CREATE DATABASE db", "USE db",
+		"CREATE TABLE t (id BIGINT, v STRING) TBLPROPERTIES ('format-version'='3')",
+		b.String(),
+		"DELETE FROM t WHERE id % 100 = 1",
+		"DELETE FROM t WHERE id % 100 = 2",
+		"UPDATE t SET v = 'x' WHERE id % 100 = 3",
+		"ALTER TABLE t SET TBLPROPERTIES ('write.delete.mode'='merge-on-read', 'write.update.mode'='merge-on-read')",
+		"DELETE FROM t WHERE id % 100 = 4",
+		"DELETE FROM t WHERE id % 100 = 5",
+		"UPDATE t SET v = 'y' WHERE id % 100 = 6",
+	)
+	if got := queryString(t, conn, "SELECT CONCAT(COUNT(*), ' ', SUM(v = 'x'), ' ', SUM(v = 'y')) FROM t"); got != "1920 20 20" {
+		t.Fatalf("rows, updated x, updated y: %s, want 1920 20 20", got)
+	}
+	lin := lineageByID(t, loadWithIcebergGo(t, dir, "db", "t"))
+	if len(lin) != 1920 {
+		t.Fatalf("iceberg-go reads %d rows, want 1920", len(lin))
+	}
+	for id, l := range lin {
+		if l.rowID != id-1 {
+			t.Fatalf("row %d has _row_id %d, want %d", id, l.rowID, id-1)
+		}
 	}
 }
