@@ -61,9 +61,6 @@ func (d *Database) replaceTable(ctx *sql.Context, name string, schema sql.Primar
 	if err != nil {
 		return true, catalogError(err, real)
 	}
-	if v := tbl.Metadata().Version(); v >= 3 {
-		return true, notSupported("REPLACE TABLE %s: it is an Iceberg format-version %d table, which icesql cannot write yet", real, v)
-	}
 	r, err := replacementOf(tbl, schema, opts, real)
 	if err != nil {
 		return true, err

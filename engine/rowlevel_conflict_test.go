@@ -21,6 +21,9 @@ func TestRowLevelCommitValidation(t *testing.T) {
 		{"merge-on-read updates of the same file", "'write.update.mode'='merge-on-read'", "UPDATE c.t SET v = 1 WHERE id = 1", "UPDATE c.t SET v = 2 WHERE id = 2", true, "1:0 2:2 3:0"},
 		{"insert a serializable delete may match", "", "DELETE FROM c.t WHERE id >= 1", "INSERT INTO c.t VALUES (5, 0)", true, "1:0 2:0 3:0 5:0"},
 		{"the same under snapshot isolation", "'write.delete.isolation-level'='snapshot'", "DELETE FROM c.t WHERE id >= 1", "INSERT INTO c.t VALUES (5, 0)", false, "5:0"},
+		{"v3: deletion vectors of the same file", "'format-version'='3', 'write.delete.mode'='merge-on-read'", "DELETE FROM c.t WHERE id = 1", "DELETE FROM c.t WHERE id = 2", true, "1:0 3:0"},
+		{"v3: insert racing a merge-on-read delete", "'format-version'='3', 'write.delete.mode'='merge-on-read'", "DELETE FROM c.t WHERE id = 1", "INSERT INTO c.t VALUES (5, 0)", false, "2:0 3:0 5:0"},
+		{"v3: copy-on-write changes of the same file", "'format-version'='3'", "UPDATE c.t SET v = 1 WHERE id = 1", "DELETE FROM c.t WHERE id = 3", true, "1:0 2:0"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

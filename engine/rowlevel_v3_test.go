@@ -2,7 +2,10 @@ package engine_test
 
 import (
 	"context"
+	"fmt"
 	"maps"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -166,6 +169,148 @@ func TestV3RewriteDataFilesKeepsRowIDs(t *testing.T) {
 		}
 		if got := lineageByID(t, loadWithIcebergGo(t, dir, "db", "t")); !maps.Equal(got, want) {
 			t.Fatalf("after %s: lineage %v, want %v", call, got, want)
+		}
+	}
+}
+
+// TestV3DeletionVectorReadByIcebergGo deletes rows in merge-on-read mode and
+// reads the table with iceberg-go's own planner and scanner: the data file
+// has exactly one DV, and the deleted rows are gone.
+func TestV3DeletionVectorReadByIcebergGo(t *testing.T) {
+	dir := t.TempDir()
+	conn := openDB(t, dir)
+	mustExec(t, conn,
+		"CREATE DATABASE db",
+		"USE db",
+		"CREATE TABLE t (id BIGINT, d STRING) PARTITIONED BY (d) TBLPROPERTIES ('format-version'='3', 'write.delete.mode'='merge-on-read')",
+		"INSERT INTO t VALUES (1, 'x'), (2, 'x'), (3, 'x'), (4, 'y'), (5, 'y')",
+		"DELETE FROM t WHERE id = 2",
+		"DELETE FROM t WHERE id IN (3, 5)",
+	)
+	tbl := loadWithIcebergGo(t, dir, "db", "t")
+	tasks, err := tbl.Scan().PlanFiles(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	dvs := 0
+	for _, task := range tasks {
+		if len(task.DeleteFiles) != 0 || len(task.DeletionVectorFiles) > 1 {
+			t.Errorf("%s: %d position delete files and %d DVs, want at most one DV", task.File.FilePath(), len(task.DeleteFiles), len(task.DeletionVectorFiles))
+		}
+		for _, d := range task.DeletionVectorFiles {
+			dvs++
+			if d.Partition()[1000] != task.File.Partition()[1000] {
+				t.Errorf("DV in partition %v for a file of %v", d.Partition(), task.File.Partition())
+			}
+		}
+	}
+	if dvs != 2 {
+		t.Errorf("%d DVs, want one for each of the 2 files", dvs)
+	}
+	got := []int64{}
+	for id := range lineageByID(t, tbl) {
+		got = append(got, id)
+	}
+	slices.Sort(got)
+	if !slices.Equal(got, []int64{1, 4}) {
+		t.Errorf("iceberg-go reads ids %v, want [1 4]", got)
+	}
+}
+
+// TestV3UpdateTwiceInTransaction updates one row twice in a transaction,
+// in each write mode: the second UPDATE reads the row from the file the
+// first one staged, where its id is stored, and the row keeps that id.
+func TestV3UpdateTwiceInTransaction(t *testing.T) {
+	for _, mode := range []string{"copy-on-write", "merge-on-read"} {
+		t.Run(mode, func(t *testing.T) {
+			dir := t.TempDir()
+			conn := openDB(t, dir)
+			mustExec(t, conn,
+				"CREATE DATABASE db",
+				"USE db",
+				"CREATE TABLE t (id BIGINT, v STRING) TBLPROPERTIES ('format-version'='3', 'write.update.mode'='"+mode+"')",
+				"INSERT INTO t VALUES (1, 'a'), (2, 'b')",
+			)
+			before := lineageByID(t, loadWithIcebergGo(t, dir, "db", "t"))
+			mustExec(t, conn,
+				"BEGIN",
+				"UPDATE t SET v = 'x' WHERE id = 2",
+				"UPDATE t SET v = 'y' WHERE id = 2",
+				"INSERT INTO t VALUES (3, 'c')",
+				"UPDATE t SET v = 'z' WHERE id = 3",
+				"COMMIT",
+			)
+			if n := queryString(t, conn, "SELECT GROUP_CONCAT(CONCAT(id, v) ORDER BY id) FROM t"); n != "1a,2y,3z" {
+				t.Fatalf("rows %s, want 1a,2y,3z", n)
+			}
+			tbl := loadWithIcebergGo(t, dir, "db", "t")
+			after := lineageByID(t, tbl)
+			if after[1] != before[1] || after[2].rowID != before[2].rowID || after[2].seq <= before[2].seq {
+				t.Errorf("lineage %v, want rows 1 and 2 to keep their ids %v (2 with a new sequence number)", after, before)
+			}
+			if id := after[3].rowID; id < 2 || id >= tbl.Metadata().NextRowID() || id == after[2].rowID {
+				t.Errorf("row 3 has _row_id %d, want a new id", id)
+			}
+		})
+	}
+}
+
+// TestV3ReplaceTableRowIDs replaces a v3 table's contents: the new rows
+// take ids from the next-row-id the table had, which advances past them.
+func TestV3ReplaceTableRowIDs(t *testing.T) {
+	dir := t.TempDir()
+	conn := openDB(t, dir)
+	mustExec(t, conn,
+		"CREATE DATABASE db",
+		"USE db",
+		"CREATE TABLE t (id BIGINT) TBLPROPERTIES ('format-version'='3')",
+		"INSERT INTO t VALUES (1), (2)",
+		"REPLACE TABLE t AS SELECT CAST(id + 10 AS SIGNED) AS id FROM (SELECT 1 AS id UNION ALL SELECT 2) s",
+	)
+	tbl := loadWithIcebergGo(t, dir, "db", "t")
+	got := lineageByID(t, tbl)
+	if len(got) != 2 || got[11].rowID == got[12].rowID || min(got[11].rowID, got[12].rowID) < 2 || max(got[11].rowID, got[12].rowID) >= tbl.Metadata().NextRowID() {
+		t.Errorf("lineage %v with next-row-id %d: want rows 11 and 12 with distinct new ids", got, tbl.Metadata().NextRowID())
+	}
+}
+
+// TestV3RowIDsSurviveEveryMode inserts rows whose ids are their positions
+// (one commit into an empty table: _row_id = id - 1), then deletes and
+// updates 1% of them at a time in copy-on-write and then merge-on-read mode,
+// so that later statements read files that store ids: every surviving row
+// still has its first id.
+func TestV3RowIDsSurviveEveryMode(t *testing.T) {
+	dir := t.TempDir()
+	conn := openDB(t, dir)
+	var b strings.Builder
+	b.WriteString("INSERT INTO t VALUES ")
+	for i := 1; i <= 2000; i++ {
+		if i > 1 {
+			b.WriteString(",")
+		}
+		fmt.Fprintf(&b, "(%d,'v%d')", i, i)
+	}
+	mustExec(t, conn, "CREATE DATABASE db", "USE db",
+		"CREATE TABLE t (id BIGINT, v STRING) TBLPROPERTIES ('format-version'='3')",
+		b.String(),
+		"DELETE FROM t WHERE id % 100 = 1",
+		"DELETE FROM t WHERE id % 100 = 2",
+		"UPDATE t SET v = 'x' WHERE id % 100 = 3",
+		"ALTER TABLE t SET TBLPROPERTIES ('write.delete.mode'='merge-on-read', 'write.update.mode'='merge-on-read')",
+		"DELETE FROM t WHERE id % 100 = 4",
+		"DELETE FROM t WHERE id % 100 = 5",
+		"UPDATE t SET v = 'y' WHERE id % 100 = 6",
+	)
+	if got := queryString(t, conn, "SELECT CONCAT(COUNT(*), ' ', SUM(v = 'x'), ' ', SUM(v = 'y')) FROM t"); got != "1920 20 20" {
+		t.Fatalf("rows, updated x, updated y: %s, want 1920 20 20", got)
+	}
+	lin := lineageByID(t, loadWithIcebergGo(t, dir, "db", "t"))
+	if len(lin) != 1920 {
+		t.Fatalf("iceberg-go reads %d rows, want 1920", len(lin))
+	}
+	for id, l := range lin {
+		if l.rowID != id-1 {
+			t.Fatalf("row %d has _row_id %d, want %d", id, l.rowID, id-1)
 		}
 	}
 }

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
 	"sync"
 
@@ -36,9 +37,8 @@ const synthBase = int64(1) << posBits
 // their files and positions, file by file as they are needed.
 type lineageIndex struct {
 	mu sync.Mutex
-	// byFile holds, for each indexed file, the id read at each position:
-	// the stored id, or synthBase plus the position when none is stored.
-	byFile map[string][]int64
+	// indexed are the files read.
+	indexed map[string]bool
 	// where locates stored ids of indexed files.
 	where map[int64]rowPlace
 }
@@ -58,6 +58,9 @@ func (r *identityIter) locate(ctx context.Context, id int64) (int, int64, error)
 		}
 		return task, id & (synthBase - 1), nil
 	}
+	if next := r.table.tbl.Metadata().NextRowID(); next >= synthBase {
+		return 0, 0, fmt.Errorf("%s has given out %d row ids; icesql tells rows apart by ids below %d", r.table, next, synthBase)
+	}
 	return r.lineage.place(ctx, r.table, r.tasks, id)
 }
 
@@ -69,45 +72,56 @@ func (x *lineageIndex) place(ctx context.Context, t *Table, tasks []table.FileSc
 	if p, ok := x.where[id]; ok {
 		return p.task, p.pos, nil
 	}
-	for i, task := range tasks {
-		if _, done := x.byFile[task.File.FilePath()]; done || !mayStoreRowIDs(task.File) {
-			continue
-		}
-		if _, err := x.indexLocked(ctx, t, i, task); err != nil {
-			return 0, 0, err
-		}
-		if p, ok := x.where[id]; ok {
-			return p.task, p.pos, nil
+	// Files whose _row_id bounds hold id first, then files that may store
+	// ids but have no bounds, then any other (metrics are optional).
+	for pass := range 3 {
+		for i, task := range tasks {
+			if x.indexed[task.File.FilePath()] || candidate(task.File, id) != pass {
+				continue
+			}
+			if err := x.indexLocked(ctx, t, i, task); err != nil {
+				return 0, 0, err
+			}
+			if p, ok := x.where[id]; ok {
+				return p.task, p.pos, nil
+			}
 		}
 	}
 	return 0, 0, fmt.Errorf("row id %d read from %s is in none of its data files", id, t)
 }
 
-// ids returns the ids read at each position of task's file (see byFile).
-func (x *lineageIndex) ids(ctx context.Context, t *Table, i int, task table.FileScanTask) ([]int64, error) {
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	if ids, ok := x.byFile[task.File.FilePath()]; ok {
-		return ids, nil
-	}
-	return x.indexLocked(ctx, t, i, task)
-}
-
-func (x *lineageIndex) indexLocked(ctx context.Context, t *Table, i int, task table.FileScanTask) ([]int64, error) {
-	if x.byFile == nil {
-		x.byFile, x.where = map[string][]int64{}, map[int64]rowPlace{}
+func (x *lineageIndex) indexLocked(ctx context.Context, t *Table, i int, task table.FileScanTask) error {
+	if x.indexed == nil {
+		x.indexed, x.where = map[string]bool{}, map[int64]rowPlace{}
 	}
 	ids, err := t.storedRowIDs(ctx, task)
 	if err != nil {
-		return nil, fmt.Errorf("read row ids of %s: %w", task.File.FilePath(), err)
+		return fmt.Errorf("read row ids of %s: %w", task.File.FilePath(), err)
 	}
-	x.byFile[task.File.FilePath()] = ids
+	x.indexed[task.File.FilePath()] = true
 	for pos, id := range ids {
 		if id < synthBase {
 			x.where[id] = rowPlace{task: i, pos: int64(pos)}
 		}
 	}
-	return ids, nil
+	return nil
+}
+
+// candidate ranks file f as a holder of stored row id: 0 when its _row_id
+// bounds hold id, 1 when it may store ids and has no bounds, 2 else.
+func candidate(f iceberg.DataFile, id int64) int {
+	lo, okLo := f.LowerBoundValues()[iceberg.RowIDFieldID]
+	hi, okHi := f.UpperBoundValues()[iceberg.RowIDFieldID]
+	switch {
+	case okLo && okHi && len(lo) == 8 && len(hi) == 8:
+		if int64(binary.LittleEndian.Uint64(lo)) <= id && id <= int64(binary.LittleEndian.Uint64(hi)) {
+			return 0
+		}
+		return 2
+	case mayStoreRowIDs(f):
+		return 1
+	}
+	return 2
 }
 
 // mayStoreRowIDs reports whether a data file may hold a _row_id column:

@@ -80,23 +80,6 @@ func WriteDeletionVectors(ctx context.Context, tbl *table.Table, targets []DVTar
 	return dvs, superseded, nil
 }
 
-// WriteFullDeletionVector writes a DV deleting every row of data file df,
-// superseding the DV among deletes (those applying to df), if any.
-func WriteFullDeletionVector(ctx context.Context, tbl *table.Table, df iceberg.DataFile, deletes []iceberg.DataFile) (iceberg.DataFile, []iceberg.DataFile, error) {
-	pos := make([]int64, df.Count())
-	for i := range pos {
-		pos[i] = int64(i)
-	}
-	dvs, superseded, err := WriteDeletionVectors(ctx, tbl, []DVTarget{{File: df, Positions: pos, Deletes: deletes}})
-	if err != nil {
-		return nil, nil, err
-	}
-	if len(dvs) != 1 {
-		return nil, nil, fmt.Errorf("deletion vector of %s: wrote %d", df.FilePath(), len(dvs))
-	}
-	return dvs[0], superseded, nil
-}
-
 // previous is what the delete files of one data file already delete.
 type previous struct {
 	positions *dv.RoaringPositionBitmap

@@ -122,6 +122,12 @@ func CommitReplacement(ctx context.Context, cat catalog.Catalog, ident table.Ide
 		var tx *table.Transaction
 		if len(files) > 0 {
 			tx = replaced.NewTransaction()
+			// On v3 the rows take new ids from the table's next-row-id,
+			// which a replacement keeps.
+			files, err := WithFirstRowIDs(replaced.Metadata(), files)
+			if err != nil {
+				return nil, fmt.Errorf("replace %s: %w", ident, err)
+			}
 			if err := tx.AddDataFiles(ctx, files, summary, table.WithoutDuplicateCheck(), table.WithoutAutoNameMapping()); err != nil {
 				return nil, fmt.Errorf("replace %s: add data files: %w", ident, err)
 			}
