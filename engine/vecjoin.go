@@ -35,6 +35,9 @@ func newVectorJoin(ctx *sql.Context, j *plan.JoinNode, row sql.Row) (*vectorJoin
 	if len(row) != 0 || j.ScopeLen != 0 {
 		return nil, "a join inside a subquery"
 	}
+	if j.Filter == nil {
+		return nil, "no join condition"
+	}
 	rightNode := j.Right()
 	switch j.Op {
 	case plan.JoinTypeHash:
