@@ -6,6 +6,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/expression"
 	"github.com/dolthub/go-mysql-server/sql/plan"
+	"github.com/dolthub/go-mysql-server/sql/transform"
 
 	"github.com/icesql/icesql/pushdown/vector"
 )
@@ -50,8 +51,14 @@ func (b vectorBuilder) buildFilter(ctx *sql.Context, f *plan.Filter, row sql.Row
 	if !vectorizeOn(ctx) {
 		return nil, nil
 	}
-	if vf, _ := newVectorFilter(ctx, f); vf != nil {
-		return vf.iter(ctx)
+	// A Filter built with a parent row is a join's inner side or in a
+	// subquery, built again for each outer row: the row path's cache of
+	// small tables serves those rescans, which the vector path would read
+	// from storage each time.
+	if len(row) == 0 {
+		if vf, _ := newVectorFilter(ctx, f); vf != nil {
+			return vf.iter(ctx)
+		}
 	}
 	cond, changed, err := foldDateLiterals(ctx, f.Expression)
 	if err != nil || !changed {
@@ -70,6 +77,7 @@ func noteVectorFilters(ctx *sql.Context, n sql.Node) {
 	for _, t := range icebergScans(ctx, n) {
 		t.scan.filterNote = ""
 	}
+	inner := innerFilters(ctx, n)
 	walkPlan(ctx, n, func(n sql.Node) {
 		if j, ok := n.(*plan.JoinNode); ok && vectorizeOn(ctx) {
 			if vj, _ := newVectorJoin(ctx, j, nil); vj != nil {
@@ -89,12 +97,43 @@ func noteVectorFilters(ctx *sql.Context, n sql.Node) {
 		switch _, why := newVectorFilter(ctx, f); {
 		case !vectorizeOn(ctx):
 			t.scan.filterNote = "no, icesql_vectorize is OFF"
+		case inner[f]:
+			t.scan.filterNote = "no, the row path evaluates the WHERE clause: the scan is read again for each outer row"
 		case why == "":
 			t.scan.filterNote = "yes: the WHERE clause runs on Arrow batches; rows are built for the rows it keeps"
 		default:
 			t.scan.filterNote = "no, the row path evaluates the WHERE clause: " + why
 		}
 	})
+}
+
+// innerFilters is the Filters of n built with a parent row: those on the
+// inner side of a join, and those in subqueries.
+func innerFilters(ctx *sql.Context, n sql.Node) map[*plan.Filter]bool {
+	inner := map[*plan.Filter]bool{}
+	mark := func(n sql.Node) {
+		walkPlan(ctx, n, func(n sql.Node) {
+			if f, ok := n.(*plan.Filter); ok {
+				inner[f] = true
+			}
+		})
+	}
+	walkPlan(ctx, n, func(n sql.Node) {
+		if j, ok := n.(*plan.JoinNode); ok {
+			mark(j.Right())
+		}
+		if ex, ok := n.(sql.Expressioner); ok {
+			for _, e := range ex.Expressions() {
+				transform.InspectExpr(ctx, e, func(ctx *sql.Context, e sql.Expression) bool {
+					if sq, ok := e.(*plan.Subquery); ok {
+						mark(sq.Query)
+					}
+					return false
+				})
+			}
+		}
+	})
+	return inner
 }
 
 // filteredScan is the Iceberg table a Filter's child scans, when the

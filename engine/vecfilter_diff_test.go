@@ -52,7 +52,9 @@ func vecJoinQueries() []string {
 }
 
 // vecJoinDeclined are joins the vector path leaves to go-mysql-server (the
-// key is an expression; an outer join), whose filters it still computes.
+// key is an expression; an outer join); a filter on the join's outer side
+// still runs vectorized, one on its inner side (read again per outer row)
+// does not.
 func vecJoinDeclined() []string {
 	return []string{
 		"SELECT a.i, b.i FROM {t} a JOIN {t} b ON a.i = b.i + 0 WHERE a.i < 100",
@@ -82,6 +84,10 @@ func TestVectorFilterMatchesRowPath(t *testing.T) {
 	mustExec(t, conn, vecEdgeTable...)
 	vectorized, total := 0, 0
 	for _, tbl := range []string{"diff", "edge", "nothing"} {
+		declined := map[string]bool{}
+		for _, q := range vecJoinDeclined() {
+			declined[strings.ReplaceAll(q, "{t}", tbl)] = true
+		}
 		joins := map[string]bool{}
 		for _, q := range vecJoinQueries() {
 			joins[strings.ReplaceAll(q, "{t}", tbl)] = true
@@ -99,7 +105,7 @@ func TestVectorFilterMatchesRowPath(t *testing.T) {
 			if got != want {
 				t.Errorf("%s:\n  vectorized %s\n  row path   %s", q, got, want)
 			}
-			if strings.Contains(q, "LIKE") {
+			if strings.Contains(q, "LIKE") || declined[q] {
 				continue
 			}
 			total++

@@ -35,6 +35,9 @@ func newVectorJoin(ctx *sql.Context, j *plan.JoinNode, row sql.Row) (*vectorJoin
 	if len(row) != 0 || j.ScopeLen != 0 {
 		return nil, "a join inside a subquery"
 	}
+	if j.Filter == nil {
+		return nil, "no join condition"
+	}
 	rightNode := j.Right()
 	switch j.Op {
 	case plan.JoinTypeHash:
@@ -143,24 +146,25 @@ func (vj *vectorJoin) iter(ctx *sql.Context) (sql.RowIter, error) {
 	})
 }
 
-// build reads the right side into a map from key to rows, in scan order.
-func (vj *vectorJoin) build(ctx *sql.Context) (map[int64][]sql.Row, error) {
+// build reads the right side into a hash table by key, in scan order.
+func (vj *vectorJoin) build(ctx *sql.Context) (*joinTable, error) {
 	it, err := vj.right.iter(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer it.Close(ctx)
-	table := map[int64][]sql.Row{}
+	t := &joinTable{}
 	for {
 		row, err := it.Next(ctx)
 		if err == io.EOF {
-			return table, nil
+			t.index()
+			return t, nil
 		}
 		if err != nil {
 			return nil, err
 		}
 		if k, ok := intValue(row[vj.rkey]); ok {
-			table[k] = append(table[k], row)
+			t.add(k, row)
 		}
 	}
 }
@@ -179,8 +183,9 @@ func intValue(v any) (int64, bool) {
 type prober struct {
 	vj    *vectorJoin
 	k     *keptRows
-	table map[int64][]sql.Row
+	table *joinTable
 	rows  rowBlocks
+	buf   []sql.Row
 }
 
 func (p *prober) probe(ctx *sql.Context, rec arrow.RecordBatch) ([]sql.Row, error) {
@@ -192,7 +197,7 @@ func (p *prober) probe(ctx *sql.Context, rec arrow.RecordBatch) ([]sql.Row, erro
 	if keep == nil {
 		for _, l := range pending {
 			if k, ok := intValue(l[p.vj.lkey]); ok {
-				if out, err = p.join(ctx, out, l, p.table[k]); err != nil {
+				if out, err = p.join(ctx, out, l, p.table.matches(k, p.buf[:0])); err != nil {
 					return nil, err
 				}
 			}
@@ -208,7 +213,12 @@ func (p *prober) probe(ctx *sql.Context, rec arrow.RecordBatch) ([]sql.Row, erro
 		if keys.IsNull(int(r)) {
 			continue
 		}
-		matches := p.table[key(int(r))]
+		k := key(int(r))
+		if !p.table.mayHave(k) {
+			continue
+		}
+		matches := p.table.matches(k, p.buf[:0])
+		p.buf = matches
 		if len(matches) == 0 {
 			continue
 		}
