@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/iceberg-go"
 	icebergio "github.com/apache/iceberg-go/io"
@@ -386,6 +387,20 @@ func (c *nativeCursor) open(t table.FileScanTask) error {
 // a string column through a record reader of the file, which gives
 // dictionary indices as the pages store them.
 func (c *nativeCursor) columnReader(rgr *file.RowGroupReader, i, leaf int) (columnReader, error) {
+	descr := c.pf.MetaData().Schema.Column(leaf)
+	if c.r.cols[i].kind == nativeDecimal && descr.PhysicalType() == parquet.Types.FixedLenByteArray {
+		cc, err := rgr.MetaData().ColumnChunk(leaf)
+		if err != nil {
+			return columnReader{}, err
+		}
+		if flbaPagesFit(cc) {
+			pages, err := rgr.GetColumnPageReader(leaf)
+			if err != nil {
+				return columnReader{}, err
+			}
+			return columnReader{flba: &flbaPages{pages: pages, width: descr.TypeLength(), maxDef: descr.MaxDefinitionLevel()}}, nil
+		}
+	}
 	if c.r.cols[i].kind != nativeString {
 		cr, err := rgr.Column(leaf)
 		return columnReader{chunk: cr}, err
@@ -399,7 +414,6 @@ func (c *nativeCursor) columnReader(rgr *file.RowGroupReader, i, leaf int) (colu
 	}
 	rr := c.strs[i]
 	if rr == nil {
-		descr := c.pf.MetaData().Schema.Column(leaf)
 		info := file.LevelInfo{NullSlotUsage: 1, DefLevel: descr.MaxDefinitionLevel()}
 		rr = file.NewRecordReader(descr, info, nativeDictType, pool, nil)
 		c.strs[i] = rr
@@ -422,6 +436,9 @@ func (c *nativeCursor) closeReaders() {
 	for _, cr := range c.readers {
 		if cr.chunk != nil {
 			cr.chunk.Close()
+		}
+		if cr.flba != nil {
+			cr.flba.pages.Close()
 		}
 	}
 	c.readers = c.readers[:0]

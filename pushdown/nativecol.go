@@ -176,6 +176,7 @@ func firstPageOffset(rg *metadata.RowGroupMetaData) int64 {
 type columnReader struct {
 	chunk   file.ColumnChunkReader
 	records file.BinaryRecordReader
+	flba    *flbaPages
 }
 
 // readBatch reads the next n rows of every column.
@@ -211,8 +212,21 @@ func (r *nativeReader) readColumn(col columnReader, c nativeColumn, n int) (arro
 	if c.kind == nativeString {
 		return readDictionary(col.records, n)
 	}
-	cr := col.chunk
 	var defs []int16
+	if col.flba != nil {
+		if col.flba.maxDef > 0 {
+			r.bufs.defs = grown(r.bufs.defs, n)
+			defs = r.bufs.defs
+		}
+		vals := allocValues[int64](n)
+		packed, err := col.flba.read(vals.v, defs)
+		if err != nil {
+			vals.buf.Release()
+			return nil, err
+		}
+		return vals.array(arrow.PrimitiveTypes.Int64, defs, packed), nil
+	}
+	cr := col.chunk
 	if cr.Descriptor().MaxDefinitionLevel() > 0 {
 		r.bufs.defs = grown(r.bufs.defs, n)
 		defs = r.bufs.defs
