@@ -80,12 +80,12 @@ func runDML(ctx context.Context, work string, rows, files int, profile string) e
 			return err
 		}
 		for _, st := range statements {
-			start := time.Now()
+			start, startCPU := time.Now(), cpuTime()
 			res, err := db.ExecContext(ctx, st.sql)
 			if err != nil {
 				return fmt.Errorf("%s: %w", st.sql, err)
 			}
-			el := time.Since(start)
+			el, cpu := time.Since(start), cpuTime()-startCPU
 			changed, _ := res.RowsAffected()
 			if st.op == "delete" {
 				deleted += changed
@@ -94,8 +94,8 @@ func runDML(ctx context.Context, work string, rows, files int, profile string) e
 			if err != nil {
 				return err
 			}
-			fmt.Printf("bench dml_%s_%s mode=%s rows=%d ms=%d files_rewritten=%s data_files_added=%s delete_files_added=%s bytes_written=%s operation=%s\n",
-				st.op, st.shape, mode, changed, el.Milliseconds(), s["deleted-data-files"], s["added-data-files"], s["added-delete-files"], s["added-files-size"], s["operation"])
+			fmt.Printf("bench dml_%s_%s mode=%s rows=%d ms=%d cpu_ms=%d files_rewritten=%s data_files_added=%s delete_files_added=%s bytes_written=%s operation=%s\n",
+				st.op, st.shape, mode, changed, el.Milliseconds(), cpu.Milliseconds(), s["deleted-data-files"], s["added-data-files"], s["added-delete-files"], s["added-files-size"], s["operation"])
 		}
 		stop()
 		n2, _, _, err := tableSize(ctx, db, name)
@@ -155,3 +155,4 @@ func lastSummary(ctx context.Context, db *gosql.DB, name string) (map[string]str
 	}
 	return out, nil
 }
+

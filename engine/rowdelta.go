@@ -215,6 +215,10 @@ func (t *Table) rowEffects(ctx *sql.Context, mode string, dels map[string][]int6
 	for _, f := range t.staged {
 		staged[f.FilePath()] = true
 	}
+	rewritten, err := t.rewriteAll(ctx, mode, dels, staged) // rowrewrite_parallel.go
+	if err != nil {
+		return eff, err
+	}
 	for _, path := range slices.Sorted(mapsKeys(dels)) {
 		task, ok := t.identity.task(path)
 		if !ok {
@@ -227,11 +231,7 @@ func (t *Table) rowEffects(ctx *sql.Context, mode string, dels map[string][]int6
 		switch {
 		case whole:
 		case staged[path] || mode == copyOnWrite:
-			files, err := t.rewriteWithout(ctx, task, positions)
-			if err != nil {
-				return eff, fmt.Errorf("rewrite data file %s of %s: %w", path, t, err)
-			}
-			eff.added = append(eff.added, files...)
+			eff.added = append(eff.added, rewritten[path]...)
 		default:
 			del, err := storage.WritePositionDeletes(ctx, t.tbl, task.File, positions)
 			if err != nil {
