@@ -2,6 +2,7 @@ package engine
 
 import (
 	"errors"
+	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/dolthub/go-mysql-server/sql"
@@ -61,6 +62,18 @@ func withRowSelection(ctx *sql.Context, scan sql.Node, cond sql.Expression) (sql
 		}
 		return alias.WithChildren(ctx, child)
 	}
+	if ita, ok := scan.(*plan.IndexedTableAccess); ok {
+		// The WHERE's Iceberg part was taken as a lookup (lookup.go).
+		t, ok := ita.Table.(*Table)
+		if !ok {
+			return nil, nil
+		}
+		nt := t.withRowSelection(ctx, cond, ita.Id())
+		if nt == nil {
+			return nil, nil
+		}
+		return ita.WithTable(nt)
+	}
 	rt, ok := scan.(*plan.ResolvedTable)
 	if !ok {
 		return nil, nil
@@ -72,21 +85,43 @@ func withRowSelection(ctx *sql.Context, scan sql.Node, cond sql.Expression) (sql
 		inner = pt.Table
 	}
 	t, ok := inner.(*Table)
-	if !ok || t.identity == nil || t.rowSelect != nil || t.snapshotID != nil {
+	if !ok {
 		return nil, nil
 	}
-	sel := t.rowSelection(ctx, cond)
-	if sel == nil {
+	nt := t.withRowSelection(ctx, cond, rt.Id())
+	if nt == nil {
 		return nil, nil
+	}
+	if !wrapped {
+		return rt.WithTable(ctx, nt)
+	}
+	npt := *pt
+	npt.Table = nt
+	return rt.WithTable(ctx, &npt)
+}
+
+// withRowSelection is a copy of the row-identity table t picking its rows
+// by the translatable conjuncts of cond, or nil. id is the plan's id of
+// the scan: go-mysql-server's short rule list for a single-table UPDATE or
+// DELETE does not run bindScanIDs, and without the id only columns
+// qualified by the table's own name (not an alias) would be known as its.
+func (t *Table) withRowSelection(ctx *sql.Context, cond sql.Expression, id sql.TableId) *Table {
+	if t.identity == nil || t.rowSelect != nil || t.snapshotID != nil {
+		return nil
+	}
+	names := t
+	if t.scan.id == 0 && id != 0 {
+		bound := *t
+		bound.scan = &scanID{id: id}
+		names = &bound
+	}
+	sel := names.rowSelection(ctx, cond)
+	if sel == nil {
+		return nil
 	}
 	nt := *t
 	nt.rowSelect = sel
-	if !wrapped {
-		return rt.WithTable(ctx, &nt)
-	}
-	npt := *pt
-	npt.Table = &nt
-	return rt.WithTable(ctx, &npt)
+	return &nt
 }
 
 // rowSelection translates the conjuncts of cond it can; nil if none.
@@ -191,8 +226,13 @@ func (p *rowPicker) choose(rec arrow.RecordBatch) error {
 		pick = []int32{}
 	}
 	p.pick = pick
+	pickedBatches.Add(1)
 	return nil
 }
+
+// pickedBatches counts the batches whose rows the vector evaluator picked,
+// for the tests to see that the fast path ran.
+var pickedBatches atomic.Int64
 
 // rows is how many rows of a batch of n rows are picked.
 func (p *rowPicker) rows(n int) int {
