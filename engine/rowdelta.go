@@ -48,6 +48,9 @@ type rowChanges struct {
 	serializable bool
 	filter       iceberg.BooleanExpression
 	unfiltered   bool
+	// overwrite: an INSERT OVERWRITE replaced rows (overwrite_tx.go), so
+	// the commit is validated even when it removes nothing committed.
+	overwrite bool
 }
 
 func (c rowChanges) any() bool { return len(c.removed) > 0 || len(c.deletes) > 0 }
@@ -86,7 +89,7 @@ func (s *Session) commitStage(ctx *sql.Context, st *stage) error {
 	if st.change != nil {
 		return s.commitFileChange(ctx, st) // TRUNCATE, INSERT OVERWRITE, REPLACE TABLE (filechange.go)
 	}
-	if !st.any() {
+	if !st.any() && !st.overwrite {
 		return st.commit(ctx, s.e.catalog, snapshotSummary())
 	}
 	_, err := storage.CommitRowDelta(ctx, s.e.catalog, st.ident, st.delta(), snapshotSummary())
