@@ -155,4 +155,3 @@ func lastSummary(ctx context.Context, db *gosql.DB, name string) (map[string]str
 	}
 	return out, nil
 }
-
