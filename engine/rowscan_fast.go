@@ -174,7 +174,7 @@ func (tr *vecTranslator) mod(e *expression.Mod) (vector.Expr, error) {
 	return m, nil
 }
 
-// readWithSelection adds the columns the selection reads to read.
+// readWith adds the columns the selection reads to read.
 func (s *rowSelection) readWith(read []string) []string {
 	out := append([]string(nil), read...)
 	for _, c := range s.cols {

@@ -33,7 +33,7 @@ func NewSelector(pred Expr) (*Selector, error) {
 func (s *Selector) Columns() []string { return append([]string(nil), s.cols.names...) }
 
 // Select returns the indices of the rows of rec where the predicate is
-// TRUE, ascending; the slice is valid until the next call. ErrInexact says
+// TRUE, ascending. ErrInexact says
 // a value left the exact range: the caller must decide those rows another
 // way.
 func (s *Selector) Select(rec arrow.RecordBatch) ([]int32, error) {
@@ -51,9 +51,8 @@ func (s *Selector) Select(rec arrow.RecordBatch) ([]int32, error) {
 	if n == 0 {
 		return sel, nil
 	}
-	// The filter may return its own buffer or a prefix of sel; copy so
-	// that the caller's slice survives the next batch's evaluation only
-	// as documented, and s.all stays the identity.
+	// The filter returns a buffer it reuses for the next batch; the copy
+	// is the caller's.
 	out, err := s.filter(&s.b, sel)
 	if err != nil {
 		return nil, err
