@@ -31,7 +31,7 @@ var dmlSchema = arrow.NewSchema([]arrow.Field{
 	{Name: "payload", Type: arrow.BinaryTypes.String},
 }, nil)
 
-func runDML(ctx context.Context, work string, rows, files int) error {
+func runDML(ctx context.Context, work string, rows, files int, profile string) error {
 	e, err := engine.Open(ctx, engine.Config{Warehouse: filepath.Join(work, "warehouse")})
 	if err != nil {
 		return err
@@ -71,13 +71,21 @@ func runDML(ctx context.Context, work string, rows, files int) error {
 			{"delete", "clustered", fmt.Sprintf("DELETE FROM dml.%s WHERE id >= %d AND id < %d", name, 2*hi, 3*hi)},
 			{"update", "clustered", fmt.Sprintf("UPDATE dml.%s SET grp = grp + 1 WHERE id >= %d AND id < %d", name, 5*hi, 6*hi)},
 		}
+		profilePath := ""
+		if profile != "" {
+			profilePath = profile + "." + name
+		}
+		stop, err := startProfile(profilePath)
+		if err != nil {
+			return err
+		}
 		for _, st := range statements {
-			start := time.Now()
+			start, startCPU := time.Now(), cpuTime()
 			res, err := db.ExecContext(ctx, st.sql)
 			if err != nil {
 				return fmt.Errorf("%s: %w", st.sql, err)
 			}
-			el := time.Since(start)
+			el, cpu := time.Since(start), cpuTime()-startCPU
 			changed, _ := res.RowsAffected()
 			if st.op == "delete" {
 				deleted += changed
@@ -86,9 +94,10 @@ func runDML(ctx context.Context, work string, rows, files int) error {
 			if err != nil {
 				return err
 			}
-			fmt.Printf("bench dml_%s_%s mode=%s rows=%d ms=%d files_rewritten=%s data_files_added=%s delete_files_added=%s bytes_written=%s operation=%s\n",
-				st.op, st.shape, mode, changed, el.Milliseconds(), s["deleted-data-files"], s["added-data-files"], s["added-delete-files"], s["added-files-size"], s["operation"])
+			fmt.Printf("bench dml_%s_%s mode=%s rows=%d ms=%d cpu_ms=%d files_rewritten=%s data_files_added=%s delete_files_added=%s bytes_written=%s operation=%s\n",
+				st.op, st.shape, mode, changed, el.Milliseconds(), cpu.Milliseconds(), s["deleted-data-files"], s["added-data-files"], s["added-delete-files"], s["added-files-size"], s["operation"])
 		}
+		stop()
 		n2, _, _, err := tableSize(ctx, db, name)
 		if err != nil {
 			return err

@@ -48,7 +48,7 @@ func TestBranchRowLevelCommitValidation(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			conn := raceCommit(t, tc.props, []string{"ALTER TABLE c.t CREATE BRANCH b"}, tc.mine, tc.theirs, tc.conflicts)
+			conn := raceCommit(t, raceSetup(tc.props, "ALTER TABLE c.t CREATE BRANCH b"), []string{tc.mine}, tc.theirs, tc.conflicts)
 			if got := idValues(t, conn, "c.t.branch_b"); got != tc.branch {
 				t.Errorf("branch rows: got %q, want %q", got, tc.branch)
 			}
@@ -59,21 +59,25 @@ func TestBranchRowLevelCommitValidation(t *testing.T) {
 	}
 }
 
-// raceCommit makes table c.t (id, v) with rows 1..3 and the given
-// properties, runs setup, then runs mine in a transaction while another
-// session commits theirs, and checks that COMMIT fails with 1213 exactly
-// when conflicts says so. It returns the first session.
-func raceCommit(t *testing.T, props string, setup []string, mine, theirs string, conflicts bool) *sql.Conn {
-	t.Helper()
-	e := openEngine(t, engine.Config{Warehouse: t.TempDir()})
-	me, other := openConnOn(t, e), openConnOn(t, e)
+// raceSetup makes table c.t (id, v) with rows 1..3 (v = 0) and the given
+// properties, then runs more.
+func raceSetup(props string, more ...string) []string {
 	if props != "" {
 		props = " TBLPROPERTIES (" + props + ")"
 	}
-	mustExec(t, me, "CREATE DATABASE c", "CREATE TABLE c.t (id BIGINT, v BIGINT)"+props,
-		"INSERT INTO c.t VALUES (1, 0), (2, 0), (3, 0)")
+	return append([]string{"CREATE DATABASE c", "CREATE TABLE c.t (id BIGINT, v BIGINT)" + props,
+		"INSERT INTO c.t VALUES (1, 0), (2, 0), (3, 0)"}, more...)
+}
+
+// raceCommit runs setup, then mine in a transaction while another session
+// commits theirs, and checks that COMMIT fails with 1213 exactly when
+// conflicts says so. It returns the first session.
+func raceCommit(t *testing.T, setup, mine []string, theirs string, conflicts bool) *sql.Conn {
+	t.Helper()
+	e := openEngine(t, engine.Config{Warehouse: t.TempDir()})
+	me, other := openConnOn(t, e), openConnOn(t, e)
 	mustExec(t, me, setup...)
-	mustExec(t, me, "BEGIN", mine)
+	mustExec(t, me, append([]string{"BEGIN"}, mine...)...)
 	mustExec(t, other, theirs)
 	_, err := me.ExecContext(context.Background(), "COMMIT")
 	var se *mysql.SQLError

@@ -84,11 +84,6 @@ func (d *Database) overwriteTarget(ctx *sql.Context, name string, o planner.Over
 	if !ok {
 		return nil, false, sql.ErrTableNotFound.New(name)
 	}
-	if explicit, err := inExplicitTransaction(ctx); err != nil {
-		return nil, false, err
-	} else if explicit {
-		return nil, false, notSupported("INSERT OVERWRITE %s.%s inside a transaction is not supported yet: run it outside BEGIN ... COMMIT, with autocommit on; it commits on its own", d.name, real)
-	}
 	tbl, err := sessionOf(ctx).pinnedTable(ctx, d.e.catalog, d.ident(real))
 	if err != nil {
 		return nil, false, catalogError(err, real)
@@ -250,6 +245,11 @@ func (w *overwriter) StatementComplete(ctx *sql.Context) error {
 		}
 		added = files
 	}
+	if explicit, err := inExplicitTransaction(ctx); err != nil {
+		return err
+	} else if explicit {
+		return sessionOf(ctx).stageOverwrite(ctx, w.ot, added) // overwrite_tx.go
+	}
 	removed, ch, err := w.ot.replaced(ctx, added)
 	if err != nil {
 		return err
@@ -267,21 +267,9 @@ func (ot *overwriteTable) replaced(ctx *sql.Context, added []iceberg.DataFile) (
 		id := snap.SnapshotID
 		ch.base = &id
 	}
-	var in func(iceberg.DataFile) (bool, error)
-	switch {
-	case ot.mode == overwriteDynamic:
-		if len(added) == 0 {
-			return nil, nil, nil
-		}
-		keys := map[string]bool{}
-		for _, f := range added {
-			keys[partitionKey(f)] = true
-		}
-		in = func(f iceberg.DataFile) (bool, error) { return keys[partitionKey(f)], nil }
-	case ot.filter == nil:
-		in = func(iceberg.DataFile) (bool, error) { return true, nil }
-	default:
-		in = ot.matchesStatic
+	in := ot.scope(added)
+	if in == nil {
+		return nil, nil, nil
 	}
 	live, err := liveDataFiles(ctx, ot.tbl, snap)
 	if err != nil {
@@ -302,6 +290,25 @@ func (ot *overwriteTable) replaced(ctx *sql.Context, added []iceberg.DataFile) (
 		return ok || err != nil // a file that cannot be placed may overlap
 	}
 	return removed, ch, nil
+}
+
+// scope reports whether a data file lies in what the rows written (added)
+// replace; nil when they replace nothing.
+func (ot *overwriteTable) scope(added []iceberg.DataFile) func(iceberg.DataFile) (bool, error) {
+	switch {
+	case ot.mode == overwriteDynamic:
+		if len(added) == 0 {
+			return nil
+		}
+		keys := map[string]bool{}
+		for _, f := range added {
+			keys[partitionKey(f)] = true
+		}
+		return func(f iceberg.DataFile) (bool, error) { return keys[partitionKey(f)], nil }
+	case ot.filter == nil:
+		return func(iceberg.DataFile) (bool, error) { return true, nil }
+	}
+	return ot.matchesStatic
 }
 
 // matchesStatic reports whether every row of f has the static PARTITION

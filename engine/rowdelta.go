@@ -51,6 +51,9 @@ type rowChanges struct {
 	serializable bool
 	filter       iceberg.BooleanExpression
 	unfiltered   bool
+	// overwrite: an INSERT OVERWRITE replaced rows (overwrite_tx.go), so
+	// the commit is validated even when it removes nothing committed.
+	overwrite bool
 }
 
 func (c rowChanges) any() bool { return len(c.removed) > 0 || len(c.deletes) > 0 }
@@ -90,7 +93,7 @@ func (s *Session) commitStage(ctx *sql.Context, st *stage) error {
 	if st.change != nil {
 		return s.commitFileChange(ctx, st) // TRUNCATE, INSERT OVERWRITE, REPLACE TABLE (filechange.go)
 	}
-	if !st.any() {
+	if !st.any() && !st.overwrite {
 		return st.commit(ctx, s.e.catalog, snapshotSummary())
 	}
 	_, err := storage.CommitRowDelta(ctx, s.e.catalog, st.ident, st.delta(), snapshotSummary())
@@ -228,6 +231,10 @@ func (t *Table) rowEffects(ctx *sql.Context, mode string, dels map[string][]int6
 			err = t.writeDVs(ctx, &eff, dvs)
 		}
 	}()
+	rewritten, err := t.rewriteAll(ctx, mode, dels, staged) // rowrewrite_parallel.go
+	if err != nil {
+		return eff, err
+	}
 	for _, path := range slices.Sorted(mapsKeys(dels)) {
 		task, ok := t.identity.task(path)
 		if !ok {
@@ -240,11 +247,7 @@ func (t *Table) rowEffects(ctx *sql.Context, mode string, dels map[string][]int6
 		switch {
 		case whole:
 		case staged[path] || mode == copyOnWrite:
-			files, err := t.rewriteWithout(ctx, task, positions)
-			if err != nil {
-				return eff, fmt.Errorf("rewrite data file %s of %s: %w", path, t, err)
-			}
-			eff.added = append(eff.added, files...)
+			eff.added = append(eff.added, rewritten[path]...)
 		case t.formatV3():
 			dvs = append(dvs, storage.DVTarget{File: task.File, Positions: positions, Deletes: taskDeletes(task)})
 			continue

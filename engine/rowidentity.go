@@ -188,6 +188,13 @@ func (t *Table) identityRows(ctx *sql.Context) (sql.RowIter, error) {
 	if len(cols) == 0 {
 		cols = t.names[:1]
 	}
+	if t.rowSelect != nil {
+		cols = t.rowSelect.readWith(cols) // rowscan_fast.go
+	}
+	picker, err := newRowPicker(t.rowSelect)
+	if err != nil {
+		return nil, err
+	}
 	planned := t.planned()
 	scan, err := t.newScan(ctx, planned, t.scanOptions(planned, table.WithSelectedFields(cols...))...)
 	if err != nil {
@@ -217,7 +224,7 @@ func (t *Table) identityRows(ctx *sql.Context) (sql.RowIter, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &identityIter{batches: batches, names: read, out: out, tasks: numbered, table: t, lineage: &lineageIndex{}}, nil
+	return &identityIter{batches: batches, names: read, out: out, tasks: numbered, table: t, lineage: &lineageIndex{}, picker: picker}, nil
 }
 
 func ptrTo[T any](v T) *T { return &v }
@@ -265,10 +272,11 @@ type identityIter struct {
 	cols    []arrow.Array
 	rowID   *array.Int64
 	row     int
+	picker  *rowPicker // nil: every row
 }
 
 func (r *identityIter) Next(ctx *sql.Context) (sql.Row, error) {
-	for r.rec == nil || r.row >= int(r.rec.NumRows()) {
+	for r.rec == nil || r.row >= r.picker.rows(int(r.rec.NumRows())) {
 		rec, err := r.batches.Next()
 		if err != nil {
 			return nil, err
@@ -291,11 +299,15 @@ func (r *identityIter) Next(ctx *sql.Context) (sql.Row, error) {
 			return nil, fmt.Errorf("row positions are %s, want int64", rec.Column(idx[0]).DataType())
 		}
 		r.rowID = ids
+		if err := r.picker.choose(rec); err != nil {
+			return nil, err
+		}
 	}
-	if r.rowID.IsNull(r.row) {
+	at := r.picker.index(r.row)
+	if r.rowID.IsNull(at) {
 		return nil, fmt.Errorf("scan returned a row without a position")
 	}
-	id := r.rowID.Value(r.row)
+	id := r.rowID.Value(at)
 	task, pos, err := r.locate(ctx, id)
 	if err != nil {
 		return nil, err
@@ -308,7 +320,7 @@ func (r *identityIter) Next(ctx *sql.Context) (sql.Row, error) {
 		case -2:
 			row[i] = pos
 		default:
-			v, err := rowValue(r.cols[o], r.row)
+			v, err := rowValue(r.cols[o], at)
 			if err != nil {
 				return nil, err
 			}

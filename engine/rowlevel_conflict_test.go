@@ -27,7 +27,7 @@ func TestRowLevelCommitValidation(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			conn := raceCommit(t, tc.props, nil, tc.mine, tc.theirs, tc.conflicts)
+			conn := raceCommit(t, raceSetup(tc.props), []string{tc.mine}, tc.theirs, tc.conflicts)
 			if got := idValues(t, conn, "c.t"); got != tc.want {
 				t.Errorf("rows: got %s, want %s", got, tc.want)
 			}

@@ -48,6 +48,8 @@ type Table struct {
 	// identity is set on the row-identity variant that UPDATE, DELETE and
 	// MERGE change (rowidentity.go).
 	identity *identityState
+	// rowSelect picks the rows a row-identity scan returns (rowscan_fast.go).
+	rowSelect *rowSelection
 	// changes are the open transaction's row-level changes (rowdelta.go).
 	changes rowChanges
 }

@@ -104,6 +104,8 @@ type vecTranslator struct {
 	ctx  *sql.Context
 	t    *Table
 	cols map[string]bool // Iceberg names read
+	// rowLevel: translating a row-level change's WHERE (rowscan_fast.go).
+	rowLevel bool
 }
 
 type declined string
@@ -156,6 +158,10 @@ func (tr *vecTranslator) value(e sql.Expression) (vector.Expr, error) {
 		return c, err
 	case *expression.Literal:
 		return tr.literal(e)
+	case *expression.Mod:
+		if tr.rowLevel {
+			return tr.mod(e) // rowscan_fast.go
+		}
 	case *expression.Arithmetic:
 		op := vector.ArithOp(e.Op[0])
 		if len(e.Op) != 1 || (op != '+' && op != '-' && op != '*') {

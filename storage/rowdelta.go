@@ -49,12 +49,13 @@ var ErrRowConflict = errors.New("row-level change conflicts with a concurrent co
 func (d RowDelta) hasRowChanges() bool { return len(d.Removed) > 0 || len(d.Deletes) > 0 }
 
 // CommitRowDelta commits d as one snapshot: an append when it only adds
-// data files, a delete when it only removes rows, an overwrite when it does
+// data files (validated when d.Validate asks, as for an INSERT OVERWRITE
+// of rows nobody had committed yet), a delete when it only removes rows, an overwrite when it does
 // both (Spark's operation names). On a lost race the table is reloaded, the
 // commits made since Base are checked against d, and the commit is replayed
 // on the new snapshot when they do not conflict.
 func CommitRowDelta(ctx context.Context, cat catalog.Catalog, ident table.Identifier, d RowDelta, summary iceberg.Properties) (*table.Table, error) {
-	if !d.hasRowChanges() {
+	if !d.hasRowChanges() && !d.Validate {
 		return AppendFilesToBranch(ctx, cat, ident, d.Branch, d.Added, summary)
 	}
 	if len(d.Removed) > 0 && len(d.Deletes) > 0 {

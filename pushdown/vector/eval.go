@@ -149,6 +149,8 @@ func (c *compiler) numUncached(e Expr) (numFn, error) {
 		}, nil
 	case Arith:
 		return c.arith(e)
+	case Mod:
+		return c.mod(e)
 	}
 	return nil, fmt.Errorf("vector: %T is not a numeric value", e)
 }

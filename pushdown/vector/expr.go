@@ -155,6 +155,11 @@ func Check(e Expr, predicate bool) error {
 			return errors.New("a constant is not a predicate")
 		}
 		return nil
+	case Mod:
+		if predicate {
+			return errors.New("arithmetic is not a predicate")
+		}
+		return checkMod(e)
 	case Arith:
 		if predicate {
 			return errors.New("arithmetic is not a predicate")

@@ -33,10 +33,10 @@ func NewSelector(pred Expr) (*Selector, error) {
 }
 
 // Columns is the names of the batch columns the predicate reads.
-func (s *Selector) Columns() []string { return s.cols.names }
+func (s *Selector) Columns() []string { return append([]string(nil), s.cols.names...) }
 
 // Select returns the indexes of rec's rows where the predicate is TRUE, in
-// increasing order. The slice is reused by the next call. ErrInexact says
+// increasing order; callers may keep it. ErrInexact says
 // a value of this batch left the exact range; the caller must evaluate the
 // batch another way.
 func (s *Selector) Select(rec arrow.RecordBatch) ([]int32, error) {
@@ -50,5 +50,11 @@ func (s *Selector) Select(rec arrow.RecordBatch) ([]int32, error) {
 			s.all[i] = int32(i)
 		}
 	}
-	return s.filter(&s.b, s.all[:n])
+	// The filter returns one of its own buffers, which the next batch
+	// overwrites: copy, so that a caller may keep the selection.
+	out, err := s.filter(&s.b, s.all[:n])
+	if err != nil {
+		return nil, err
+	}
+	return append([]int32(nil), out...), nil
 }
