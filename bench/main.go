@@ -80,6 +80,7 @@ func main() {
 	only := flag.String("q", "", "comma-separated query names to run (default: all)")
 	loadProfile := flag.String("loadprofile", "", "write a CPU profile of loading the tables to this file")
 	queryProfile := flag.String("queryprofile", "", "write a CPU profile of running the queries to this file")
+	cpu := flag.Bool("cpu", false, "also report each engine's median CPU time per query (stabler than wall time on a shared machine)")
 	decode := flag.Bool("decode", false, "also compare pqarrow and parquet-go decoding icesql's lineitem files")
 	python := flag.String("python", "python3", "the Python with the duckdb package and its iceberg extension, for DuckDB's iceberg_scan on icesql's tables (empty: skip)")
 	dml := flag.Bool("dml", false, "instead of TPC-H: UPDATE and DELETE of 1% of a table's rows in each write mode (dml.go)")
@@ -103,12 +104,12 @@ func main() {
 		}
 		return
 	}
-	if err := run(ctx, work, *sf, *runs, *slow, *only, *loadProfile, *queryProfile, *python, *decode); err != nil {
+	if err := run(ctx, work, *sf, *runs, *slow, *only, *loadProfile, *queryProfile, *python, *decode, *cpu); err != nil {
 		log.Fatal(err)
 	}
 }
 
-func run(ctx context.Context, work string, sf float64, runs int, slow time.Duration, only, loadProfile, queryProfile, python string, decode bool) error {
+func run(ctx context.Context, work string, sf float64, runs int, slow time.Duration, only, loadProfile, queryProfile, python string, decode, cpu bool) error {
 	li, or := filepath.Join(work, "lineitem.parquet"), filepath.Join(work, "orders.parquet")
 	start := time.Now()
 	rows, err := generate(sf, li, or)
@@ -223,6 +224,17 @@ func run(ctx context.Context, work string, sf float64, runs int, slow time.Durat
 		// this process, is part of the baseline).
 		line := fmt.Sprintf("bench %s icesql_ms=%.1f duckdb_ms=%.1f ratio=%.1f rss_mb=%d wire_ms=%.1f wire_ratio=%.2f",
 			q.name, ms(ice), ms(dk), float64(ice)/float64(max(dk, 1)), rss, ms(wireMs), float64(wireMs)/float64(max(ice, 1)))
+		if cpu {
+			iceCPU, err := measureCPU(ctx, db, q.sql, runs)
+			if err != nil {
+				return err
+			}
+			duckCPU, err := measureCPU(ctx, duck, q.sql, runs)
+			if err != nil {
+				return err
+			}
+			line += fmt.Sprintf(" icesql_cpu_ms=%.1f duckdb_cpu_ms=%.1f cpu_ratio=%.1f", ms(iceCPU), ms(duckCPU), float64(iceCPU)/float64(max(duckCPU, 1)))
+		}
 		if t, ok := iceberg[q.name]; ok {
 			line += fmt.Sprintf(" duckdb_iceberg_ms=%.1f iceberg_ratio=%.1f", t, ms(ice)/max(t, 0.001))
 		}

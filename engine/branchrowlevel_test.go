@@ -48,48 +48,42 @@ func TestBranchRowLevelCommitValidation(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			ctx := context.Background()
-			e, err := engine.Open(ctx, engine.Config{Warehouse: t.TempDir()})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer e.Close()
-			db := sql.OpenDB(e.Connector())
-			defer db.Close()
-			mine, err := db.Conn(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer mine.Close()
-			theirs, err := db.Conn(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer theirs.Close()
-			props := ""
-			if tc.props != "" {
-				props = " TBLPROPERTIES (" + tc.props + ")"
-			}
-			mustExec(t, mine, "CREATE DATABASE c", "CREATE TABLE c.t (id BIGINT, v BIGINT)"+props,
-				"INSERT INTO c.t VALUES (1, 0), (2, 0), (3, 0)", "ALTER TABLE c.t CREATE BRANCH b",
-				"BEGIN", tc.mine)
-			mustExec(t, theirs, tc.theirs)
-			_, err = mine.ExecContext(ctx, "COMMIT")
-			var se *mysql.SQLError
-			switch {
-			case tc.conflicts && !(errors.As(err, &se) && se.Num == mysql.ERLockDeadlock):
-				t.Fatalf("COMMIT: want error 1213, got %v", err)
-			case !tc.conflicts && err != nil:
-				t.Fatalf("COMMIT: %v", err)
-			}
-			if got := idValues(t, mine, "c.t.branch_b"); got != tc.branch {
+			conn := raceCommit(t, tc.props, []string{"ALTER TABLE c.t CREATE BRANCH b"}, tc.mine, tc.theirs, tc.conflicts)
+			if got := idValues(t, conn, "c.t.branch_b"); got != tc.branch {
 				t.Errorf("branch rows: got %q, want %q", got, tc.branch)
 			}
-			if got := idValues(t, mine, "c.t"); got != tc.main {
+			if got := idValues(t, conn, "c.t"); got != tc.main {
 				t.Errorf("main rows: got %q, want %q", got, tc.main)
 			}
 		})
 	}
+}
+
+// raceCommit makes table c.t (id, v) with rows 1..3 and the given
+// properties, runs setup, then runs mine in a transaction while another
+// session commits theirs, and checks that COMMIT fails with 1213 exactly
+// when conflicts says so. It returns the first session.
+func raceCommit(t *testing.T, props string, setup []string, mine, theirs string, conflicts bool) *sql.Conn {
+	t.Helper()
+	e := openEngine(t, engine.Config{Warehouse: t.TempDir()})
+	me, other := openConnOn(t, e), openConnOn(t, e)
+	if props != "" {
+		props = " TBLPROPERTIES (" + props + ")"
+	}
+	mustExec(t, me, "CREATE DATABASE c", "CREATE TABLE c.t (id BIGINT, v BIGINT)"+props,
+		"INSERT INTO c.t VALUES (1, 0), (2, 0), (3, 0)")
+	mustExec(t, me, setup...)
+	mustExec(t, me, "BEGIN", mine)
+	mustExec(t, other, theirs)
+	_, err := me.ExecContext(context.Background(), "COMMIT")
+	var se *mysql.SQLError
+	switch {
+	case conflicts && !(errors.As(err, &se) && se.Num == mysql.ERLockDeadlock):
+		t.Fatalf("COMMIT: want error 1213, got %v", err)
+	case !conflicts && err != nil:
+		t.Fatalf("COMMIT: %v", err)
+	}
+	return me
 }
 
 // idValues lists the rows of a table with columns id and v as id:v.

@@ -50,6 +50,11 @@ type Config struct {
 	// (expire_snapshots, rewrite_data_files, ...), for the server log;
 	// nil discards them.
 	Log func(format string, args ...any)
+	// MemoryLimit, when positive, is a soft limit in bytes on the memory of
+	// the whole Go process, set at Open with runtime/debug.SetMemoryLimit
+	// (memlimit.go): the garbage collector runs more often as the heap
+	// nears it. Zero leaves the runtime's limit (GOMEMLIMIT) alone.
+	MemoryLimit int64
 }
 
 // Engine runs SQL over the Iceberg tables of one catalog. It is safe for
@@ -71,6 +76,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	if cfg.CatalogName == "" {
 		cfg.CatalogName = "icesql"
 	}
+	applyMemoryLimit(cfg.MemoryLimit) // memlimit.go
 	if cfg.useExternalCatalog() {
 		cat, root, err := openExternalCatalog(ctx, cfg)
 		if err != nil {
@@ -107,6 +113,7 @@ func newEngine(cfg Config, cat catalog.Catalog, root string) (*Engine, error) {
 		AddPreAnalyzeRule(markFullAnalysisID, markFullAnalysis).
 		AddPreAnalyzeRule(bindScanIDsID, bindScanIDs).
 		AddPreAnalyzeRule(resolveQuantifiedID, resolveQuantified).
+		AddPreAnalyzeRule(orderLargeJoinsID, orderLargeJoins).
 		AddPostAnalyzeRule(pushRowFiltersID, pushRowFilters).
 		AddPostAnalyzeRule(countFromMetadataID, countFromMetadata).
 		AddPostAnalyzeRule(minMaxFromMetadataID, minMaxFromMetadata).
@@ -114,7 +121,7 @@ func newEngine(cfg Config, cat catalog.Catalog, root string) (*Engine, error) {
 		AddOverrides(sql.EngineOverrides{Builder: sql.BuilderOverrides{Parser: parser{Parser: planner.NewParser(cfg.CatalogName), e: e}}}).
 		Build()
 	e.sqle = sqle.New(a, nil)
-	a.ExecBuilder.PriorityBuilder = explainBuilder{base: a.ExecBuilder}
+	a.ExecBuilder.PriorityBuilder = vectorBuilder{next: explainBuilder{base: a.ExecBuilder}, base: a.ExecBuilder}
 	if err := setServerVariables(root); err != nil {
 		return nil, err
 	}

@@ -139,6 +139,9 @@ func (t *Table) describeScan(ctx *sql.Context, analyzed bool) (string, error) {
 	if t.scan.vectorNote != "" {
 		lines = append(lines, "vectorized: "+t.scan.vectorNote)
 	}
+	if note := t.scan.describeFilter(); note != "" {
+		lines = append(lines, note)
+	}
 	if analyzed {
 		r, err := planned.Reads()
 		if err != nil {
@@ -149,6 +152,9 @@ func (t *Table) describeScan(ctx *sql.Context, analyzed bool) (string, error) {
 			fmt.Sprintf("row groups: %d read, %d skipped of %d", r.RowGroupsRead, r.RowGroupsTotal-r.RowGroupsRead, r.RowGroupsTotal),
 			fmt.Sprintf("bytes read: %d", r.Bytes),
 		)
+		if line := nativeLine(planned.NativeStats()); line != "" {
+			lines = append(lines, line)
+		}
 	}
 	_ = pr.WriteChildren(lines...)
 	return pr.String(), nil

@@ -25,20 +25,18 @@ func openDB(t *testing.T, warehouse string) *sql.Conn {
 // openConn opens an engine with cfg and one pinned session.
 func openConn(t *testing.T, cfg engine.Config) *sql.Conn {
 	t.Helper()
-	ctx := context.Background()
-	e, err := engine.Open(ctx, cfg)
+	return openConnOn(t, openEngine(t, cfg))
+}
+
+// openEngine opens an engine with cfg, closed when the test ends.
+func openEngine(t testing.TB, cfg engine.Config) *engine.Engine {
+	t.Helper()
+	e, err := engine.Open(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { e.Close() })
-	db := sql.OpenDB(e.Connector())
-	t.Cleanup(func() { db.Close() })
-	conn, err := db.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { conn.Close() })
-	return conn
+	return e
 }
 
 func mustExec(t *testing.T, conn *sql.Conn, stmts ...string) {

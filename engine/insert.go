@@ -52,15 +52,20 @@ type fileWriter struct {
 // size is capped at the target for this write.
 func writeTable(tbl *table.Table) (*table.Table, error) {
 	props := tbl.Properties()
+	set := iceberg.Properties{}
 	target := props.GetInt(table.WriteTargetFileSizeBytesKey, table.WriteTargetFileSizeBytesDefault)
-	if target >= props.GetInt(table.ParquetRowGroupSizeBytesKey, table.ParquetRowGroupSizeBytesDefault) {
+	if target < props.GetInt(table.ParquetRowGroupSizeBytesKey, table.ParquetRowGroupSizeBytesDefault) {
+		set[table.ParquetRowGroupSizeBytesKey] = strconv.Itoa(target)
+	}
+	rowGroupDefaults(props, set) // rowgroups.go
+	if len(set) == 0 {
 		return tbl, nil
 	}
 	b, err := table.MetadataBuilderFromBase(tbl.Metadata(), tbl.MetadataLocation())
 	if err != nil {
 		return nil, err
 	}
-	if err := b.SetProperties(iceberg.Properties{table.ParquetRowGroupSizeBytesKey: strconv.Itoa(target)}); err != nil {
+	if err := b.SetProperties(set); err != nil {
 		return nil, err
 	}
 	meta, err := b.Build()

@@ -28,18 +28,7 @@ func countFromMetadata(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *pl
 		if cnt == nil || !countsRows(cnt) {
 			return n, transform.SameTree, nil
 		}
-		rt, ok := agg.Child.(*plan.ResolvedTable)
-		if ta, isAlias := agg.Child.(*plan.TableAlias); isAlias {
-			rt, ok = ta.Child.(*plan.ResolvedTable)
-		}
-		if !ok {
-			return n, transform.SameTree, nil
-		}
-		t, ok := unwrapTable(rt.Table)
-		if !ok {
-			return n, transform.SameTree, nil
-		}
-		rows, ok := t.exactRowCount()
+		rt, t, rows, ok := countedTable(agg)
 		if !ok {
 			return n, transform.SameTree, nil
 		}
@@ -49,6 +38,24 @@ func countFromMetadata(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *pl
 			plan.NewTableCount(name, rt.SqlDatabase, t, rows, cnt.Id()),
 		), transform.NewTree, nil
 	})
+}
+
+// countedTable is the Iceberg table an aggregate reads directly (perhaps
+// under an alias) and its exact row count, when the metadata knows it.
+func countedTable(agg *plan.GroupBy) (*plan.ResolvedTable, *Table, uint64, bool) {
+	rt, ok := agg.Child.(*plan.ResolvedTable)
+	if ta, isAlias := agg.Child.(*plan.TableAlias); isAlias {
+		rt, ok = ta.Child.(*plan.ResolvedTable)
+	}
+	if !ok {
+		return nil, nil, 0, false
+	}
+	t, ok := unwrapTable(rt.Table)
+	if !ok {
+		return nil, nil, 0, false
+	}
+	rows, ok := t.exactRowCount()
+	return rt, t, rows, ok
 }
 
 func countOf(e sql.Expression) (*aggregation.Count, string) {

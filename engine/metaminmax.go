@@ -24,18 +24,7 @@ func minMaxFromMetadata(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *p
 		if !ok || len(agg.GroupByExprs) != 0 || len(agg.SelectDeps) == 0 {
 			return n, transform.SameTree, nil
 		}
-		rt, ok := agg.Child.(*plan.ResolvedTable)
-		if ta, isAlias := agg.Child.(*plan.TableAlias); isAlias {
-			rt, ok = ta.Child.(*plan.ResolvedTable)
-		}
-		if !ok {
-			return n, transform.SameTree, nil
-		}
-		t, ok := unwrapTable(rt.Table)
-		if !ok {
-			return n, transform.SameTree, nil
-		}
-		rows, ok := t.exactRowCount()
+		_, t, rows, ok := countedTable(agg)
 		if !ok {
 			return n, transform.SameTree, nil
 		}

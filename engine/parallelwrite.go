@@ -87,7 +87,7 @@ func (p *parallelWriter) deal(records iter.Seq2[arrow.RecordBatch, error], runRo
 			}
 			off += n
 			if inRun += n; inRun == runRows {
-				lane, inRun = (lane+1)%len(p.lanes), 0
+				lane, inRun = p.nextLane(lane), 0 // writelanes.go
 			}
 		}
 		rec.Release()

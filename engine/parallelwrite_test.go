@@ -30,11 +30,7 @@ func TestParallelWriteKeepsRunsTogether(t *testing.T) {
 	}
 	ctx := context.Background()
 	dir := t.TempDir()
-	e, err := engine.Open(ctx, engine.Config{Warehouse: dir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
+	e := openEngine(t, engine.Config{Warehouse: dir})
 	conn := openConnOn(t, e)
 	mustExec(t, conn, "CREATE DATABASE db", "USE db",
 		"CREATE TABLE t (id BIGINT, s STRING) TBLPROPERTIES ('write.parquet.row-group-limit'='100')",
@@ -113,7 +109,7 @@ func checkConsecutive(t *testing.T, path string) int {
 }
 
 // openConnOn opens one pinned session on an open engine.
-func openConnOn(t *testing.T, e *engine.Engine) *sql.Conn {
+func openConnOn(t testing.TB, e *engine.Engine) *sql.Conn {
 	t.Helper()
 	db := sql.OpenDB(e.Connector())
 	t.Cleanup(func() { db.Close() })

@@ -110,19 +110,8 @@ func eventBatch(schema *arrow.Schema, d, j int) arrow.RecordBatch {
 func openCounting(t testing.TB) (*engine.Engine, *sql.Conn, *atomic.Int64) {
 	t.Helper()
 	opens := &atomic.Int64{}
-	ctx := context.Background()
-	e, err := engine.Open(ctx, engine.Config{Warehouse: t.TempDir(), Store: countingStore{opens: opens}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { e.Close() })
-	db := sql.OpenDB(e.Connector())
-	t.Cleanup(func() { db.Close() })
-	conn, err := db.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { conn.Close() })
+	e := openEngine(t, engine.Config{Warehouse: t.TempDir(), Store: countingStore{opens: opens}})
+	conn := openConnOn(t, e)
 	return e, conn, opens
 }
 

@@ -56,6 +56,9 @@ type identityFill struct {
 func openTasks(ctx context.Context, tbl *table.Table, scan *table.Scan, tasks []table.FileScanTask, columns []string) (batchSource, error) {
 	fills := identityColumns(tbl, scan, columns)
 	if len(fills) == 0 {
+		if src, ok, err := openNative(ctx, scan, tasks); ok {
+			return src, err
+		}
 		return pushdown.Open(ctx, scan, tasks)
 	}
 	var bulk, single []table.FileScanTask

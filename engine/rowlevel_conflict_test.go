@@ -1,16 +1,6 @@
 package engine_test
 
-import (
-	"context"
-	"database/sql"
-	"errors"
-	"fmt"
-	"testing"
-
-	"github.com/dolthub/vitess/go/mysql"
-
-	"github.com/icesql/icesql/engine"
-)
+import "testing"
 
 // TestRowLevelCommitValidation races a transaction's row-level change
 // against a commit made by another session between the transaction's read
@@ -37,64 +27,10 @@ func TestRowLevelCommitValidation(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			ctx := context.Background()
-			e, err := engine.Open(ctx, engine.Config{Warehouse: t.TempDir()})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer e.Close()
-			db := sql.OpenDB(e.Connector())
-			defer db.Close()
-			mine, err := db.Conn(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer mine.Close()
-			theirs, err := db.Conn(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer theirs.Close()
-			props := ""
-			if tc.props != "" {
-				props = " TBLPROPERTIES (" + tc.props + ")"
-			}
-			mustExec(t, mine, "CREATE DATABASE c", "CREATE TABLE c.t (id BIGINT, v BIGINT)"+props,
-				"INSERT INTO c.t VALUES (1, 0), (2, 0), (3, 0)",
-				"BEGIN", tc.mine)
-			mustExec(t, theirs, tc.theirs)
-			_, err = mine.ExecContext(ctx, "COMMIT")
-			var se *mysql.SQLError
-			switch {
-			case tc.conflicts && !(errors.As(err, &se) && se.Num == mysql.ERLockDeadlock):
-				t.Fatalf("COMMIT: want error 1213, got %v", err)
-			case !tc.conflicts && err != nil:
-				t.Fatalf("COMMIT: %v", err)
-			}
-			if got := rowsOf(t, mine); got != tc.want {
+			conn := raceCommit(t, tc.props, nil, tc.mine, tc.theirs, tc.conflicts)
+			if got := idValues(t, conn, "c.t"); got != tc.want {
 				t.Errorf("rows: got %s, want %s", got, tc.want)
 			}
 		})
 	}
-}
-
-func rowsOf(t *testing.T, conn *sql.Conn) string {
-	t.Helper()
-	rows, err := conn.QueryContext(context.Background(), "SELECT id, v FROM c.t ORDER BY id")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	out := ""
-	for rows.Next() {
-		var id, v int64
-		if err := rows.Scan(&id, &v); err != nil {
-			t.Fatal(err)
-		}
-		if out != "" {
-			out += " "
-		}
-		out += fmt.Sprintf("%d:%d", id, v)
-	}
-	return out
 }

@@ -17,6 +17,7 @@ const (
 	bindScanIDsID
 	resolveQuantifiedID
 	vectorizeID
+	orderLargeJoinsID
 )
 
 // rememberCTASOptions keeps the table options of CREATE TABLE ... AS SELECT

@@ -20,6 +20,9 @@ type scanID struct {
 	// vectorNote says whether a GROUP BY over the scan runs vectorized,
 	// for EXPLAIN (vectorize.go).
 	vectorNote string
+	// filterNote says whether the Filter over the scan runs vectorized
+	// (vecfilter.go).
+	filterNote string
 }
 
 // bindScanIDs tells each Iceberg table of the statement its table id,

@@ -224,12 +224,15 @@ func (t *Table) openBatches(ctx *sql.Context, cols []string, rowFiltered bool) (
 		return nil, nil, err
 	}
 	if f := t.rowFilter(); f != nil {
-		// Planning pruned files with the filter; reading uses a weakened
-		// one (see pushdown.ReadFilter), or none at all for a reader that
-		// evaluates the whole WHERE clause itself where no file has row
-		// groups to skip.
+		// Planning pruned files with the filter, and row groups are pruned
+		// from their statistics (rowgroups.go); reading uses a weakened
+		// filter (see pushdown.ReadFilter), or none at all for a reader
+		// that evaluates the whole WHERE clause itself.
 		opts := []table.ScanOption{table.WithReporter(planned), table.WithSelectedFields(read...)}
-		if rowFiltered || !oneRowGroupEach(tasks) {
+		if !oneRowGroupEach(tasks) {
+			tasks = t.pruneRowGroups(ctx, planned, tasks, f) // rowgroups.go
+		}
+		if rowFiltered {
 			rf, err := pushdown.ReadFilter(t.tbl.Schema(), f)
 			if err != nil {
 				return nil, nil, err

@@ -503,6 +503,11 @@ func (tr *vecTranslator) aggregate(e sql.Expression) (vecOutput, vector.Agg, err
 		fn, arg = vector.Min, a.Child
 	case *aggregation.Max:
 		fn, arg = vector.Max, a.Child
+	case *aggregation.CountDistinct:
+		if err := countDistinctArg(a); err != nil {
+			return vecOutput{}, vector.Agg{}, err
+		}
+		fn, arg = vector.CountDistinct, a.Children()[0]
 	default:
 		return vecOutput{}, vector.Agg{}, decline("aggregate %s", e)
 	}
@@ -554,7 +559,7 @@ func (o vecOutput) aggregateValue(v vector.AggValue) (any, error) {
 		return o.exactValue(v)
 	}
 	switch o.fn {
-	case vector.CountStar, vector.Count:
+	case vector.CountStar, vector.Count, vector.CountDistinct:
 		return v.Count, nil
 	}
 	if v.Null {

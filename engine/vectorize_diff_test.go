@@ -41,6 +41,8 @@ func vecQueries() []string {
 		"SUM(`dec` * (1 - `dec`)), SUM(`dec` * `dec` * (1 + `dec`)), MIN(`dec` - 2), MAX(`dec` + 0.125)",
 		"SUM(i + 1), SUM(i * 2 - l), AVG(`dec` + i), MIN(i - 3)",
 		"MIN(s), MAX(s), MIN(dt), MAX(dt)",
+		"COUNT(DISTINCT i), COUNT(DISTINCT s), COUNT(DISTINCT dt), COUNT(DISTINCT `dec`)",
+		"COUNT(DISTINCT l), SUM(i), COUNT(*), COUNT(DISTINCT i)",
 	}
 	filters := []string{
 		"",
@@ -141,7 +143,8 @@ func TestVectorizeDeclines(t *testing.T) {
 	mustExec(t, conn, "CREATE DATABASE db", "USE db")
 	mustExec(t, conn, vecEdgeTable...)
 	for _, q := range []string{
-		"SELECT COUNT(DISTINCT s) FROM edge",
+		"SELECT COUNT(DISTINCT i + 1) FROM edge",
+		"SELECT COUNT(DISTINCT s, i) FROM edge",
 		"SELECT SUM(i / 2) FROM edge",
 		"SELECT g, SUM(i) FROM edge WHERE s LIKE '%a' GROUP BY g",
 		"SELECT SUM(i) FROM edge GROUP BY i + 1",

@@ -59,6 +59,8 @@ type Planned struct {
 
 	logOnce sync.Once
 	log     *readLog
+
+	native NativeStats // what native decoding read (native.go)
 }
 
 var _ metrics.Reporter = (*Planned)(nil)

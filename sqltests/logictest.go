@@ -74,6 +74,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // Reporter is the part of testing.TB the runner uses. *testing.T satisfies it.
@@ -129,7 +130,10 @@ func RunScript(ctx context.Context, t Reporter, conn *sql.Conn, name, script str
 		if rec.kind == kindQuery {
 			r.sum.Queries++
 		}
-		if !r.run(rec) {
+		start := time.Now()
+		ok := r.run(rec)
+		traceSlow(name, rec, time.Since(start))
+		if !ok {
 			r.sum.Failed++
 			if rec.kind == kindQuery {
 				r.sum.QueriesFailed++

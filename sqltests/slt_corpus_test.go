@@ -28,7 +28,8 @@ import (
 // baseline can shrink. ICESQL_SLT_BASELINE=<file> writes the failures of the
 // run to that file, grouped by cause, as a starting point for the baseline.
 // ICESQL_SLT_ONLY=<substring> runs only the files whose path contains it;
-// with -v, ICESQL_SLT_SHOW=<n> prints the first n failures of each file.
+// with -v, ICESQL_SLT_SHOW=<n> prints the first n failures of each file;
+// ICESQL_SLT_SLOW=<duration> prints every record that takes longer (slowtrace.go).
 const sltFixtures = "../../shared/fixtures"
 
 const sltBaseline = "testdata/slt-baseline.txt"

@@ -51,10 +51,12 @@ func (w *Warehouse) CommitTable(ctx context.Context, ident table.Identifier, req
 	if err := staleSequence(base, updates); err != nil {
 		return nil, "", fmt.Errorf("%w: %s.%s changed underneath: %v", table.ErrCommitFailed, ns, name, err)
 	}
-	updated, err := table.UpdateTableMetadata(base, updates, baseLoc)
+	detachAddedSnapshots(updates)
+	updated, err := table.UpdateTableMetadata(share(base), updates, baseLoc)
 	if err != nil {
 		return nil, "", fmt.Errorf("commit %s.%s: %w", ns, name, err)
 	}
+	updated = share(updated)
 	if updated.Location() != base.Location() {
 		return nil, "", fmt.Errorf("commit %s.%s: a table's location cannot change", ns, name)
 	}

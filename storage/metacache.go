@@ -2,7 +2,6 @@ package storage
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"io/fs"
 	"os"
@@ -64,6 +63,8 @@ type cachedMeta struct {
 type metaCache struct {
 	mu sync.Mutex
 	m  map[string]cachedMeta
+
+	snaps snapshotEncodings // encoded snapshots per table, for writing the next version (metaencode.go)
 }
 
 func (c *metaCache) get(location string) (cachedMeta, bool) {
@@ -89,6 +90,9 @@ func (c *metaCache) put(location string, cm cachedMeta) {
 func (c *metaCache) forget(location string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if cm, ok := c.m[location]; ok {
+		c.snaps.forget(cm.meta.TableUUID())
+	}
 	delete(c.m, location)
 }
 
@@ -126,15 +130,4 @@ func (w *Warehouse) remember(ctx context.Context, location string, version int, 
 		return
 	}
 	w.metas.put(location, cachedMeta{version: version, metaLoc: metaLoc, meta: meta, stamp: stamp})
-}
-
-// encodeMetadata is json.Marshal(meta) without its last pass: json.Marshal
-// re-validates and compacts a Marshaler's output, which for metadata with a
-// long snapshot list was a fifth of a small commit's time. iceberg-go's
-// MarshalJSON already returns compact JSON from json.Marshal.
-func encodeMetadata(meta table.Metadata) ([]byte, error) {
-	if m, ok := meta.(json.Marshaler); ok {
-		return m.MarshalJSON()
-	}
-	return json.Marshal(meta)
 }

@@ -432,6 +432,7 @@ func (w *Warehouse) loadCurrent(ctx context.Context, location string) (meta tabl
 	if err != nil {
 		return nil, "", 0, fmt.Errorf("parse %s: %w", metaLoc, err)
 	}
+	meta = share(meta)
 	w.remember(ctx, location, version, metaLoc, meta)
 	return meta, metaLoc, version, nil
 }
@@ -539,7 +540,7 @@ func (w *Warehouse) unbind(ctx context.Context, ns, name string) error {
 }
 
 func (w *Warehouse) writeMetadata(ctx context.Context, location string, meta table.Metadata) error {
-	data, err := encodeMetadata(meta)
+	data, err := w.metas.snaps.encodeMetadata(meta)
 	if err != nil {
 		return fmt.Errorf("encode table metadata: %w", err)
 	}

@@ -25,6 +25,7 @@ const (
 	Avg // Sum and Count; the caller divides as its SQL dialect rounds
 	Min
 	Max
+	CountDistinct // distinct non-NULL values (distinct.go)
 )
 
 // Agg is one aggregate of a Plan.
@@ -120,6 +121,9 @@ func Run(ctx context.Context, src Source, p *Plan, workers int) ([]Group, error)
 			return nil, err
 		}
 		ws[i] = w
+	}
+	if sp, ok := src.(Splitter); ok {
+		return runSplit(ctx, cancel, sp.Split(len(ws)), ws)
 	}
 	recs := make(chan arrow.RecordBatch, workers)
 	var wg sync.WaitGroup
@@ -313,6 +317,9 @@ func (w *worker) groupIDs(sel []int32) ([]int32, error) {
 			strs[k] = kf.str(&w.b)
 		}
 	}
+	if w.dictGroupIDs(nums, strs, sel) {
+		return w.gids, nil
+	}
 	for i, row := range sel {
 		// Rows often come in runs of one group (files sorted or clustered
 		// by a key): a row keyed as the one before is in its group.
@@ -428,6 +435,8 @@ type accum struct {
 	has   []bool
 	iv    []int64
 	sv    []string
+	// distinct is CountDistinct's per-group sets (distinct.go).
+	distinct distinctSets
 }
 
 func (a *accum) grow(n int) {
@@ -466,6 +475,8 @@ func (a *accum) update(b *batch, sel, gids []int32, arg argFn) error {
 			a.count[g]++
 		}
 		return nil
+	case CountDistinct:
+		return a.updateDistinct(b, sel, gids, arg)
 	}
 	if arg.str != nil {
 		sv := arg.str(b)
@@ -528,6 +539,10 @@ func better(f AggFunc, less, greater bool) bool {
 }
 
 func (a *accum) merge(g int32, o *accum, og int32) {
+	if o.agg.Func == CountDistinct {
+		a.mergeDistinct(g, o, og)
+		return
+	}
 	a.count[g] += o.count[og]
 	if o.agg.Func == Sum || o.agg.Func == Avg {
 		lo := a.lo[g] + o.lo[og]
@@ -566,6 +581,8 @@ func (a *accum) result(g int32) (AggValue, error) {
 	switch a.agg.Func {
 	case CountStar, Count:
 		return AggValue{Count: a.count[g]}, nil
+	case CountDistinct:
+		return AggValue{Count: a.distinctCount(g)}, nil
 	case Sum, Avg:
 		if a.count[g] == 0 {
 			return AggValue{Null: true}, nil

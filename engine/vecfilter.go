@@ -1,0 +1,257 @@
+package engine
+
+import (
+	"strings"
+
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/expression"
+	"github.com/dolthub/go-mysql-server/sql/plan"
+	"github.com/dolthub/go-mysql-server/sql/transform"
+
+	"github.com/icesql/icesql/pushdown/vector"
+)
+
+// A WHERE clause directly over an Iceberg scan (a plain SELECT, each input
+// of a join, the rows under a GROUP BY the vector path declined) runs on
+// Arrow batches when it translates: the predicate gives each batch a
+// selection of rows, and only those rows become go-mysql-server rows (late
+// materialisation: a rejected row's values are never converted). This
+// happens when the plan is built into iterators, not in an analyzer rule,
+// because go-mysql-server analyzes simple single-table SELECTs with a
+// short rule set of its own that runs no rule icesql adds; building sees
+// every statement's final plan, with its column indexes assigned.
+
+// vectorBuilder is the exec builder's priority builder: it builds Filters
+// over Iceberg scans on the vector path, folds constant date literals into
+// the Filters it leaves to the row path, and passes everything else on.
+type vectorBuilder struct {
+	next sql.NodeExecBuilder // the EXPLAIN builder
+	base sql.NodeExecBuilder // go-mysql-server's builder
+}
+
+func (b vectorBuilder) Build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.RowIter, error) {
+	switch n := n.(type) {
+	case *plan.Filter:
+		return b.buildFilter(ctx, n, row)
+	case *plan.JoinNode:
+		if vectorizeOn(ctx) {
+			if vj, _ := newVectorJoin(ctx, n, row); vj != nil {
+				return vj.iter(ctx)
+			}
+		}
+	case *plan.DescribeQuery:
+		noteVectorFilters(ctx, n.Query())
+	}
+	return b.next.Build(ctx, n, row)
+}
+
+func (b vectorBuilder) buildFilter(ctx *sql.Context, f *plan.Filter, row sql.Row) (sql.RowIter, error) {
+	// OFF leaves go-mysql-server's row path as it is, folding included:
+	// the differential tests compare with it.
+	if !vectorizeOn(ctx) {
+		return nil, nil
+	}
+	// A Filter built with a parent row is a join's inner side or in a
+	// subquery, built again for each outer row: the row path's cache of
+	// small tables serves those rescans, which the vector path would read
+	// from storage each time.
+	if len(row) == 0 {
+		if vf, _ := newVectorFilter(ctx, f); vf != nil {
+			return vf.iter(ctx)
+		}
+	}
+	cond, changed, err := foldDateLiterals(ctx, f.Expression)
+	if err != nil || !changed {
+		return nil, err
+	}
+	child, err := b.base.Build(ctx, f.Child, row)
+	if err != nil {
+		return nil, err
+	}
+	return plan.NewFilterIter(cond, child), nil
+}
+
+// noteVectorFilters tells EXPLAIN, per scan, whether the Filter above it
+// runs on the vector path.
+func noteVectorFilters(ctx *sql.Context, n sql.Node) {
+	for _, t := range icebergScans(ctx, n) {
+		t.scan.filterNote = ""
+	}
+	inner := innerFilters(ctx, n)
+	walkPlan(ctx, n, func(n sql.Node) {
+		if j, ok := n.(*plan.JoinNode); ok && vectorizeOn(ctx) {
+			if vj, _ := newVectorJoin(ctx, j, nil); vj != nil {
+				vj.left.t.scan.filterNote = "yes: the WHERE clause and the hash join's probe run on Arrow batches; rows are built only for rows that join"
+				vj.right.t.scan.filterNote = "yes: the WHERE clause runs on Arrow batches; its rows fill the hash join's table"
+			}
+			return
+		}
+		f, ok := n.(*plan.Filter)
+		if !ok {
+			return
+		}
+		t, _ := filteredScan(f.Child)
+		if t == nil || t.scan.filterNote != "" {
+			return
+		}
+		switch _, why := newVectorFilter(ctx, f); {
+		case !vectorizeOn(ctx):
+			t.scan.filterNote = "no, icesql_vectorize is OFF"
+		case inner[f]:
+			t.scan.filterNote = "no, the row path evaluates the WHERE clause: the scan is read again for each outer row"
+		case why == "":
+			t.scan.filterNote = "yes: the WHERE clause runs on Arrow batches; rows are built for the rows it keeps"
+		default:
+			t.scan.filterNote = "no, the row path evaluates the WHERE clause: " + why
+		}
+	})
+}
+
+// innerFilters is the Filters of n built with a parent row: those on the
+// inner side of a join, and those in subqueries.
+func innerFilters(ctx *sql.Context, n sql.Node) map[*plan.Filter]bool {
+	inner := map[*plan.Filter]bool{}
+	mark := func(n sql.Node) {
+		walkPlan(ctx, n, func(n sql.Node) {
+			if f, ok := n.(*plan.Filter); ok {
+				inner[f] = true
+			}
+		})
+	}
+	walkPlan(ctx, n, func(n sql.Node) {
+		if j, ok := n.(*plan.JoinNode); ok {
+			mark(j.Right())
+		}
+		if ex, ok := n.(sql.Expressioner); ok {
+			for _, e := range ex.Expressions() {
+				transform.InspectExpr(ctx, e, func(ctx *sql.Context, e sql.Expression) bool {
+					if sq, ok := e.(*plan.Subquery); ok {
+						mark(sq.Query)
+					}
+					return false
+				})
+			}
+		}
+	})
+	return inner
+}
+
+// filteredScan is the Iceberg table a Filter's child scans, when the
+// child is a scan whose rows are the table's projected columns.
+func filteredScan(child sql.Node) (*Table, string) {
+	if ta, ok := child.(*plan.TableAlias); ok {
+		child = ta.Child
+	}
+	var st sql.Table
+	switch c := child.(type) {
+	case *plan.ResolvedTable:
+		st = c.Table
+	case *plan.IndexedTableAccess:
+		if !c.IsStatic() {
+			return nil, "an index lookup keyed by another table"
+		}
+		st = c.Table
+	default:
+		return nil, ""
+	}
+	if _, ok := plan.FindVirtualColumnTable(st); ok {
+		return nil, "virtual columns"
+	}
+	t, ok := unwrapTable(st)
+	if !ok {
+		return nil, ""
+	}
+	return t, ""
+}
+
+// vectorFilter is a Filter over an Iceberg scan, computed on batches.
+type vectorFilter struct {
+	t     *Table
+	cols  []string       // Iceberg names of the row's columns, in row order
+	read  []string       // what is read: cols, or the first column for none
+	pred  vector.Expr    // nil: every row
+	cond  sql.Expression // the row path's condition, for inexact batches
+	width int
+}
+
+// newVectorFilter translates f, or says why it cannot.
+func newVectorFilter(ctx *sql.Context, f *plan.Filter) (*vectorFilter, string) {
+	return newVectorScan(ctx, f.Child, f.Expression)
+}
+
+// vectorSource is n, a scan or a Filter over one, read on the vector path.
+func vectorSource(ctx *sql.Context, n sql.Node) (*vectorFilter, string) {
+	if f, ok := n.(*plan.Filter); ok {
+		return newVectorFilter(ctx, f)
+	}
+	return newVectorScan(ctx, n, nil)
+}
+
+// newVectorScan reads scan on the vector path, keeping the rows where cond
+// (nil: every row) is TRUE, or says why it cannot.
+func newVectorScan(ctx *sql.Context, scan sql.Node, cond sql.Expression) (*vectorFilter, string) {
+	t, why := filteredScan(scan)
+	if t == nil {
+		if why == "" {
+			why = "not over an Iceberg scan"
+		}
+		return nil, why
+	}
+	switch {
+	case t.snapshotID != nil:
+		return nil, "time travel reads are not vectorized"
+	case t.identity != nil:
+		return nil, "rows of a row-level change"
+	}
+	cols := t.resolveColumns(t.projection)
+	if t.projection == nil {
+		cols = t.names
+	}
+	read := cols
+	if len(read) == 0 {
+		read = t.names[:1]
+	}
+	v := &vectorFilter{t: t, cols: cols, read: read, cond: cond, width: len(cols)}
+	if cond == nil {
+		return v, ""
+	}
+	tr := &vecTranslator{ctx: ctx, t: t, cols: map[string]bool{}}
+	// Column references index the scan's rows: each must be the projected
+	// column of its name, or the row path and this one would disagree.
+	var bad string
+	walkGetFields(cond, func(gf *expression.GetField) {
+		j := t.schema.IndexOfColName(gf.Name())
+		if bad == "" && (gf.Index() < 0 || gf.Index() >= len(cols) || j < 0 || j >= len(t.names) || cols[gf.Index()] != t.names[j] || !t.owns(gf)) {
+			bad = "column " + gf.String() + " is not the scan's"
+		}
+	})
+	if bad != "" {
+		return nil, bad
+	}
+	pred, err := tr.predicate(cond)
+	if err != nil {
+		return nil, err.Error()
+	}
+	if err := vector.Check(pred, true); err != nil {
+		return nil, err.Error()
+	}
+	v.pred = pred
+	return v, ""
+}
+
+func walkGetFields(e sql.Expression, f func(*expression.GetField)) {
+	if gf, ok := e.(*expression.GetField); ok {
+		f(gf)
+	}
+	for _, c := range e.Children() {
+		walkGetFields(c, f)
+	}
+}
+
+// describeFilter is the EXPLAIN line of a scan's Filter, if one was noted.
+func (s *scanID) describeFilter() string {
+	if s.filterNote == "" {
+		return ""
+	}
+	return "vectorized filter: " + strings.TrimSpace(s.filterNote)
+}

@@ -1,0 +1,287 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"sync"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/dolthub/go-mysql-server/sql"
+
+	"github.com/icesql/icesql/pushdown/vector"
+)
+
+// The rows of a vectorized filter are built ahead of go-mysql-server on
+// every core: each batch is selected and its kept rows built by one
+// worker, and the iterator hands out the batches' rows in scan order, so
+// the single goroutine pulling rows (a join, a sort) does only its own
+// work. At most pipelineDepth batches per worker wait, which bounds memory.
+const pipelineDepth = 2
+
+// filteredBatch is the rows one batch contributes, once its worker is done.
+type filteredBatch struct {
+	done chan struct{}
+	rows []sql.Row
+	err  error
+}
+
+type filterJob struct {
+	rec arrow.RecordBatch
+	out *filteredBatch
+}
+
+func (v *vectorFilter) iter(ctx *sql.Context) (sql.RowIter, error) {
+	return v.pipeline(ctx, func() (batchFunc, error) {
+		k, err := v.keeper()
+		if err != nil {
+			return nil, err
+		}
+		return k.filter, nil
+	})
+}
+
+// batchFunc turns one batch into rows; each worker has its own.
+type batchFunc func(ctx *sql.Context, rec arrow.RecordBatch) ([]sql.Row, error)
+
+// keeper is a worker's filter over v's batches.
+func (v *vectorFilter) keeper() (*keptRows, error) {
+	k := &keptRows{v: v, rows: rowBlocks{width: v.width}}
+	if v.pred != nil {
+		s, err := vector.NewSelector(v.pred)
+		if err != nil {
+			return nil, fmt.Errorf("vectorized filter over %s: %w", v.t.String(), err)
+		}
+		k.sel = s
+	}
+	return k, nil
+}
+
+// pipeline reads v's batches and turns them into rows on every core with
+// the batchFuncs newFunc makes, giving the rows in scan order.
+func (v *vectorFilter) pipeline(ctx *sql.Context, newFunc func() (batchFunc, error)) (sql.RowIter, error) {
+	workers := runtime.GOMAXPROCS(0)
+	fns := make([]batchFunc, workers)
+	for i := range fns {
+		fn, err := newFunc()
+		if err != nil {
+			return nil, err
+		}
+		fns[i] = fn
+	}
+	src, _, err := v.t.openBatches(ctx, v.read, false)
+	if err != nil {
+		return nil, err
+	}
+	runCtx, cancel := context.WithCancel(ctx)
+	it := &vectorFilterIter{
+		src:    src,
+		cancel: cancel,
+		order:  make(chan *filteredBatch, workers*pipelineDepth),
+	}
+	jobs := make(chan filterJob, workers)
+	it.wg.Add(1)
+	go it.produce(runCtx, jobs)
+	for _, fn := range fns {
+		it.wg.Add(1)
+		go it.work(ctx.WithContext(runCtx), fn, jobs)
+	}
+	return it, nil
+}
+
+// vectorFilterIter gives the rows each batch's worker kept, batch by batch
+// in scan order.
+type vectorFilterIter struct {
+	src    batchSource
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+	order  chan *filteredBatch // batches in scan order, as they are read
+	cur    []sql.Row
+	closed bool
+}
+
+// produce reads the batches, queueing each for a worker and, in order,
+// for the consumer.
+func (it *vectorFilterIter) produce(ctx context.Context, jobs chan<- filterJob) {
+	defer it.wg.Done()
+	defer close(it.order)
+	defer close(jobs)
+	for {
+		rec, err := it.src.Next()
+		if err != nil {
+			// io.EOF ends the rows; the consumer reports any other error.
+			fb := &filteredBatch{done: make(chan struct{}), err: err}
+			close(fb.done)
+			select {
+			case it.order <- fb:
+			case <-ctx.Done():
+			}
+			return
+		}
+		rec.Retain()
+		fb := &filteredBatch{done: make(chan struct{})}
+		select {
+		case it.order <- fb:
+		case <-ctx.Done():
+			rec.Release()
+			return
+		}
+		select {
+		case jobs <- filterJob{rec: rec, out: fb}:
+		case <-ctx.Done():
+			rec.Release()
+			return
+		}
+	}
+}
+
+func (it *vectorFilterIter) work(ctx *sql.Context, fn batchFunc, jobs <-chan filterJob) {
+	defer it.wg.Done()
+	for j := range jobs {
+		if ctx.Err() == nil {
+			j.out.rows, j.out.err = fn(ctx, j.rec)
+		} else {
+			j.out.err = ctx.Err()
+		}
+		j.rec.Release()
+		close(j.out.done)
+	}
+}
+
+func (it *vectorFilterIter) Next(ctx *sql.Context) (sql.Row, error) {
+	for len(it.cur) == 0 {
+		var fb *filteredBatch
+		select {
+		case fb = <-it.order:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		if fb == nil {
+			return nil, errors.New("vectorized filter: read after the end")
+		}
+		select {
+		case <-fb.done:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		if fb.err != nil {
+			return nil, fb.err // io.EOF ends the rows
+		}
+		it.cur = fb.rows
+	}
+	r := it.cur[0]
+	it.cur = it.cur[1:]
+	return r, nil
+}
+
+func (it *vectorFilterIter) Close(*sql.Context) error {
+	if it.closed {
+		return nil
+	}
+	it.closed = true
+	it.cancel()
+	// Unblock a producer waiting to queue a batch, then wait for every
+	// goroutine before closing the source they read.
+	go func() {
+		for range it.order {
+		}
+	}()
+	it.wg.Wait()
+	it.src.Close()
+	return nil
+}
+
+var _ sql.RowIter = (*vectorFilterIter)(nil)
+
+// keptRows builds one worker's rows.
+type keptRows struct {
+	v    *vectorFilter
+	sel  *vector.Selector // nil: every row
+	cols []arrow.Array    // the batch's columns in row order
+	rows rowBlocks
+	all  []int32
+}
+
+// filter is the rows of rec the predicate keeps.
+func (b *keptRows) filter(ctx *sql.Context, rec arrow.RecordBatch) ([]sql.Row, error) {
+	keep, pending, err := b.selectRows(ctx, rec)
+	if err != nil || keep == nil {
+		return pending, err
+	}
+	out := make([]sql.Row, len(keep))
+	for i, r := range keep {
+		if out[i], err = b.row(int(r)); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// selectRows binds rec and gives the rows the predicate keeps, or, for a
+// batch the vector path cannot compute exactly, nil and the rows the row
+// path kept.
+func (b *keptRows) selectRows(ctx *sql.Context, rec arrow.RecordBatch) ([]int32, []sql.Row, error) {
+	b.cols = b.cols[:0]
+	for _, name := range b.v.cols {
+		idx := rec.Schema().FieldIndices(name)
+		if len(idx) == 0 {
+			return nil, nil, fmt.Errorf("scan of %s returned no column %s", b.v.t.String(), name)
+		}
+		b.cols = append(b.cols, rec.Column(idx[0]))
+	}
+	n := int(rec.NumRows())
+	if b.sel == nil {
+		if cap(b.all) < n {
+			b.all = make([]int32, n)
+			for i := range b.all {
+				b.all[i] = int32(i)
+			}
+		}
+		return b.all[:n], nil, nil
+	}
+	keep, err := b.sel.Select(rec)
+	if errors.Is(err, vector.ErrInexact) {
+		rows, err := b.filterRows(ctx, rec)
+		if rows == nil {
+			rows = []sql.Row{}
+		}
+		return nil, rows, err
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("vectorized filter over %s: %w", b.v.t.String(), err)
+	}
+	return keep, nil, nil
+}
+
+func (b *keptRows) row(r int) (sql.Row, error) {
+	row := b.rows.next()
+	for i, col := range b.cols {
+		val, err := rowValue(col, r)
+		if err != nil {
+			return nil, err
+		}
+		row[i] = val
+	}
+	return row, nil
+}
+
+// filterRows filters rec on the row path: one of its values is outside
+// what the vector path computes exactly.
+func (b *keptRows) filterRows(ctx *sql.Context, rec arrow.RecordBatch) ([]sql.Row, error) {
+	var out []sql.Row
+	for r := range int(rec.NumRows()) {
+		row, err := b.row(r)
+		if err != nil {
+			return nil, err
+		}
+		ok, err := sql.EvaluateCondition(ctx, b.v.cond, row)
+		if err != nil {
+			return nil, err
+		}
+		if sql.IsTrue(ok) {
+			out = append(out, row)
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,58 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/apache/iceberg-go/table"
+	"github.com/dolthub/go-mysql-server/sql"
+
+	"github.com/icesql/icesql/pushdown"
+)
+
+// The vector path asks for native decoding (pushdown/native.go) by putting
+// a pushdown.Native in the statement's context; openTasks then reads the
+// tasks it can with it. Only the vector kernels read such batches: their
+// decimals are unscaled int64s and their strings dictionaries, which the
+// row path's conversion (types.go) does not expect.
+
+type nativeKey struct{}
+
+// withNativeDecode returns ctx asking for native decoding of t's files.
+func (t *Table) withNativeDecode(ctx *sql.Context) *sql.Context {
+	fs, err := t.tbl.FS(ctx)
+	if err != nil {
+		return ctx // iceberg-go's reader reports it
+	}
+	planned := t.planned()
+	n := pushdown.Native{FS: planned.IO(fs), Schema: t.tbl.Schema(), Filter: t.rowFilter(), Stats: planned.NativeStats()}
+	return ctx.WithContext(context.WithValue(ctx.Context, nativeKey{}, n))
+}
+
+// openNative reads tasks natively when ctx asks for it and some task
+// allows it.
+func openNative(ctx context.Context, scan *table.Scan, tasks []table.FileScanTask) (batchSource, bool, error) {
+	n, ok := ctx.Value(nativeKey{}).(pushdown.Native)
+	if !ok {
+		return nil, false, nil
+	}
+	b, err := pushdown.OpenNative(ctx, n, scan, tasks)
+	if err != nil {
+		return nil, true, err
+	}
+	if b == nil {
+		return nil, false, nil
+	}
+	return b, true, nil
+}
+
+// nativeLine is EXPLAIN ANALYZE's account of native decoding, empty when
+// the statement used none.
+func nativeLine(s *pushdown.NativeStats) string {
+	tasks, fallback := s.Tasks.Load(), s.Fallback.Load()
+	if tasks == 0 && fallback == 0 {
+		return ""
+	}
+	return fmt.Sprintf("native decoding: %d tasks (row groups: %d read, %d skipped by statistics), %d tasks through iceberg-go",
+		tasks, s.RowGroupsRead.Load(), s.RowGroupsSkipped.Load(), fallback)
+}

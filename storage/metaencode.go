@@ -1,0 +1,213 @@
+package storage
+
+import (
+	"bytes"
+	"encoding/json"
+	"reflect"
+	"slices"
+	"strconv"
+	"sync"
+
+	"github.com/apache/iceberg-go/table"
+	"github.com/google/uuid"
+)
+
+// Every commit writes the whole metadata JSON, and the two lists in it that
+// grow with every commit, snapshots and snapshot-log, were most of a small
+// commit's CPU once a table had some history: iceberg-go encodes every
+// snapshot (and its summary map) anew each time. A snapshot never changes
+// once committed, so its encoding is kept per table and the file is
+// assembled from the kept encodings plus the parts that did change.
+//
+// The assembly relies on how iceberg-go's MarshalJSON lays the document out
+// (snapshots last, snapshot-log an ordinary field) and reads the two lists
+// through reflection, as encoding/json itself does. When the metadata does not
+// look as expected, encodeMetadata falls back to MarshalJSON, and a test
+// checks that both give the same bytes.
+
+// sentinelSnapshotID marks where the snapshot-log goes: a one-entry log with
+// it stands in for the real log while the rest of the document is encoded,
+// and its encoding is then replaced by the real one.
+const (
+	sentinelSnapshotID  = -7318014508357911003
+	sentinelSnapshotLog = `[{"snapshot-id":-7318014508357911003,"timestamp-ms":-1}]`
+)
+
+// snapshotKey tells a snapshot from any other of its table, even one a
+// failed commit built with the same id.
+type snapshotKey struct {
+	id           int64
+	manifestList string
+	seq, ts      int64
+}
+
+func keyOf(s *table.Snapshot) snapshotKey {
+	return snapshotKey{id: s.SnapshotID, manifestList: s.ManifestList, seq: s.SequenceNumber, ts: s.TimestampMs}
+}
+
+// keptList is the encoding of the snapshot list a table's last metadata
+// file was written with: body is `s0,s1,...`, and ends[i] where snapshot i
+// ends in it. The next file's list usually starts with the same snapshots.
+type keptList struct {
+	keys []snapshotKey
+	ends []int
+	body []byte
+}
+
+// snapshotEncodings keeps, per table UUID, the encoded snapshot list of the
+// last metadata file written through one warehouse. The zero value is ready
+// to use.
+type snapshotEncodings struct {
+	mu     sync.Mutex
+	tables map[uuid.UUID]*keptList
+}
+
+// forget drops what is kept for a table, when it is dropped.
+func (c *snapshotEncodings) forget(id uuid.UUID) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.tables, id)
+}
+
+// appendList appends the JSON of snaps, a table's snapshot list, to dst as
+// iceberg-go writes it in a metadata file: `[s0,s1,...]`. The longest prefix
+// that the table's last list shares with snaps is reused; the rest is
+// encoded and kept for the next time.
+func (c *snapshotEncodings) appendList(dst []byte, id uuid.UUID, snaps []table.Snapshot) ([]byte, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.tables == nil {
+		c.tables = map[uuid.UUID]*keptList{}
+	}
+	k := c.tables[id]
+	if k == nil {
+		k = &keptList{}
+		c.tables[id] = k
+	}
+	n := 0
+	for n < len(snaps) && n < len(k.keys) && k.keys[n] == keyOf(&snaps[n]) {
+		n++
+	}
+	end := 0
+	if n > 0 {
+		end = k.ends[n-1]
+	}
+	// Appending past end overwrites the part of body no longer needed;
+	// body is read only under c.mu.
+	k.keys, k.ends, k.body = k.keys[:n], k.ends[:n], k.body[:end]
+	for i := n; i < len(snaps); i++ {
+		data, err := snaps[i].MarshalJSON()
+		if err != nil {
+			delete(c.tables, id)
+			return nil, err
+		}
+		if i > 0 {
+			k.body = append(k.body, ',')
+		}
+		k.body = append(k.body, data...)
+		k.keys = append(k.keys, keyOf(&snaps[i]))
+		k.ends = append(k.ends, len(k.body))
+	}
+	dst = slices.Grow(dst, len(k.body)+3)
+	dst = append(dst, '[')
+	dst = append(dst, k.body...)
+	return append(dst, ']'), nil
+}
+
+// encodeSnapshotLog writes the snapshot-log as encoding/json would, by hand:
+// it is two numbers per commit of the table's whole life.
+func encodeSnapshotLog(log []table.SnapshotLogEntry) []byte {
+	out := make([]byte, 0, 2+len(log)*56)
+	out = append(out, '[')
+	for i, e := range log {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		out = append(out, `{"snapshot-id":`...)
+		out = strconv.AppendInt(out, e.SnapshotID, 10)
+		out = append(out, `,"timestamp-ms":`...)
+		out = strconv.AppendInt(out, e.TimestampMs, 10)
+		out = append(out, '}')
+	}
+	return append(out, ']')
+}
+
+// encodeMetadata returns the JSON iceberg-go's MarshalJSON gives for meta,
+// reusing the kept encodings of its snapshots.
+func (c *snapshotEncodings) encodeMetadata(meta table.Metadata) ([]byte, error) {
+	if data, ok, err := c.assemble(meta); ok || err != nil {
+		return data, err
+	}
+	return marshalMetadata(meta)
+}
+
+// assemble encodes meta from its parts; ok is false when meta is not laid
+// out as this code expects, and the caller must encode it the plain way.
+func (c *snapshotEncodings) assemble(meta table.Metadata) (data []byte, ok bool, err error) {
+	meta = unshared(meta)
+	rv := reflect.ValueOf(meta)
+	if rv.Kind() != reflect.Pointer || rv.IsNil() || rv.Elem().Kind() != reflect.Struct {
+		return nil, false, nil
+	}
+	src := rv.Elem()
+	snapsV, logV := src.FieldByName("SnapshotList"), src.FieldByName("SnapshotLog")
+	deferred := src.FieldByName("deferredSnapshots")
+	if !snapsV.IsValid() || snapsV.Type() != reflect.TypeFor[[]table.Snapshot]() ||
+		!logV.IsValid() || logV.Type() != reflect.TypeFor[[]table.SnapshotLogEntry]() ||
+		(deferred.IsValid() && (deferred.Kind() != reflect.Pointer || !deferred.IsNil())) {
+		return nil, false, nil
+	}
+	snaps := snapsV.Interface().([]table.Snapshot)
+	log := logV.Interface().([]table.SnapshotLogEntry)
+
+	// A shallow copy without the two lists encodes in time independent of
+	// the table's history; nothing it shares with meta is modified.
+	cp := reflect.New(src.Type())
+	cp.Elem().Set(src)
+	cpSnaps, cpLog := cp.Elem().FieldByName("SnapshotList"), cp.Elem().FieldByName("SnapshotLog")
+	if !cpSnaps.CanSet() || !cpLog.CanSet() {
+		return nil, false, nil
+	}
+	cpSnaps.Set(reflect.Zero(cpSnaps.Type()))
+	if len(log) > 0 {
+		cpLog.Set(reflect.ValueOf([]table.SnapshotLogEntry{{SnapshotID: sentinelSnapshotID, TimestampMs: -1}}))
+	}
+	m, isMarshaler := cp.Interface().(json.Marshaler)
+	if !isMarshaler {
+		return nil, false, nil
+	}
+	head, err := m.MarshalJSON()
+	if err != nil {
+		return nil, true, err
+	}
+	if len(head) < 2 || head[len(head)-1] != '}' {
+		return nil, false, nil
+	}
+	if len(log) > 0 {
+		at := bytes.Index(head, []byte(sentinelSnapshotLog))
+		if at < 0 {
+			return nil, false, nil
+		}
+		head = bytes.Join([][]byte{head[:at], encodeSnapshotLog(log), head[at+len(sentinelSnapshotLog):]}, nil)
+	}
+	if len(snaps) == 0 {
+		return head, true, nil
+	}
+	out := make([]byte, 0, len(head)+16)
+	out = append(out, head[:len(head)-1]...)
+	out = append(out, `,"snapshots":`...)
+	if out, err = c.appendList(out, meta.TableUUID(), snaps); err != nil {
+		return nil, true, err
+	}
+	return append(out, '}'), true, nil
+}
+
+// marshalMetadata is json.Marshal(meta) without its last pass: json.Marshal
+// re-validates and compacts a Marshaler's output. iceberg-go's MarshalJSON
+// already returns compact JSON from json.Marshal.
+func marshalMetadata(meta table.Metadata) ([]byte, error) {
+	if m, ok := meta.(json.Marshaler); ok {
+		return m.MarshalJSON()
+	}
+	return json.Marshal(meta)
+}
