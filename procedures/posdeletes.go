@@ -228,16 +228,13 @@ func rewritePositionDeletes(ctx context.Context, tbl *table.Table, tx *table.Tra
 		groups[k] = append(groups[k], f)
 	}
 	slices.Sort(keys)
-	if len(keys) > 0 && tbl.Metadata().Version() >= 3 {
-		n := 0
-		for _, k := range keys {
-			n += len(groups[k])
-		}
-		return res, v3PositionDeletesError(tbl, n) // rewrite_v3.go
+	merge := mergePositionDeletes
+	if tbl.Metadata().Version() >= 3 {
+		merge = dvMerger(snap) // rewrite_v3.go
 	}
 	for _, k := range keys {
 		for _, chunk := range o.selectGroup(groups[k]) {
-			added, err := mergePositionDeletes(ctx, tbl, fsys, live, chunk, o.target)
+			added, err := merge(ctx, tbl, fsys, live, chunk, o.target)
 			if err != nil {
 				return res, err
 			}

@@ -1,18 +1,28 @@
 package procedures
 
 import (
-	"errors"
+	"context"
 	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/iceberg-go"
+	icebergio "github.com/apache/iceberg-go/io"
 	"github.com/apache/iceberg-go/table"
+
+	"github.com/icesql/icesql/storage"
 )
 
-// On format-version 3 tables rows have ids (row lineage) that a rewrite
-// must carry over: the sort strategy reads each row's _row_id and
-// _last_updated_sequence_number and stores them in the files it writes,
-// as iceberg-go's own binpack rewrite (ExecuteCompactionGroup) does.
+// Format-version 3 tables differ for the rewrite procedures in two ways:
+//   - rows have ids (row lineage) that a rewrite must carry over: the sort
+//     strategy of rewrite_data_files reads each row's _row_id and
+//     _last_updated_sequence_number and stores them in the files it
+//     writes, as iceberg-go's own binpack rewrite (ExecuteCompactionGroup)
+//     does;
+//   - deletes are deletion vectors, and Parquet position delete files may
+//     not be added: rewrite_position_delete_files turns the position
+//     deletes left from format-version 2 into DVs (dvMerger).
 
 // sortScan is the scan the sort strategy reads a group with.
 func sortScan(tbl *table.Table) *table.Scan {
@@ -36,11 +46,70 @@ func sortWrite(tbl *table.Table, schema *arrow.Schema) (*arrow.Schema, []table.W
 	return out, []table.WriteRecordOption{table.WithPreserveRowLineage(withLineage)}, nil
 }
 
-// v3PositionDeletesError refuses to rewrite position delete files of a v3
-// table: the spec forbids adding Parquet position delete files there
-// (deletes are deletion vectors), and turning them into deletion vectors
-// (as Spark does) is not done here yet.
-func v3PositionDeletesError(tbl *table.Table, files int) error {
-	return fmt.Errorf("%s is a format-version 3 table, whose deletes must be deletion vectors: rewriting its %d position delete files (left from format-version 2) into deletion vectors is not supported yet; a merge-on-read DELETE, UPDATE or MERGE of rows of their data files folds them into deletion vectors, and rewrite_data_files applies them: %w",
-		tbl.Identifier(), files, errors.ErrUnsupported)
+// dvMerger is mergePositionDeletes for a v3 table, where the spec forbids
+// adding Parquet position delete files: as Spark does, the rows of a group
+// of position delete files become one deletion vector per live data file
+// they name, written into one Puffin file per data file. A data file that
+// already has a DV gets none: readers ignore its position deletes already
+// (a conforming writer folded them into its DV), so the files only go.
+func dvMerger(snap *table.Snapshot) func(context.Context, *table.Table, icebergio.IO, map[string]bool, []posDeleteFile, int64) ([]iceberg.DataFile, error) {
+	var data map[string]iceberg.DataFile // live data files without a DV, by normalPath
+	return func(ctx context.Context, tbl *table.Table, fsys icebergio.IO, live map[string]bool, files []posDeleteFile, _ int64) ([]iceberg.DataFile, error) {
+		if data == nil {
+			var err error
+			if data, err = filesWithoutDV(fsys, snap); err != nil {
+				return nil, err
+			}
+		}
+		positions := map[string][]int64{}
+		for _, f := range files {
+			rows, err := storage.ReadPositionDeletes(ctx, fsys, f.df.FilePath())
+			if err != nil {
+				return nil, err
+			}
+			for _, r := range rows {
+				if p := normalPath(r.Path); data[p] != nil {
+					positions[p] = append(positions[p], r.Pos)
+				}
+			}
+		}
+		var out []iceberg.DataFile
+		for _, p := range slices.Sorted(maps.Keys(positions)) {
+			dvs, _, err := storage.WriteDeletionVectors(ctx, tbl, []storage.DVTarget{{File: data[p], Positions: positions[p]}})
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, dvs...)
+		}
+		return out, nil
+	}
+}
+
+// filesWithoutDV lists the live data files of snap that have no DV, by
+// normalPath.
+func filesWithoutDV(fsys icebergio.IO, snap *table.Snapshot) (map[string]iceberg.DataFile, error) {
+	mans, err := snap.Manifests(fsys)
+	if err != nil {
+		return nil, err
+	}
+	data := map[string]iceberg.DataFile{}
+	withDV := map[string]bool{}
+	for _, m := range mans {
+		for entry, err := range m.Entries(fsys, true) {
+			if err != nil {
+				return nil, fmt.Errorf("read manifest %s: %w", m.FilePath(), err)
+			}
+			df := entry.DataFile()
+			switch {
+			case df.ContentType() == iceberg.EntryContentData:
+				data[normalPath(df.FilePath())] = df
+			case storage.IsDeletionVector(df) && df.ReferencedDataFile() != nil:
+				withDV[normalPath(*df.ReferencedDataFile())] = true
+			}
+		}
+	}
+	for p := range withDV {
+		delete(data, p)
+	}
+	return data, nil
 }
