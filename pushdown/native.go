@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"runtime"
 	"sync"
 	"sync/atomic"
 
@@ -68,9 +67,8 @@ func (s *NativeStats) add(c *atomic.Int64, n int64) {
 const nativeBatchRows = 32 * 1024
 
 // NativeBatches streams the batches of a native scan. Batches arrive in no
-// particular order. Read it with Next (its own goroutines decode), or
-// split it with Split so that each consumer goroutine decodes what it
-// consumes.
+// particular order. Read it with Next, or split it with Split so that each
+// consumer goroutine decodes what it consumes.
 type NativeBatches struct {
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -84,17 +82,10 @@ type NativeBatches struct {
 	fallback []table.FileScanTask // tasks for iceberg-go's reader
 	active   int                  // cursors still reading units
 
-	started bool
-	out     chan nativeResult
-	rest    *Batches // iceberg-go's stream of the fallback tasks, once started
-	prev    arrow.RecordBatch
-	done    bool
-	closers []func()
-}
-
-type nativeResult struct {
-	rec arrow.RecordBatch
-	err error
+	started    bool
+	sequential func() (arrow.RecordBatch, error) // Next's part
+	prev       arrow.RecordBatch
+	closers    []func()
 }
 
 // OpenNative starts a native scan of tasks, or returns nil when no task
@@ -164,7 +155,7 @@ func (b *NativeBatches) newCursor() *nativeCursor {
 	b.mu.Lock()
 	b.active++
 	b.mu.Unlock()
-	return &nativeCursor{b: b, r: &nativeReader{fs: b.n.FS, cols: b.cols, prune: b.prune, stats: b.n.Stats}}
+	return &nativeCursor{b: b, r: &nativeReader{cols: b.cols, prune: b.prune, stats: b.n.Stats}}
 }
 
 // Split divides the scan among n consumers, each reading its part on its
@@ -185,66 +176,26 @@ func (b *NativeBatches) Split(n int) []func() (arrow.RecordBatch, error) {
 }
 
 // Next returns the next batch, or io.EOF after the last. A batch stays valid
-// until the following call to Next or Close.
+// until the following call to Next or Close. Next decodes on the caller's
+// goroutine, one task after another: a consumer with goroutines of its
+// own to spare uses Split instead.
 func (b *NativeBatches) Next() (arrow.RecordBatch, error) {
 	if b.prev != nil {
 		b.prev.Release()
 		b.prev = nil
 	}
-	if !b.started {
-		b.start()
-	}
-	if b.done {
-		return nil, io.EOF
-	}
-	r, ok := <-b.out
-	if !ok {
-		b.done = true
-		if err := b.ctx.Err(); err != nil {
-			return nil, err
+	if b.sequential == nil {
+		if b.started {
+			return nil, errors.New("native scan: Next after Split")
 		}
-		return nil, io.EOF
+		b.sequential = b.Split(1)[0]
 	}
-	if r.err != nil {
-		return nil, r.err
+	rec, err := b.sequential()
+	if err != nil {
+		return nil, err
 	}
-	b.prev = r.rec
-	return r.rec, nil
-}
-
-// start runs one decoding goroutine per core for Next.
-func (b *NativeBatches) start() {
-	b.started = true
-	workers := runtime.GOMAXPROCS(0)
-	b.out = make(chan nativeResult, workers)
-	var wg sync.WaitGroup
-	for _, part := range b.Split(workers) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				rec, err := part()
-				if err == io.EOF {
-					return
-				}
-				select {
-				case b.out <- nativeResult{rec: rec, err: err}:
-				case <-b.ctx.Done():
-					if rec != nil {
-						rec.Release()
-					}
-					return
-				}
-				if err != nil {
-					return
-				}
-			}
-		}()
-	}
-	go func() {
-		wg.Wait()
-		close(b.out)
-	}()
+	b.prev = rec
+	return rec, nil
 }
 
 // Close stops the scan and releases its memory. It is safe to call twice.
@@ -254,14 +205,6 @@ func (b *NativeBatches) Close() {
 		b.prev = nil
 	}
 	b.cancel()
-	if b.out != nil && !b.done {
-		for r := range b.out {
-			if r.rec != nil {
-				r.rec.Release()
-			}
-		}
-		b.done = true
-	}
 	b.mu.Lock()
 	closers := b.closers
 	b.closers = nil
@@ -473,7 +416,6 @@ func (c *nativeCursor) close() {
 
 // nativeReader decodes batches for one cursor, reusing its scratch space.
 type nativeReader struct {
-	fs    icebergio.IO
 	cols  []nativeColumn
 	prune *rowGroupPruner
 	stats *NativeStats
