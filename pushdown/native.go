@@ -222,7 +222,7 @@ type nativeCursor struct {
 	mu       sync.Mutex // between next and close
 	pf       *file.Reader
 	path     string
-	byID     map[int]int
+	pruneBy  map[int]int // topLevelColumns of the open file
 	leaves   []int
 	groups   []int // row groups of the task left to read
 	readers  []columnReader
@@ -273,7 +273,7 @@ func (c *nativeCursor) advance() error {
 	for len(c.groups) > 0 {
 		rg := c.groups[0]
 		c.groups = c.groups[1:]
-		if !c.r.prune.mightMatch(c.pf.MetaData().RowGroup(rg), c.byID) {
+		if !c.r.prune.mightMatch(c.pf.MetaData().RowGroup(rg), c.pruneBy) {
 			c.r.stats.add(&c.r.stats.RowGroupsSkipped, 1)
 			continue
 		}
@@ -315,14 +315,14 @@ func (c *nativeCursor) open(t table.FileScanTask) error {
 		f.Close()
 		return fmt.Errorf("read %s: %w", t.File.FilePath(), err)
 	}
-	leaves, byID, ok := matchColumns(pf.MetaData(), c.r.cols)
+	leaves, ok := matchColumns(pf.MetaData(), c.r.cols)
 	if !ok {
 		pf.Close()
 		c.b.addFallback(t)
 		return nil
 	}
 	c.r.stats.add(&c.r.stats.Tasks, 1)
-	c.pf, c.path, c.leaves, c.byID, c.groups = pf, t.File.FilePath(), leaves, byID, taskRowGroups(pf, t)
+	c.pf, c.path, c.leaves, c.pruneBy, c.groups = pf, t.File.FilePath(), leaves, topLevelColumns(pf.MetaData()), taskRowGroups(pf, t)
 	return nil
 }
 

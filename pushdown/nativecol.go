@@ -86,8 +86,8 @@ func nativeColumns(sc *iceberg.Schema) ([]nativeColumn, bool) {
 // field id, or says the file needs iceberg-go's reader: a column missing,
 // nested or repeated, or stored in a physical type that is not the plain
 // one of its Iceberg type.
-func matchColumns(meta *metadata.FileMetaData, cols []nativeColumn) (leaves []int, byID map[int]int, ok bool) {
-	byID = map[int]int{}
+func matchColumns(meta *metadata.FileMetaData, cols []nativeColumn) (leaves []int, ok bool) {
+	byID := map[int]int{}
 	for i := range meta.Schema.NumColumns() {
 		if id := meta.Schema.Column(i).SchemaNode().FieldID(); id >= 0 {
 			byID[int(id)] = i
@@ -97,15 +97,15 @@ func matchColumns(meta *metadata.FileMetaData, cols []nativeColumn) (leaves []in
 	for i, c := range cols {
 		leaf, found := byID[c.id]
 		if !found {
-			return nil, nil, false
+			return nil, false
 		}
 		col := meta.Schema.Column(leaf)
 		if len(col.ColumnPath()) != 1 || col.MaxRepetitionLevel() != 0 || col.MaxDefinitionLevel() > 1 || !storedAs(col, c) {
-			return nil, nil, false
+			return nil, false
 		}
 		out[i] = leaf
 	}
-	return out, byID, true
+	return out, true
 }
 
 func storedAs(col *schema.Column, c nativeColumn) bool {

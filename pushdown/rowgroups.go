@@ -41,11 +41,7 @@ import (
 // below, a nested column, statistics a writer is known to get wrong) might
 // match.
 func PruneRowGroups(ctx context.Context, fsys icebergio.IO, schema *iceberg.Schema, filter iceberg.BooleanExpression, tasks []table.FileScanTask) (out []table.FileScanTask, skipped int64, err error) {
-	noNot, err := iceberg.RewriteNotExpr(filter)
-	if err != nil {
-		return nil, 0, err
-	}
-	bound, err := iceberg.BindExpr(schema, noNot, false)
+	bound, err := bindForRowGroups(schema, filter)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -105,8 +101,32 @@ func survivingRowGroups(fsys icebergio.IO, path string, bound iceberg.BooleanExp
 	if meta.NumRowGroups() != wanted {
 		return nil, nil
 	}
-	// Iceberg field ID -> Parquet leaf column of a top-level field. A file
-	// written without field IDs (read through a name mapping) has none.
+	columns := topLevelColumns(meta)
+	keep := make([]bool, wanted)
+	for i := range keep {
+		keep[i], err = rowGroupMightMatch(bound, meta.RowGroup(i), columns)
+		if err != nil {
+			return nil, err
+		}
+	}
+	return keep, nil
+}
+
+// bindForRowGroups binds filter, without NOT, to schema for
+// rowGroupMightMatch.
+func bindForRowGroups(schema *iceberg.Schema, filter iceberg.BooleanExpression) (iceberg.BooleanExpression, error) {
+	noNot, err := iceberg.RewriteNotExpr(filter)
+	if err != nil {
+		return nil, err
+	}
+	return iceberg.BindExpr(schema, noNot, false)
+}
+
+// topLevelColumns maps the Iceberg field ID of each top-level,
+// non-repeated column of a Parquet file to its leaf column, the columns
+// whose statistics rowGroupMightMatch trusts. A file written without field
+// IDs (read through a name mapping) has none.
+func topLevelColumns(meta *metadata.FileMetaData) map[int]int {
 	columns, seen := map[int]int{}, map[int]bool{}
 	root := pqschema.Node(meta.Schema.Root())
 	for i := range meta.Schema.NumColumns() {
@@ -121,15 +141,14 @@ func survivingRowGroups(fsys icebergio.IO, path string, bound iceberg.BooleanExp
 		}
 		seen[id], columns[id] = true, i
 	}
-	keep := make([]bool, wanted)
-	for i := range keep {
-		rg := meta.RowGroup(i)
-		keep[i], err = iceberg.VisitExpr(bound, &rowGroupEval{rg: rg, columns: columns})
-		if err != nil {
-			return nil, err
-		}
-	}
-	return keep, nil
+	return columns
+}
+
+// rowGroupMightMatch says whether row group rg might hold a row the filter
+// (from bindForRowGroups) accepts, judging by the statistics of columns
+// (from topLevelColumns).
+func rowGroupMightMatch(bound iceberg.BooleanExpression, rg *metadata.RowGroupMetaData, columns map[int]int) (bool, error) {
+	return iceberg.VisitExpr(bound, &rowGroupEval{rg: rg, columns: columns})
 }
 
 // rowGroupPieces turns task t into tasks of its surviving row groups and
