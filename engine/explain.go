@@ -31,12 +31,6 @@ type explainBuilder struct {
 }
 
 func (b explainBuilder) Build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.RowIter, error) {
-	if sel, ok, err := withChangedRowSelection(ctx, n); ok || err != nil { // rowscan_fast.go
-		if err != nil {
-			return nil, err
-		}
-		return b.base.Build(ctx, sel, row)
-	}
 	dq, ok := n.(*plan.DescribeQuery)
 	if !ok || !dq.Format.Plan {
 		return nil, nil

@@ -51,6 +51,14 @@ func (b vectorBuilder) buildFilter(ctx *sql.Context, f *plan.Filter, row sql.Row
 	if !vectorizeOn(ctx) {
 		return nil, nil
 	}
+	// The WHERE of an UPDATE or DELETE picks the rows of its row-identity
+	// scan on Arrow batches (rowscan_fast.go).
+	if sel, ok, err := withChangedRowSelection(ctx, f); ok || err != nil {
+		if err != nil {
+			return nil, err
+		}
+		return b.base.Build(ctx, sel, row)
+	}
 	// A Filter built with a parent row is a join's inner side or in a
 	// subquery, built again for each outer row: the row path's cache of
 	// small tables serves those rescans, which the vector path would read
