@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"iter"
 	"strconv"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -76,6 +77,14 @@ func writeTable(tbl *table.Table) (*table.Table, error) {
 }
 
 func startWriter(ctx context.Context, tbl *table.Table, schema *arrow.Schema) *fileWriter {
+	return startWriting(ctx, func(ctx context.Context, records iter.Seq2[arrow.RecordBatch, error]) ([]iceberg.DataFile, error) {
+		return writeFiles(ctx, tbl, schema, records)
+	})
+}
+
+// startWriting runs write in a goroutine, fed the batches sent to the
+// returned writer.
+func startWriting(ctx context.Context, write func(context.Context, iter.Seq2[arrow.RecordBatch, error]) ([]iceberg.DataFile, error)) *fileWriter {
 	ctx, cancel := context.WithCancel(ctx)
 	w := &fileWriter{batches: make(chan arrow.RecordBatch), done: make(chan writeResult, 1), cancel: cancel}
 	records := func(yield func(arrow.RecordBatch, error) bool) {
@@ -91,7 +100,7 @@ func startWriter(ctx context.Context, tbl *table.Table, schema *arrow.Schema) *f
 	}
 	go func() {
 		var res writeResult
-		res.files, res.err = writeFiles(ctx, tbl, schema, records)
+		res.files, res.err = write(ctx, records)
 		// WriteRecords may stop early on error; keep draining the channel.
 		for b := range w.batches {
 			b.Release()

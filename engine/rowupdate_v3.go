@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"iter"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -22,7 +23,7 @@ type movedWriter struct {
 	t       *Table
 	builder *array.RecordBuilder
 	n       int // columns of the table
-	writer  *lineageWriter
+	writer  *fileWriter
 	// stored caches, per data file, the ids read at each position
 	// (storedRowIDs), for files that may store ids.
 	stored map[string][]int64
@@ -167,15 +168,9 @@ func lineageArrowSchema(tbl *table.Table) (*arrow.Schema, error) {
 	return table.SchemaToArrowSchemaWithOptions(iceberg.SchemaWithRowLineage(tbl.Schema()), table.ArrowSchemaOptions{IncludeFieldIDs: true, TableProperties: tbl.Properties()})
 }
 
-// lineageWriter runs WriteRecords with the row-lineage columns stored, in a
-// goroutine fed batch by batch (as the inserter's fileWriter).
-type lineageWriter struct {
-	batches chan arrow.RecordBatch
-	done    chan writeResult
-	cancel  context.CancelFunc
-}
-
-func startLineageWriter(ctx context.Context, tbl *table.Table) (*lineageWriter, error) {
+// startLineageWriter runs WriteRecords with the row-lineage columns
+// stored, in a goroutine fed batch by batch (as the inserter's).
+func startLineageWriter(ctx context.Context, tbl *table.Table) (*fileWriter, error) {
 	wt, err := writeTable(tbl)
 	if err != nil {
 		return nil, err
@@ -184,32 +179,8 @@ func startLineageWriter(ctx context.Context, tbl *table.Table) (*lineageWriter, 
 	if err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithCancel(ctx)
-	w := &lineageWriter{batches: make(chan arrow.RecordBatch), done: make(chan writeResult, 1), cancel: cancel}
-	records := func(yield func(arrow.RecordBatch, error) bool) {
-		for b := range w.batches {
-			if !yield(b, nil) {
-				for b := range w.batches {
-					b.Release()
-				}
-				return
-			}
-		}
-	}
-	go func() {
-		var res writeResult
-		res.files, res.err = collectFiles(table.WriteRecords(ctx, wt, schema, records, table.WithPreserveRowLineage(iceberg.SchemaWithRowLineage(tbl.Schema()))))
-		for b := range w.batches {
-			b.Release()
-		}
-		w.done <- res
-	}()
-	return w, nil
-}
-
-func (w *lineageWriter) finish() ([]iceberg.DataFile, error) {
-	close(w.batches)
-	res := <-w.done
-	w.cancel()
-	return res.files, res.err
+	lineage := table.WithPreserveRowLineage(iceberg.SchemaWithRowLineage(tbl.Schema()))
+	return startWriting(ctx, func(ctx context.Context, records iter.Seq2[arrow.RecordBatch, error]) ([]iceberg.DataFile, error) {
+		return collectFiles(table.WriteRecords(ctx, wt, schema, records, lineage))
+	}), nil
 }
