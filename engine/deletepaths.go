@@ -82,31 +82,19 @@ func alignPositionDeletes(ctx context.Context, store storage.Store, cache *delet
 	if err != nil {
 		return nil, err
 	}
-	manifests, err := snap.Manifests(fsys)
-	if err != nil {
-		return nil, fmt.Errorf("read manifest list of snapshot %d: %w", snap.SnapshotID, err)
-	}
 	byCanonical := map[string][]positionDelete{}
-	for _, m := range manifests {
-		if m.ManifestContent() != iceberg.ManifestContentDeletes {
-			continue
+	err = storage.EachLiveDeleteFile(ctx, tbl, snap, func(e iceberg.ManifestEntry) {
+		df := e.DataFile()
+		if df.ContentType() != iceberg.EntryContentPosDeletes || df.FileFormat() == iceberg.PuffinFile {
+			return
 		}
-		entries, err := m.FetchEntries(fsys, true)
-		if err != nil {
-			return nil, fmt.Errorf("read delete manifest %s: %w", m.FilePath(), err)
-		}
-		for _, e := range entries {
-			df := e.DataFile()
-			if df.ContentType() != iceberg.EntryContentPosDeletes || df.FileFormat() == iceberg.PuffinFile {
-				continue
-			}
-			ref := referencedPath(df)
-			if ref == "" {
-				continue
-			}
+		if ref := referencedPath(df); ref != "" {
 			c := storage.CanonicalPath(store, ref)
 			byCanonical[c] = append(byCanonical[c], positionDelete{file: df, seq: e.SequenceNum(), ref: ref})
 		}
+	})
+	if err != nil {
+		return nil, err
 	}
 	if len(byCanonical) == 0 {
 		return alignAttachedDeletes(ctx, store, cache, fsys, tasks)

@@ -213,29 +213,38 @@ func liveDVsOf(ctx context.Context, tbl *table.Table, files []iceberg.DataFile) 
 	for _, f := range files {
 		paths[f.FilePath()] = true
 	}
+	var out []iceberg.DataFile
+	err := EachLiveDeleteFile(ctx, tbl, snap, func(e iceberg.ManifestEntry) {
+		df := e.DataFile()
+		if ref := df.ReferencedDataFile(); ref != nil && paths[*ref] && IsDeletionVector(df) {
+			out = append(out, df)
+		}
+	})
+	return out, err
+}
+
+// EachLiveDeleteFile calls fn with the manifest entry of each live delete
+// file (position, equality or deletion vector) of snapshot snap of tbl.
+func EachLiveDeleteFile(ctx context.Context, tbl *table.Table, snap *table.Snapshot, fn func(iceberg.ManifestEntry)) error {
 	fsys, err := tbl.FS(ctx)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	manifests, err := snap.Manifests(fsys)
 	if err != nil {
-		return nil, fmt.Errorf("read manifest list of snapshot %d: %w", snap.SnapshotID, err)
+		return fmt.Errorf("read manifest list of snapshot %d: %w", snap.SnapshotID, err)
 	}
-	var out []iceberg.DataFile
 	for _, m := range manifests {
 		if m.ManifestContent() != iceberg.ManifestContentDeletes {
 			continue
 		}
 		entries, err := m.FetchEntries(fsys, true)
 		if err != nil {
-			return nil, fmt.Errorf("read manifest %s: %w", m.FilePath(), err)
+			return fmt.Errorf("read delete manifest %s: %w", m.FilePath(), err)
 		}
 		for _, e := range entries {
-			df := e.DataFile()
-			if ref := df.ReferencedDataFile(); ref != nil && paths[*ref] && IsDeletionVector(df) {
-				out = append(out, df)
-			}
+			fn(e)
 		}
 	}
-	return out, nil
+	return nil
 }
