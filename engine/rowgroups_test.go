@@ -2,7 +2,6 @@ package engine_test
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"regexp"
 	"strings"
@@ -40,35 +39,13 @@ func TestDefaultRowGroupRows(t *testing.T) {
 	if _, err := e.Import(context.Background(), "db", "big", rdr, nil); err != nil {
 		t.Fatal(err)
 	}
-	text := explainAnalyze(t, conn, "SELECT id FROM big WHERE id = 200000")
+	text := explainText(t, conn, "ANALYZE SELECT id FROM big WHERE id = 200000")
 	if !regexp.MustCompile(`row groups: 1 read, 2 skipped of 3`).MatchString(text) {
 		t.Errorf("EXPLAIN ANALYZE does not show 1 of 3 row groups read:\n%s", text)
 	}
 	if got := queryString(t, conn, "SELECT COUNT(*) FROM big WHERE id >= 131000 AND id < 131100"); got != "100" {
 		t.Errorf("rows across the first row-group boundary: %s, want 100", got)
 	}
-}
-
-// explainAnalyze returns the lines of EXPLAIN ANALYZE q.
-func explainAnalyze(t *testing.T, conn *sql.Conn, q string) string {
-	t.Helper()
-	rows, err := conn.QueryContext(context.Background(), "EXPLAIN ANALYZE "+q)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	var plan []string
-	for rows.Next() {
-		var l string
-		if err := rows.Scan(&l); err != nil {
-			t.Fatal(err)
-		}
-		plan = append(plan, l)
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return strings.Join(plan, "\n")
 }
 
 // TestRowGroupPruningMatchesFullScan runs filters whose row groups the
@@ -96,7 +73,7 @@ func TestRowGroupPruningMatchesFullScan(t *testing.T) {
 		values = append(values, fmt.Sprintf("(%d, %s, %.2f, %s, %s)", id, i, float64(id-100)*0.25, day, s))
 	}
 	mustExec(t, conn, "INSERT INTO rgd VALUES "+strings.Join(values, ", "), "DELETE FROM rgd WHERE id % 11 = 3")
-	text := explainAnalyze(t, conn, "SELECT COUNT(*), SUM(id) FROM rgd WHERE id = 17")
+	text := explainText(t, conn, "ANALYZE SELECT COUNT(*), SUM(id) FROM rgd WHERE id = 17")
 	// 50 row groups of data, and the position delete file's one.
 	if !regexp.MustCompile(`row groups: 2 read, 49 skipped of 51`).MatchString(text) {
 		t.Errorf("EXPLAIN ANALYZE does not show 1 of 50 data row groups read:\n%s", text)
@@ -107,7 +84,7 @@ func TestRowGroupPruningMatchesFullScan(t *testing.T) {
 		// The vector path, and the row path (which iceberg-go alone could
 		// not prune on a decimal or a column with NULLs).
 		for _, q := range []string{"SELECT COUNT(*), SUM(id) FROM rgd WHERE ", "SELECT id, s, d FROM rgd WHERE "} {
-			text := explainAnalyze(t, conn, q+where)
+			text := explainText(t, conn, "ANALYZE "+q+where)
 			if m := skipped.FindStringSubmatch(text); m == nil || len(m[1]) < 2 {
 				t.Errorf("%s skips fewer than 10 of 50 row groups:\n%s", q+where, text)
 			}

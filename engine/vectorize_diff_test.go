@@ -208,20 +208,7 @@ func resultRows(conn *sql.Conn, q string) (string, error) {
 	return strings.Join(head, ",") + "\n" + strings.Join(lines, "\n"), rows.Err()
 }
 
-func explainText(t *testing.T, conn *sql.Conn, q string) string {
+func explainText(t testing.TB, conn *sql.Conn, q string) string {
 	t.Helper()
-	rows, err := conn.QueryContext(context.Background(), "EXPLAIN "+q)
-	if err != nil {
-		t.Fatalf("EXPLAIN %s: %v", q, err)
-	}
-	defer rows.Close()
-	var b strings.Builder
-	for rows.Next() {
-		var line string
-		if err := rows.Scan(&line); err != nil {
-			t.Fatal(err)
-		}
-		b.WriteString(line + "\n")
-	}
-	return b.String()
+	return strings.Join(explainLines(t, conn, q), "\n") + "\n"
 }
