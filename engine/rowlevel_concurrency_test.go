@@ -30,12 +30,16 @@ type change struct {
 // the serial replay of the committed statements in commit order, no
 // committed row is lost and nothing is applied twice.
 func TestConcurrentRowLevelChanges(t *testing.T) {
-	for _, mode := range []string{"copy-on-write", "merge-on-read"} {
-		t.Run(mode, func(t *testing.T) { concurrentRowLevel(t, mode, 2500*time.Millisecond) })
+	// Format v2 deletes with position-delete files, v3 with deletion
+	// vectors, and v3 rewrites carry row ids.
+	for _, version := range []string{"2", "3"} {
+		for _, mode := range []string{"copy-on-write", "merge-on-read"} {
+			t.Run("v"+version+"/"+mode, func(t *testing.T) { concurrentRowLevel(t, mode, version, 2*time.Second) })
+		}
 	}
 }
 
-func concurrentRowLevel(t *testing.T, mode string, run time.Duration) {
+func concurrentRowLevel(t *testing.T, mode, version string, run time.Duration) {
 	dir := t.TempDir()
 	ctx := context.Background()
 	e, err := engine.Open(ctx, engine.Config{Warehouse: dir})
@@ -50,7 +54,7 @@ func concurrentRowLevel(t *testing.T, mode string, run time.Duration) {
 		t.Fatal(err)
 	}
 	mustExec(t, setup, "CREATE DATABASE c",
-		fmt.Sprintf("CREATE TABLE c.t (id BIGINT, v BIGINT) TBLPROPERTIES ('write.delete.mode'='%[1]s', 'write.update.mode'='%[1]s')", mode),
+		fmt.Sprintf("CREATE TABLE c.t (id BIGINT, v BIGINT) TBLPROPERTIES ('format-version'='%[2]s', 'write.delete.mode'='%[1]s', 'write.update.mode'='%[1]s')", mode, version),
 		"INSERT INTO c.t VALUES (1, 0), (2, 0), (3, 0), (4, 0)")
 	setup.Close()
 
