@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/apache/iceberg-go"
 	"github.com/apache/iceberg-go/catalog"
@@ -103,6 +104,9 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 
 // newEngine builds the SQL engine over cat; root is the warehouse location
 // ("" when unknown).
+// newEngineMu serializes go-mysql-server's engine construction.
+var newEngineMu sync.Mutex
+
 func newEngine(cfg Config, cat catalog.Catalog, root string) (*Engine, error) {
 	addVectorizeVar()
 	e := &Engine{cfg: cfg, catalog: cat, procedures: procedures.Builtin()}
@@ -120,7 +124,12 @@ func newEngine(cfg Config, cat catalog.Catalog, root string) (*Engine, error) {
 		AddPostAnalyzeRule(vectorizeID, vectorize).
 		AddOverrides(sql.EngineOverrides{Builder: sql.BuilderOverrides{Parser: parser{Parser: planner.NewParser(cfg.CatalogName), e: e}}}).
 		Build()
+	// sqle.New initializes, then resets, go-mysql-server's process-wide
+	// status variables (sql.StatusVariables): engines opened at once in one
+	// process would race on them.
+	newEngineMu.Lock()
 	e.sqle = sqle.New(a, nil)
+	newEngineMu.Unlock()
 	a.ExecBuilder.PriorityBuilder = vectorBuilder{next: explainBuilder{base: a.ExecBuilder}, base: a.ExecBuilder}
 	if err := setServerVariables(root); err != nil {
 		return nil, err
