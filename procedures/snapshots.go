@@ -189,11 +189,7 @@ func ancestorsOf() *Procedure {
 		},
 	}
 	p.Run = func(ctx context.Context, env Env, args Args) ([][]any, error) {
-		ident, err := env.TableIdent("table", args.String("table"))
-		if err != nil {
-			return nil, err
-		}
-		tbl, err := env.Catalog.LoadTable(ctx, ident)
+		_, tbl, err := loadTable(ctx, env, args)
 		if err != nil {
 			return nil, err
 		}
