@@ -2,12 +2,9 @@ package engine_test
 
 import (
 	"context"
-	"database/sql"
 	"os"
 	"path/filepath"
 	"testing"
-
-	"github.com/icesql/icesql/engine"
 )
 
 // TestOldMetadataFilesAreDeleted checks that a table icesql creates keeps
@@ -15,27 +12,15 @@ import (
 // holds the whole snapshot list, and keeping all of them grows the folder
 // with the square of the number of commits.
 func TestOldMetadataFilesAreDeleted(t *testing.T) {
-	ctx := context.Background()
 	dir := t.TempDir()
-	e, err := engine.Open(ctx, engine.Config{Warehouse: dir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
-	db := sql.OpenDB(e.Connector())
-	defer db.Close()
-	conn, err := db.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
+	conn := openDB(t, dir)
 	for _, q := range []string{
 		"CREATE DATABASE db", "USE db",
 		"CREATE TABLE t (a INT) TBLPROPERTIES ('write.metadata.previous-versions-max' = '2')",
 		"INSERT INTO t VALUES (1)", "INSERT INTO t VALUES (2)", "INSERT INTO t VALUES (3)",
 		"INSERT INTO t VALUES (4)", "INSERT INTO t VALUES (5)",
 	} {
-		if _, err := conn.ExecContext(ctx, q); err != nil {
+		if _, err := conn.ExecContext(context.Background(), q); err != nil {
 			t.Fatalf("%s: %v", q, err)
 		}
 	}
@@ -50,7 +35,7 @@ func TestOldMetadataFilesAreDeleted(t *testing.T) {
 		t.Fatalf("the newest metadata file: %v", err)
 	}
 	var n int
-	if err := conn.QueryRowContext(ctx, "SELECT COUNT(*) FROM t").Scan(&n); err != nil || n != 5 {
+	if err := conn.QueryRowContext(context.Background(), "SELECT COUNT(*) FROM t").Scan(&n); err != nil || n != 5 {
 		t.Fatalf("COUNT(*) = %d, %v; want 5", n, err)
 	}
 }

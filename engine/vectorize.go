@@ -258,25 +258,30 @@ func dateText(c vector.Const) (vector.Const, bool) {
 	return vector.Const{T: vector.Type{Kind: vector.Date}, I: days}, true
 }
 
+// predicates translates the two sides of AND or OR.
+func (tr *vecTranslator) predicates(left, right sql.Expression) (vector.Expr, vector.Expr, error) {
+	l, err := tr.predicate(left)
+	if err != nil {
+		return nil, nil, err
+	}
+	r, err := tr.predicate(right)
+	if err != nil {
+		return nil, nil, err
+	}
+	return l, r, nil
+}
+
 // predicate translates a WHERE condition.
 func (tr *vecTranslator) predicate(e sql.Expression) (vector.Expr, error) {
 	switch e := e.(type) {
 	case *expression.And:
-		l, err := tr.predicate(e.LeftChild)
-		if err != nil {
-			return nil, err
-		}
-		r, err := tr.predicate(e.RightChild)
+		l, r, err := tr.predicates(e.LeftChild, e.RightChild)
 		if err != nil {
 			return nil, err
 		}
 		return vector.And{L: l, R: r}, nil
 	case *expression.Or:
-		l, err := tr.predicate(e.LeftChild)
-		if err != nil {
-			return nil, err
-		}
-		r, err := tr.predicate(e.RightChild)
+		l, r, err := tr.predicates(e.LeftChild, e.RightChild)
 		if err != nil {
 			return nil, err
 		}
