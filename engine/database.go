@@ -266,21 +266,10 @@ func (d *Database) RenameTable(ctx *sql.Context, oldName, newName string) error 
 	return catalogError(err, newName)
 }
 
-// Iceberg namespaces hold no views, triggers or stored procedures yet. The
-// interfaces below answer "none" for reads (information_schema and SHOW ask
-// for them, and go-mysql-server's privilege layer requires them once users
-// exist) and a clear error for attempts to create one.
-
-func (d *Database) CreateView(*sql.Context, string, string, string) error {
-	return notSupported("views are not supported yet")
-}
-func (d *Database) DropView(_ *sql.Context, name string) error {
-	return sql.ErrViewDoesNotExist.New(d.name, name)
-}
-func (d *Database) GetViewDefinition(*sql.Context, string) (sql.ViewDefinition, bool, error) {
-	return sql.ViewDefinition{}, false, nil
-}
-func (d *Database) AllViews(*sql.Context) ([]sql.ViewDefinition, error) { return nil, nil }
+// Iceberg namespaces hold no triggers or stored procedures. The interfaces
+// below answer "none" for reads (information_schema and SHOW ask for them,
+// and go-mysql-server's privilege layer requires them once users exist) and
+// a clear error for attempts to create one. Views are in views.go.
 
 func (d *Database) GetTriggers(*sql.Context) ([]sql.TriggerDefinition, error) { return nil, nil }
 func (d *Database) CreateTrigger(*sql.Context, sql.TriggerDefinition) error {

@@ -114,6 +114,7 @@ func newEngine(cfg Config, cat catalog.Catalog, root string) (*Engine, error) {
 	e.provider = newProvider(e)
 	a := analyzer.NewBuilder(e.provider).
 		AddPreAnalyzeRule(rememberCTASOptionsID, rememberCTASOptions).
+		AddPreAnalyzeRule(viewStatementsID, viewStatements).
 		AddPreAnalyzeRule(markFullAnalysisID, markFullAnalysis).
 		AddPreAnalyzeRule(bindScanIDsID, bindScanIDs).
 		AddPreAnalyzeRule(resolveQuantifiedID, resolveQuantified).

@@ -69,6 +69,8 @@ var mysqlCodes = func() []codedKind {
 		{kind: sql.ErrTableColumnNotFound, code: mysql.ERBadFieldError, state: mysql.SSBadFieldError},
 		{kind: sql.ErrTableAlreadyExists, code: mysql.ERTableExists, state: "42S01"},
 		{kind: sql.ErrTableNotFound, code: mysql.ERNoSuchTable, state: mysql.SSUnknownTable},
+		{kind: sql.ErrExistingView, code: mysql.ERTableExists, state: "42S01"},
+		{kind: sql.ErrViewDoesNotExist, code: mysql.ERBadTable, state: mysql.SSUnknownTable},
 		{kind: sql.ErrDatabaseNotFound, code: mysql.ERBadDb, state: mysql.SSClientError},
 		{kind: sql.ErrDuplicateColumn, code: mysql.ERDupFieldName, state: "42S21"},
 		badTimeValue,
@@ -157,7 +159,13 @@ func statementError(query string, err error) *mysql.SQLError {
 	if se == nil {
 		return nil
 	}
+	if se.Message == errInsertIntoViewGMS {
+		return mysql.NewSQLError(erNonInsertableTable, "HY000", "the target of the INSERT is a view; icesql views are read-only: insert into the tables it reads")
+	}
 	words := strings.Fields(strings.ToUpper(sqlparser.StripLeadingComments(query)))
+	if isCreateView(words) && wrongColumnCount.MatchString(se.Message) {
+		return mysql.NewSQLError(erViewWrongList, "HY000", "View's SELECT and view's field list have different column counts: %s", se.Message)
+	}
 	if len(words) < 2 || words[0] != "DROP" {
 		return se
 	}
@@ -169,6 +177,35 @@ func statementError(query string, err error) *mysql.SQLError {
 	}
 	return se
 }
+
+// erNonInsertableTable is MySQL's ER_NON_INSERTABLE_TABLE, which vitess does not name.
+const erNonInsertableTable = 1471
+
+// wrongColumnCount is go-mysql-server's sql.ErrInvalidColumnNumber, by its
+// message since the wire handler flattens errors before icesql sees them.
+var wrongColumnCount = regexp.MustCompile(`^tuple should contain \d+ column\(s\), but has \d+`)
+
+// erViewWrongList is MySQL's ER_VIEW_WRONG_LIST, which vitess does not name.
+const erViewWrongList = 1353
+
+// isCreateView reports whether a statement's words begin CREATE [OR REPLACE] ... VIEW.
+func isCreateView(words []string) bool {
+	if len(words) < 2 || words[0] != "CREATE" {
+		return false
+	}
+	for _, w := range words[1:] {
+		if w == "VIEW" {
+			return true
+		}
+		if w == "AS" || w == "TABLE" || w == "SELECT" {
+			return false
+		}
+	}
+	return false
+}
+
+// errInsertIntoViewGMS is go-mysql-server's message for an INSERT into a view.
+const errInsertIntoViewGMS = "expected insert destination to be resolved or unresolved table"
 
 // codeMappingHandler gives wire clients the same codes as statementError.
 type codeMappingHandler struct{ mysql.Handler }

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 	"sync"
@@ -99,6 +100,9 @@ func (s *identityState) readFilter() iceberg.BooleanExpression {
 func (d *Database) rowIdentityTable(ctx *sql.Context, name string) (sql.Table, bool, error) {
 	it, ok, err := d.rowLevelTable(ctx, name)
 	if err != nil || !ok {
+		if _, isView, verr := d.GetViewDefinition(ctx, name); verr != nil || isView {
+			return nil, false, cmp.Or(verr, errViewNotUpdatable(name))
+		}
 		return nil, ok, err
 	}
 	for _, col := range it.schema {

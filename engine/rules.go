@@ -18,6 +18,7 @@ const (
 	resolveQuantifiedID
 	vectorizeID
 	orderLargeJoinsID
+	viewStatementsID
 )
 
 // rememberCTASOptions keeps the table options of CREATE TABLE ... AS SELECT

@@ -12,6 +12,7 @@ import (
 	"github.com/apache/iceberg-go/catalog"
 	"github.com/apache/iceberg-go/table"
 	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/mysql_db"
 
 	"github.com/icesql/icesql/storage"
 )
@@ -36,6 +37,7 @@ type Session struct {
 	pins       map[string]*table.Table
 	created    map[string]table.Identifier // tables CREATE TABLE ... AS SELECT made in statement pinPid
 	comments   map[string]string           // CREATE TABLE ... AS SELECT options of statement pinPid, by table name
+	views      map[string]pendingView      // CREATE VIEW columns of statement pinPid, by lower-cased view name
 	replacing  map[string]*replacement     // REPLACE TABLE ... AS SELECT of statement pinPid (replacetable.go)
 	fullPid    uint64                      // the last statement the full analyzer planned (pushrule.go)
 	identities map[string]*identityState   // row-identity scans of statement pinPid, by table (rowidentity.go)
@@ -69,6 +71,12 @@ var (
 
 // NewSession makes a session on the engine for the given client.
 func (e *Engine) NewSession(base *sql.BaseSession) *Session {
+	if !e.sqle.Analyzer.Catalog.MySQLDb.Enabled() {
+		// Without users every session may do everything. go-mysql-server
+		// computes privileges only for logins, and some information_schema
+		// tables (VIEWS, ROUTINES) list nothing without them.
+		base.SetPrivilegeSet(mysql_db.NewPrivilegeSetWithAllPrivileges(), 0)
+	}
 	return &Session{BaseSession: base, e: e, staged: map[string]*stage{}}
 }
 
@@ -105,6 +113,7 @@ func (s *Session) resetPinsLocked(pid uint64) {
 		s.pins = map[string]*table.Table{}
 		s.created = map[string]table.Identifier{}
 		s.comments = map[string]string{}
+		s.views = map[string]pendingView{}
 		s.replacing = map[string]*replacement{}
 		s.identities = map[string]*identityState{}
 	}
@@ -139,6 +148,39 @@ func (s *Session) createComment(ctx *sql.Context, table string) string {
 	defer s.mu.Unlock()
 	s.resetPinsLocked(ctx.Pid())
 	return s.comments[table]
+}
+
+// rememberView keeps what the analyzer saw of a CREATE VIEW in this statement.
+func (s *Session) rememberView(ctx *sql.Context, name string, p pendingView) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.resetPinsLocked(ctx.Pid())
+	s.views[strings.ToLower(name)] = p
+}
+
+// keepsView reports whether this statement replaces or renames view name,
+// which Database.CreateView does in one step: the DropView before it must
+// leave the view alone.
+func (s *Session) keepsView(ctx *sql.Context, name string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.resetPinsLocked(ctx.Pid())
+	for key, p := range s.views {
+		if (p.replace && key == strings.ToLower(name)) || strings.EqualFold(p.renameFrom, name) {
+			return true
+		}
+	}
+	return false
+}
+
+// takeView returns and forgets what rememberView kept for name.
+func (s *Session) takeView(ctx *sql.Context, name string) (pendingView, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.resetPinsLocked(ctx.Pid())
+	p, ok := s.views[strings.ToLower(name)]
+	delete(s.views, strings.ToLower(name))
+	return p, ok
 }
 
 // unpin forgets a table's pinned snapshot, after a change to its metadata.

@@ -10,6 +10,7 @@ import (
 	"github.com/apache/iceberg-go/table"
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/types"
+	"github.com/dolthub/vitess/go/mysql"
 	ast "github.com/dolthub/vitess/go/vt/sqlparser"
 
 	"github.com/icesql/icesql/planner"
@@ -60,7 +61,9 @@ func (p parser) intercept(stmt ast.Statement) ast.Statement {
 		return merge
 	}
 	show, ok := stmt.(*ast.Show)
-	if !ok || show.Type != ast.CreateTableStr || !show.HasTable() || (show.ShowTablesOpt != nil && show.ShowTablesOpt.AsOf != nil) {
+	// The parser keeps SHOW CREATE VIEW's words as written.
+	isView := ok && strings.EqualFold(show.Type, ast.CreateViewStr)
+	if !ok || (show.Type != ast.CreateTableStr && !isView) || !show.HasTable() || (show.ShowTablesOpt != nil && show.ShowTablesOpt.AsOf != nil) {
 		return stmt
 	}
 	switch strings.ToLower(show.Table.DbQualifier.String()) {
@@ -68,15 +71,18 @@ func (p parser) intercept(stmt ast.Statement) ast.Statement {
 		return stmt
 	}
 	return ast.InjectedStatement{
-		Statement: &showCreateTable{e: p.e, db: show.Table.DbQualifier.String(), table: show.Table.Name.String()},
+		Statement: &showCreateTable{e: p.e, db: show.Table.DbQualifier.String(), table: show.Table.Name.String(), view: isView},
 		Auth:      show.Auth,
 	}
 }
 
-// showCreateTable is SHOW CREATE TABLE for an Iceberg table.
+// showCreateTable is SHOW CREATE TABLE for an Iceberg table, and SHOW
+// CREATE VIEW (view set) for a view; SHOW CREATE TABLE of a view shows the
+// view, as in MySQL.
 type showCreateTable struct {
 	e         *Engine
 	db, table string
+	view      bool
 }
 
 var (
@@ -97,6 +103,14 @@ func (s *showCreateTable) WithChildren(_ *sql.Context, children ...sql.Node) (sq
 }
 
 func (s *showCreateTable) Schema(*sql.Context) sql.Schema {
+	if s.view {
+		return sql.Schema{
+			{Name: "View", Type: types.LongText},
+			{Name: "Create View", Type: types.LongText},
+			{Name: "character_set_client", Type: types.LongText},
+			{Name: "collation_connection", Type: types.LongText},
+		}
+	}
 	return sql.Schema{
 		{Name: "Table", Type: types.LongText},
 		{Name: "Create Table", Type: types.LongText},
@@ -115,12 +129,24 @@ func (s *showCreateTable) RowIter(ctx *sql.Context, _ sql.Row) (sql.RowIter, err
 	if err != nil {
 		return nil, err
 	}
+	if def, ok, err := db.(sql.ViewDatabase).GetViewDefinition(ctx, s.table); err != nil || ok {
+		if err != nil {
+			return nil, err
+		}
+		if s.view {
+			return sql.RowsToRowIter(sql.Row{def.Name, def.CreateViewStatement, "utf8mb4", sql.Collation_Default.String()}), nil
+		}
+		return sql.RowsToRowIter(sql.Row{def.Name, def.CreateViewStatement}), nil
+	}
 	t, ok, err := db.GetTableInsensitive(ctx, s.table)
 	if err != nil {
 		return nil, err
 	}
 	if !ok {
 		return nil, sql.ErrTableNotFound.New(s.table)
+	}
+	if s.view {
+		return nil, mysql.NewSQLError(erWrongObject, "HY000", "'%s.%s' is not VIEW", dbName, s.table)
 	}
 	it, ok := t.(*Table)
 	if !ok { // a metadata table

@@ -328,8 +328,13 @@ func (w *Warehouse) lockFor(location string) *sync.Mutex {
 // ---- tables
 
 func (w *Warehouse) ListTables(ctx context.Context, ns table.Identifier) iter.Seq2[table.Identifier, error] {
+	return identifiers(ns, func() ([]string, error) { return w.tableNames(ctx, ns) })
+}
+
+// identifiers yields namespace ns's objects of the names list returns.
+func identifiers(ns table.Identifier, list func() ([]string, error)) iter.Seq2[table.Identifier, error] {
 	return func(yield func(table.Identifier, error) bool) {
-		names, err := w.tableNames(ctx, ns)
+		names, err := list()
 		if err != nil {
 			yield(nil, err)
 			return
@@ -501,6 +506,16 @@ func (w *Warehouse) checkNewName(ctx context.Context, ns, name string) error {
 	} else if ok {
 		return fmt.Errorf("%w: %s.%s", catalog.ErrTableAlreadyExists, ns, name)
 	}
+	return w.checkNoView(ctx, ns, name)
+}
+
+// checkNoView fails when a view has the name: tables and views share names.
+func (w *Warehouse) checkNoView(ctx context.Context, ns, name string) error {
+	if _, ok, err := w.lookupView(ctx, ns, name); err != nil {
+		return err
+	} else if ok {
+		return fmt.Errorf("%w: %s.%s is a view", catalog.ErrTableAlreadyExists, ns, name)
+	}
 	return nil
 }
 
@@ -618,6 +633,9 @@ func (w *Warehouse) RenameTable(ctx context.Context, from, to table.Identifier) 
 		return nil, err
 	} else if exists {
 		return nil, fmt.Errorf("%w: %s.%s", catalog.ErrTableAlreadyExists, tns, tname)
+	}
+	if err := w.checkNoView(ctx, tns, tname); err != nil {
+		return nil, err
 	}
 	if err := w.bindLink(ctx, tns, tname, l); err != nil {
 		return nil, err

@@ -1,0 +1,316 @@
+package storage
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"iter"
+	"slices"
+	"strings"
+	"unicode"
+
+	"github.com/apache/iceberg-go"
+	"github.com/apache/iceberg-go/catalog"
+	"github.com/apache/iceberg-go/table"
+	"github.com/apache/iceberg-go/view"
+)
+
+// Views are Iceberg views (the view spec's metadata files), kept in the
+// namespace's hidden folder: the Hadoop layout has no place for views, and
+// other engines' Hadoop catalogs have no view support to confuse.
+//
+//	<root>/<ns>/.icesql/views/<key>.json                            {"name": ..., "location": <view root>}
+//	<root>/<ns>/.icesql/views/<key>-<id>/metadata/v<N>.metadata.json  view metadata, version N
+//
+// key is the lower-cased name. go-mysql-server asks for a view before every
+// table a statement names, so a name that is no view must cost one read, in
+// whatever case the client wrote it. The link is created once and removed by
+// DROP VIEW, so creating and dropping are atomic; a new version of a view is
+// the create-if-absent of the next metadata file, as for tables.
+
+type viewLink struct {
+	Name     string `json:"name"`
+	Location string `json:"location"`
+}
+
+func (w *Warehouse) viewsDir(ns string) string { return Join(w.hiddenDir(ns), "views") }
+
+func (w *Warehouse) viewLinkFile(ns, name string) string {
+	return Join(w.viewsDir(ns), strings.ToLower(name)+".json")
+}
+
+// validObjectName reports whether name can be a file name in the layout.
+func validObjectName(name string) bool {
+	return name != "" && !strings.HasPrefix(name, ".") && !strings.ContainsAny(name, "/\\") &&
+		!strings.ContainsFunc(name, unicode.IsControl)
+}
+
+// lookupView finds the view a name means, ignoring case.
+func (w *Warehouse) lookupView(ctx context.Context, ns, name string) (viewLink, bool, error) {
+	if !validObjectName(ns) || !validObjectName(name) {
+		return viewLink{}, false, nil
+	}
+	data, err := w.store.ReadFile(ctx, w.viewLinkFile(ns, name))
+	if errors.Is(err, fs.ErrNotExist) {
+		return viewLink{}, false, nil
+	}
+	if err != nil {
+		return viewLink{}, false, fmt.Errorf("read view link of %s.%s: %w", ns, name, err)
+	}
+	var l viewLink
+	if err := json.Unmarshal(data, &l); err != nil || l.Location == "" || l.Name == "" {
+		return viewLink{}, false, fmt.Errorf("corrupt view link %s: %v", w.viewLinkFile(ns, name), err)
+	}
+	return l, true, nil
+}
+
+// CheckViewExists reports whether the namespace has a view of that name,
+// ignoring case.
+func (w *Warehouse) CheckViewExists(ctx context.Context, ident table.Identifier) (bool, error) {
+	ns, name, err := splitIdent(ident)
+	if err != nil {
+		return false, nil
+	}
+	_, ok, err := w.lookupView(ctx, ns, name)
+	return ok, err
+}
+
+// LoadView reads the current metadata of a view; its identifier carries the
+// name as created.
+func (w *Warehouse) LoadView(ctx context.Context, ident table.Identifier) (*view.View, error) {
+	ns, name, err := splitIdent(ident)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s", catalog.ErrNoSuchView, strings.Join(ident, "."))
+	}
+	l, ok, err := w.lookupView(ctx, ns, name)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, fmt.Errorf("%w: %s.%s", catalog.ErrNoSuchView, ns, name)
+	}
+	meta, metaLoc, _, err := w.loadViewMetadata(ctx, l.Location)
+	if err != nil {
+		return nil, fmt.Errorf("load view %s.%s: %w", ns, l.Name, err)
+	}
+	return view.New(table.Identifier{ns, l.Name}, meta, metaLoc), nil
+}
+
+func (w *Warehouse) loadViewMetadata(ctx context.Context, location string) (view.Metadata, string, int, error) {
+	version, err := w.latestVersion(ctx, location)
+	if err != nil {
+		return nil, "", 0, err
+	}
+	if version == 0 {
+		return nil, "", 0, fmt.Errorf("no metadata file under %s", location)
+	}
+	metaLoc := metadataFile(location, version)
+	data, err := w.store.ReadFile(ctx, metaLoc)
+	if err != nil {
+		return nil, "", 0, fmt.Errorf("read %s: %w", metaLoc, err)
+	}
+	meta, err := view.ParseMetadataBytes(data)
+	if err != nil {
+		return nil, "", 0, fmt.Errorf("parse %s: %w", metaLoc, err)
+	}
+	return meta, metaLoc, version, nil
+}
+
+// CreateView creates a view whose current version is version, with the
+// columns of schema. The name must be free of tables and views alike.
+func (w *Warehouse) CreateView(ctx context.Context, ident table.Identifier, version *view.Version, schema *iceberg.Schema, opts ...catalog.CreateViewOpt) (*view.View, error) {
+	cfg := catalog.NewCreateViewCfg()
+	for _, o := range opts {
+		o(&cfg)
+	}
+	ns, name, err := splitIdent(ident)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Location != "" {
+		return nil, fmt.Errorf("create view %s.%s: the embedded catalog places views itself; a location is not supported", ns, name)
+	}
+	if _, ok, err := w.lookupView(ctx, ns, name); err != nil {
+		return nil, err
+	} else if ok {
+		return nil, fmt.Errorf("%w: %s.%s", catalog.ErrViewAlreadyExists, ns, name)
+	}
+	if err := w.checkNewName(ctx, ns, name); err != nil {
+		return nil, err
+	}
+	b, err := view.NewMetadataBuilder()
+	if err != nil {
+		return nil, err
+	}
+	loc := Join(w.viewsDir(ns), strings.ToLower(name)+"-"+newID())
+	built, err := b.SetLoc(loc).SetCurrentVersion(version, schema).SetProperties(cfg.Properties).Build()
+	if err != nil {
+		return nil, fmt.Errorf("create view %s.%s: %w", ns, name, err)
+	}
+	metaLoc := metadataFile(loc, 1)
+	if err := w.writeViewMetadata(ctx, metaLoc, built); err != nil {
+		return nil, fmt.Errorf("create view %s.%s: %w", ns, name, err)
+	}
+	data, err := json.Marshal(viewLink{Name: name, Location: loc})
+	if err != nil {
+		return nil, err
+	}
+	if err := w.store.CreateExclusive(ctx, w.viewLinkFile(ns, name), data); err != nil {
+		w.store.RemoveAll(ctx, loc)
+		if errors.Is(err, fs.ErrExist) {
+			return nil, fmt.Errorf("%w: %s.%s", catalog.ErrViewAlreadyExists, ns, name)
+		}
+		return nil, fmt.Errorf("create view %s.%s: %w", ns, name, err)
+	}
+	return view.New(table.Identifier{ns, name}, built.Metadata, metaLoc), nil
+}
+
+// ReplaceView makes version the view's current version (CREATE OR REPLACE
+// VIEW, ALTER VIEW), keeping the earlier versions in its history as the view
+// spec asks. It fails with catalog.ErrNoSuchView when there is no such view,
+// and with table.ErrCommitFailed when another writer replaced it first.
+func (w *Warehouse) ReplaceView(ctx context.Context, ident table.Identifier, version *view.Version, schema *iceberg.Schema) (*view.View, error) {
+	ns, name, err := splitIdent(ident)
+	if err != nil {
+		return nil, err
+	}
+	l, ok, err := w.lookupView(ctx, ns, name)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, fmt.Errorf("%w: %s.%s", catalog.ErrNoSuchView, ns, name)
+	}
+	mu := w.lockFor(l.Location)
+	mu.Lock()
+	defer mu.Unlock()
+	base, _, n, err := w.loadViewMetadata(ctx, l.Location)
+	if err != nil {
+		return nil, fmt.Errorf("replace view %s.%s: %w", ns, l.Name, err)
+	}
+	b, err := view.MetadataBuilderFromBase(base)
+	if err != nil {
+		return nil, err
+	}
+	built, err := b.SetCurrentVersion(version, schema).Build()
+	if err != nil {
+		return nil, fmt.Errorf("replace view %s.%s: %w", ns, l.Name, err)
+	}
+	metaLoc := metadataFile(l.Location, n+1)
+	if err := w.writeViewMetadata(ctx, metaLoc, built); err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			return nil, fmt.Errorf("%w: view %s.%s was replaced concurrently", table.ErrCommitFailed, ns, l.Name)
+		}
+		return nil, fmt.Errorf("replace view %s.%s: %w", ns, l.Name, err)
+	}
+	return view.New(table.Identifier{ns, l.Name}, built.Metadata, metaLoc), nil
+}
+
+func (w *Warehouse) writeViewMetadata(ctx context.Context, location string, built *view.MetadataBuildResult) error {
+	data, err := json.Marshal(built)
+	if err != nil {
+		return fmt.Errorf("encode view metadata: %w", err)
+	}
+	return w.store.CreateExclusive(ctx, location, data)
+}
+
+// DropView removes the view: its name stops resolving at once, then its
+// metadata files are deleted.
+func (w *Warehouse) DropView(ctx context.Context, ident table.Identifier) error {
+	ns, name, err := splitIdent(ident)
+	if err != nil {
+		return err
+	}
+	l, ok, err := w.lookupView(ctx, ns, name)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return fmt.Errorf("%w: %s.%s", catalog.ErrNoSuchView, ns, name)
+	}
+	if err := w.store.Remove(ctx, w.viewLinkFile(ns, name)); err != nil {
+		return fmt.Errorf("drop view %s.%s: %w", ns, l.Name, err)
+	}
+	if err := w.store.RemoveAll(ctx, l.Location); err != nil {
+		return fmt.Errorf("drop view %s.%s: remove metadata files: %w", ns, l.Name, err)
+	}
+	return nil
+}
+
+// ListViews lists the namespace's views by the names they were created with.
+func (w *Warehouse) ListViews(ctx context.Context, ns table.Identifier) iter.Seq2[table.Identifier, error] {
+	return identifiers(ns, func() ([]string, error) { return w.viewNames(ctx, ns) })
+}
+
+func (w *Warehouse) viewNames(ctx context.Context, ns table.Identifier) ([]string, error) {
+	name, err := checkNamespace(ns)
+	if err != nil {
+		return nil, err
+	}
+	entries, err := w.store.List(ctx, w.viewsDir(name))
+	if err != nil {
+		return nil, fmt.Errorf("list views of %s: %w", name, err)
+	}
+	var names []string
+	for _, e := range entries {
+		key, ok := strings.CutSuffix(e.Name, ".json")
+		if !ok || e.IsDir {
+			continue
+		}
+		l, found, err := w.lookupView(ctx, name, key)
+		if err != nil {
+			return nil, err
+		}
+		if found {
+			names = append(names, l.Name)
+		}
+	}
+	slices.Sort(names)
+	return names, nil
+}
+
+// RenameView renames a view within its namespace: the new name is linked to
+// the view's metadata first, then the old link removed, so a crash in
+// between leaves the view under both names, never none.
+func (w *Warehouse) RenameView(ctx context.Context, from, to table.Identifier) (*view.View, error) {
+	fns, fname, err := splitIdent(from)
+	if err != nil {
+		return nil, err
+	}
+	tns, tname, err := splitIdent(to)
+	if err != nil {
+		return nil, err
+	}
+	if fns != tns {
+		return nil, fmt.Errorf("rename view %s.%s to %s.%s: views can be renamed within their namespace only", fns, fname, tns, tname)
+	}
+	l, ok, err := w.lookupView(ctx, fns, fname)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, fmt.Errorf("%w: %s.%s", catalog.ErrNoSuchView, fns, fname)
+	}
+	if strings.EqualFold(fname, tname) {
+		return nil, fmt.Errorf("rename view %s.%s to %s: the names differ only in case", fns, fname, tname)
+	}
+	if err := w.checkNewName(ctx, tns, tname); err != nil {
+		return nil, err
+	}
+	data, err := json.Marshal(viewLink{Name: tname, Location: l.Location})
+	if err != nil {
+		return nil, err
+	}
+	if err := w.store.CreateExclusive(ctx, w.viewLinkFile(tns, tname), data); err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			return nil, fmt.Errorf("%w: %s.%s", catalog.ErrViewAlreadyExists, tns, tname)
+		}
+		return nil, fmt.Errorf("rename view %s.%s: %w", fns, fname, err)
+	}
+	if err := w.store.Remove(ctx, w.viewLinkFile(fns, fname)); err != nil {
+		return nil, fmt.Errorf("rename view %s.%s: %w", fns, fname, err)
+	}
+	return w.LoadView(ctx, to)
+}
