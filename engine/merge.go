@@ -77,45 +77,62 @@ func (n *mergeNode) RowIter(ctx *sql.Context, _ sql.Row) (sql.RowIter, error) {
 	if dbName == "" {
 		return nil, sql.ErrNoDatabaseSelected.New()
 	}
-	db, err := n.e.provider.Database(ctx, dbName)
+	t, err := n.e.mergeTarget(ctx, dbName, m.Target)
+	if err != nil {
+		return nil, err
+	}
+	q, err := n.e.merge(ctx, m, dbName, t)
+	if err != nil {
+		return nil, err
+	}
+	return sql.RowsToRowIter(sql.NewRow(types.NewOkResult(q.affected))), nil
+}
+
+// mergeTarget resolves the table a MERGE (or REPLACE) changes.
+func (e *Engine) mergeTarget(ctx *sql.Context, dbName, name string) (*Table, error) {
+	db, err := e.provider.Database(ctx, dbName)
 	if err != nil {
 		return nil, err
 	}
 	d, ok := db.(*Database)
 	if !ok {
-		return nil, notSupported("MERGE INTO %s.%s: only Iceberg tables can be merged into", dbName, m.Target)
+		return nil, notSupported("%s.%s: only Iceberg tables can be changed row by row", dbName, name)
 	}
-	tt, _, err := d.rowIdentityTable(ctx, m.Target)
+	tt, _, err := d.rowIdentityTable(ctx, name)
 	if err != nil {
 		return nil, err
 	}
-	t := tt.(*Table)
+	return tt.(*Table), nil
+}
+
+// merge runs m against t and stages its changes; the query it returns
+// counts what changed.
+func (e *Engine) merge(ctx *sql.Context, m *planner.Merge, dbName string, t *Table) (*mergeQuery, error) {
 	q, err := newMergeQuery(m, dbName, t)
 	if err != nil {
 		return nil, err
 	}
-	rows, err := n.run(ctx, q.text)
+	rows, err := e.runQuery(ctx, q.text)
 	if err != nil {
 		return nil, err
 	}
-	affected, err := q.apply(ctx, t, rows)
-	if err != nil {
+	if err := q.apply(ctx, t, rows); err != nil {
 		return nil, err
 	}
-	return sql.RowsToRowIter(sql.NewRow(types.NewOkResult(affected))), nil
+	return q, nil
 }
 
-// run runs a query within the MERGE statement: on its session, without
-// committing the transaction at its end.
-func (n *mergeNode) run(ctx *sql.Context, query string) ([]sql.Row, error) {
+// runQuery runs a query within a MERGE or REPLACE statement: on its
+// session, without committing the transaction at its end.
+func (e *Engine) runQuery(ctx *sql.Context, query string) ([]sql.Row, error) {
 	prev := ctx.Session.GetIgnoreAutoCommit()
 	ctx.Session.SetIgnoreAutoCommit(true)
 	defer ctx.Session.SetIgnoreAutoCommit(prev)
 	// The query gets its own context with the statement's pid (so it reads
 	// the pinned snapshots) but no process list: ending a query there
 	// cancels the context of the pid, which is the MERGE's own.
-	qctx := sql.NewContext(ctx, sql.WithSession(ctx.Session), sql.WithPid(ctx.Pid()), sql.WithMemoryManager(n.e.sqle.MemoryManager))
-	_, iter, _, err := n.e.sqle.QueryWithBindings(qctx, query, nil, nil, nil)
+	qctx := sql.NewContext(ctx, sql.WithSession(ctx.Session), sql.WithPid(ctx.Pid()), sql.WithMemoryManager(e.sqle.MemoryManager))
+	_, iter, _, err := e.sqle.QueryWithBindings(qctx, query, nil, nil, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -129,6 +146,9 @@ type mergeQuery struct {
 	m       *planner.Merge
 	text    string
 	offsets []int // where each clause's values start in a row
+
+	affected int // rows a clause applied to (apply sets it)
+	matched  int // target rows a clause other than NOT MATCHED removed or replaced
 }
 
 func newMergeQuery(m *planner.Merge, db string, t *Table) (*mergeQuery, error) {
@@ -238,7 +258,7 @@ func (q *mergeQuery) cardinalityChecked() bool {
 
 // apply turns the query's rows into staged deletes and new rows and
 // returns how many target rows the MERGE changed, deleted or inserted.
-func (q *mergeQuery) apply(ctx *sql.Context, t *Table, rows []sql.Row) (int, error) {
+func (q *mergeQuery) apply(ctx *sql.Context, t *Table, rows []sql.Row) error {
 	type rowID struct {
 		file string
 		pos  int64
@@ -251,7 +271,6 @@ func (q *mergeQuery) apply(ctx *sql.Context, t *Table, rows []sql.Row) (int, err
 	defer ins.stop()
 	var moved *movedWriter // updated rows of a v3 table keep their ids (rowupdate_v3.go)
 	defer func() { moved.stop() }()
-	affected := 0
 	for _, r := range rows {
 		var id rowID
 		hasTarget := r[0] != nil
@@ -260,13 +279,13 @@ func (q *mergeQuery) apply(ctx *sql.Context, t *Table, rows []sql.Row) (int, err
 		}
 		if check && hasTarget && isTrue(r[2]) {
 			if seen[id] {
-				return 0, mysql.NewSQLError(1242, "21000", "MERGE INTO %s: a target row matched multiple source rows; each target row may match at most one source row (deduplicate the source or narrow the ON condition); nothing was changed", t.name)
+				return mysql.NewSQLError(1242, "21000", "MERGE INTO %s: a target row matched multiple source rows; each target row may match at most one source row (deduplicate the source or narrow the ON condition); nothing was changed", t.name)
 			}
 			seen[id] = true
 		}
 		n, _, err := types.Int64.Convert(ctx, r[3])
 		if err != nil {
-			return 0, err
+			return err
 		}
 		clause := int(n.(int64))
 		if clause == 0 {
@@ -277,55 +296,56 @@ func (q *mergeQuery) apply(ctx *sql.Context, t *Table, rows []sql.Row) (int, err
 			if !deleted[id] {
 				deleted[id] = true
 				dels[id.file] = append(dels[id.file], id.pos)
+				q.matched++
 			}
 		}
-		affected++
+		q.affected++
 		if c.Action == planner.MergeDelete {
 			continue
 		}
 		at := q.offsets[clause-1]
 		row, err := convertRow(ctx, t, r[at:at+len(t.schema)])
 		if err != nil {
-			return 0, err
+			return err
 		}
 		if hasTarget && c.When != planner.WhenNotMatched && t.formatV3() {
 			if moved == nil {
 				moved = newMovedWriter(t)
 			}
 			if err := moved.add(ctx, id.file, id.pos, row); err != nil {
-				return 0, err
+				return err
 			}
 			continue
 		}
 		if err := ins.Insert(ctx, row); err != nil {
-			return 0, err
+			return err
 		}
 	}
 	var files []iceberg.DataFile
 	if ins.err != nil {
-		return 0, ins.err
+		return ins.err
 	}
 	ins.flush(ctx)
 	if ins.err != nil {
-		return 0, ins.err
+		return ins.err
 	}
 	if ins.writer != nil {
 		var err error
 		files, err = ins.writer.finish()
 		ins.writer = nil
 		if err != nil {
-			return 0, fmt.Errorf("write data files of %s: %w", t, err)
+			return fmt.Errorf("write data files of %s: %w", t, err)
 		}
 	}
 	movedFiles, err := moved.finish(ctx)
 	if err != nil {
-		return 0, err
+		return err
 	}
 	files = append(files, movedFiles...)
 	if err := sessionOf(ctx).stageRowChanges(ctx, t, "merge", dels, files); err != nil {
-		return 0, err
+		return err
 	}
-	return affected, nil
+	return nil
 }
 
 func isTrue(v any) bool {
