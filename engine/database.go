@@ -137,6 +137,7 @@ func (d *Database) CreateTable(ctx *sql.Context, name string, schema sql.Primary
 	if opts.Comment != "" {
 		props["comment"] = opts.Comment
 	}
+	warnForeignKeys(ctx, name, opts.Properties)
 	defaultTableProperties(props)
 	if err := validateProperties(props); err != nil {
 		return err

@@ -70,6 +70,7 @@ var mysqlCodes = func() []codedKind {
 		{kind: sql.ErrTableAlreadyExists, code: mysql.ERTableExists, state: "42S01"},
 		{kind: sql.ErrTableNotFound, code: mysql.ERNoSuchTable, state: mysql.SSUnknownTable},
 		{kind: sql.ErrExistingView, code: mysql.ERTableExists, state: "42S01"},
+		{kind: sql.ErrNoForeignKeySupport, code: mysql.ERNotSupportedYet, state: mysql.SSClientError}, // foreignkeys.go: only CREATE TABLE records them
 		{kind: sql.ErrViewDoesNotExist, code: mysql.ERBadTable, state: mysql.SSUnknownTable},
 		{kind: sql.ErrDatabaseNotFound, code: mysql.ERBadDb, state: mysql.SSClientError},
 		{kind: sql.ErrDuplicateColumn, code: mysql.ERDupFieldName, state: "42S21"},
