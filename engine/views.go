@@ -16,6 +16,8 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/plan"
 	"github.com/dolthub/go-mysql-server/sql/transform"
 	"github.com/dolthub/vitess/go/mysql"
+
+	"github.com/icesql/icesql/planner"
 )
 
 // Views are Iceberg views: CREATE VIEW stores the SELECT text as the view's
@@ -73,6 +75,14 @@ func viewStatements(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.
 			return nil, transform.SameTree, err
 		}
 	case *plan.CreateView:
+		if strings.Contains(n.CreateViewString, planner.AlterViewMarker) {
+			if err := checkViewExists(ctx, n.Database(), n.Name); err != nil {
+				if sql.ErrViewDoesNotExist.Is(err) {
+					err = sql.ErrTableNotFound.New(n.Name) // MySQL's answer to ALTER VIEW of a missing view
+				}
+				return nil, transform.SameTree, err
+			}
+		}
 		if n.Definition != nil {
 			sessionOf(ctx).rememberView(ctx, n.Name, pendingView{schema: viewColumns(ctx, n.Definition), replace: n.IsReplace})
 		}
@@ -97,15 +107,23 @@ func checkViewsExist(ctx *sql.Context, n *plan.DropView) error {
 		if !ok {
 			continue
 		}
-		vdb, ok := drop.Database().(sql.ViewDatabase)
-		if !ok {
-			continue
-		}
-		if _, found, err := vdb.GetViewDefinition(ctx, drop.ViewName); err != nil {
+		if err := checkViewExists(ctx, drop.Database(), drop.ViewName); err != nil {
 			return err
-		} else if !found {
-			return sql.ErrViewDoesNotExist.New(drop.Database().Name(), drop.ViewName)
 		}
+	}
+	return nil
+}
+
+// checkViewExists fails when db has no view of that name.
+func checkViewExists(ctx *sql.Context, db sql.Database, name string) error {
+	vdb, ok := db.(sql.ViewDatabase)
+	if !ok {
+		return nil
+	}
+	if _, found, err := vdb.GetViewDefinition(ctx, name); err != nil {
+		return err
+	} else if !found {
+		return sql.ErrViewDoesNotExist.New(db.Name(), name)
 	}
 	return nil
 }

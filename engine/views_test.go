@@ -60,10 +60,28 @@ func TestViewsAreIcebergViews(t *testing.T) {
 		t.Errorf("view schema = %s", got)
 	}
 
+	// Going back to an earlier definition makes that version current again
+	// rather than adding it twice (the spec's reuse of versions).
+	mustExec(t, conn, "CREATE OR REPLACE VIEW Totals (Region, Total) AS SELECT region, SUM(amount) FROM t GROUP BY region")
+	files, _ = filepath.Glob(filepath.Join(dir, "vdb", ".icesql", "views", "totals-*", "metadata", "v3.metadata.json"))
+	if len(files) != 1 {
+		t.Fatalf("want v3.metadata.json, got %v", files)
+	}
+	data, err = os.ReadFile(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if meta, err = view.ParseMetadataBytes(data); err != nil {
+		t.Fatal(err)
+	}
+	if len(meta.Versions()) != 2 || meta.CurrentVersionID() != 1 {
+		t.Errorf("after going back: %d versions, current %d; want 2 versions, current 1", len(meta.Versions()), meta.CurrentVersionID())
+	}
+
 	// A new engine on the same warehouse sees the view.
 	conn2 := openConn(t, engine.Config{Warehouse: wh})
 	mustExec(t, conn2, "USE vdb")
-	if got := collect(t, conn2, "SELECT Region, Total FROM Totals ORDER BY Region"); got != "eu 4.00|us 2.25" {
+	if got := collect(t, conn2, "SELECT Region, Total FROM Totals ORDER BY Region"); got != "eu 5.50|us 2.25" {
 		t.Errorf("view after reopening:\n%s", got)
 	}
 }

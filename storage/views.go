@@ -194,7 +194,12 @@ func (w *Warehouse) ReplaceView(ctx context.Context, ident table.Identifier, ver
 	if err != nil {
 		return nil, err
 	}
-	built, err := b.SetCurrentVersion(version, schema).Build()
+	if id, ok := sameVersion(base, version, schema); ok {
+		b.SetCurrentVersionID(id)
+	} else {
+		b.SetCurrentVersion(version, schema)
+	}
+	built, err := b.Build()
 	if err != nil {
 		return nil, fmt.Errorf("replace view %s.%s: %w", ns, l.Name, err)
 	}
@@ -206,6 +211,25 @@ func (w *Warehouse) ReplaceView(ctx context.Context, ident table.Identifier, ver
 		return nil, fmt.Errorf("replace view %s.%s: %w", ns, l.Name, err)
 	}
 	return view.New(table.Identifier{ns, l.Name}, built.Metadata, metaLoc), nil
+}
+
+// sameVersion finds a version of the view that is version with schema, as
+// the spec asks a writer to reuse; iceberg-go v0.7.0's SetCurrentVersion
+// would add it a second time under the same id.
+func sameVersion(base view.Metadata, version *view.Version, schema *iceberg.Schema) (int64, bool) {
+	for _, sc := range base.Schemas() {
+		if !sc.Equals(schema) {
+			continue
+		}
+		want := version.Clone()
+		want.SchemaID = sc.ID
+		for _, v := range base.Versions() {
+			if v.SchemaID == sc.ID && v.Equals(want) {
+				return v.VersionID, true
+			}
+		}
+	}
+	return 0, false
 }
 
 func (w *Warehouse) writeViewMetadata(ctx context.Context, location string, built *view.MetadataBuildResult) error {
