@@ -119,6 +119,7 @@ func noteVectorFilters(ctx *sql.Context, n sql.Node) {
 			t.scan.filterNote = "no, the row path evaluates the WHERE clause: " + why
 		}
 	})
+	noteJoinAggregates(ctx, n)
 }
 
 // innerFilters is the Filters of n built with a parent row: those on the

@@ -57,19 +57,31 @@ const (
 // newVectorJoinAgg translates gb, or says why it cannot ("" when gb is not
 // over a join at all).
 func newVectorJoinAgg(ctx *sql.Context, gb *plan.GroupBy, row sql.Row) (*vectorJoinAgg, string) {
-	j, ok := gb.Child.(*plan.JoinNode)
-	if !ok {
+	j, where := joinUnder(gb)
+	if j == nil {
 		return nil, ""
 	}
 	vj, why := newVectorJoin(ctx, j, row)
 	if vj == nil {
 		return nil, "the join: " + why
 	}
-	if vj.cond != nil {
-		return nil, "the join condition has more than the key equality"
-	}
 	ja := &vectorJoinAgg{vj: vj, plan: &vector.Plan{}}
 	tr := &vecTranslator{ctx: ctx, columnOf: ja.column}
+	// The rest of the join condition and a WHERE clause over both tables
+	// filter the joined pairs: for an inner join they are one.
+	for _, c := range []sql.Expression{vj.cond, where} {
+		if c == nil {
+			continue
+		}
+		f, err := tr.predicate(c)
+		if err != nil {
+			return nil, err.Error()
+		}
+		if ja.plan.Filter != nil {
+			f = vector.And{L: ja.plan.Filter, R: f}
+		}
+		ja.plan.Filter = f
+	}
 	keyFields := map[string]int{}
 	var keyTypes []iceberg.Type
 	for _, k := range gb.GroupByExprs {
@@ -107,6 +119,18 @@ func newVectorJoinAgg(ctx *sql.Context, gb *plan.GroupBy, row sql.Row) (*vectorJ
 		return nil, err.Error()
 	}
 	return ja, ""
+}
+
+// joinUnder is the join gb groups, directly or through a Filter whose
+// condition it returns.
+func joinUnder(gb *plan.GroupBy) (*plan.JoinNode, sql.Expression) {
+	child := gb.Child
+	var where sql.Expression
+	if f, ok := child.(*plan.Filter); ok {
+		child, where = f.Child, f.Expression
+	}
+	j, _ := child.(*plan.JoinNode)
+	return j, where
 }
 
 // column resolves a column of either side to its name in the joined
@@ -534,4 +558,30 @@ func eachBatch(ctx *sql.Context, t *Table, cols []string, workers int, fn func(w
 		return readErr
 	}
 	return context.Cause(runCtx)
+}
+
+// noteJoinAggregates tells EXPLAIN, on the scans of each join under a
+// GROUP BY, whether the GROUP BY runs on the vector path with the join or
+// on the row path over the joined rows, and why.
+func noteJoinAggregates(ctx *sql.Context, n sql.Node) {
+	if !vectorizeOn(ctx) {
+		return
+	}
+	walkPlan(ctx, n, func(n sql.Node) {
+		gb, ok := n.(*plan.GroupBy)
+		if !ok {
+			return
+		}
+		ja, why := newVectorJoinAgg(ctx, gb, nil)
+		if ja != nil {
+			ja.vj.left.t.scan.filterNote = "yes: the WHERE clause, the hash join's probe and the GROUP BY above it run on Arrow batches; no row is built before the groups"
+			ja.vj.right.t.scan.filterNote = "yes: the WHERE clause runs on Arrow batches; the columns the GROUP BY reads fill the hash join's table"
+			return
+		}
+		if j, _ := joinUnder(gb); j != nil && why != "" && !strings.HasPrefix(why, "the join: ") {
+			if vj, _ := newVectorJoin(ctx, j, nil); vj != nil {
+				vj.left.t.scan.filterNote += "; the GROUP BY above runs on the row path: " + why
+			}
+		}
+	})
 }
