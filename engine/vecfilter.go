@@ -33,6 +33,12 @@ func (b vectorBuilder) Build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.Row
 	switch n := n.(type) {
 	case *plan.Filter:
 		return b.buildFilter(ctx, n, row)
+	case *plan.TopN:
+		if vectorizeOn(ctx) {
+			if iter, err := buildJoinAggTopN(ctx, n, row); iter != nil || err != nil {
+				return iter, err
+			}
+		}
 	case *plan.GroupBy:
 		if vectorizeOn(ctx) {
 			if iter, err := buildJoinAgg(ctx, n, row); iter != nil || err != nil {

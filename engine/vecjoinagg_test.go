@@ -89,6 +89,14 @@ func vecJoinAggQueries() []string {
 		// Products past int64: the vector path gives up (ErrInexact) and
 		// the row path computes the groups.
 		"SELECT b.pr, SUM(p.x * b.`dec` * 100000000000) FROM {p} p JOIN {b} b ON p.k = b.k GROUP BY b.pr",
+		// ORDER BY ... LIMIT picks groups on the vector path: NULL
+		// minimums first, descending strings, integer sums, one row, more
+		// rows than groups, none; by an AVG it leaves to the row path.
+		"SELECT b.s, p.s, MIN(p.x) AS m FROM {p} p JOIN {b} b ON p.k = b.k GROUP BY b.s, p.s ORDER BY m, b.s DESC, p.s LIMIT 5",
+		"SELECT p.k, b.pr, SUM(p.k) AS t FROM {p} p JOIN {b} b ON p.k = b.k GROUP BY p.k, b.pr ORDER BY t DESC, p.k, b.pr LIMIT 1",
+		"SELECT p.k, b.pr, MAX(b.d) FROM {p} p JOIN {b} b ON p.k = b.k GROUP BY p.k, b.pr ORDER BY p.k DESC, b.pr LIMIT 1000",
+		"SELECT p.k, COUNT(*) FROM {p} p JOIN {b} b ON p.k = b.k GROUP BY p.k ORDER BY p.k LIMIT 0",
+		"SELECT b.pr, AVG(p.x) AS a FROM {p} p JOIN {b} b ON p.k = b.k GROUP BY b.pr ORDER BY a, b.pr LIMIT 2",
 		// Conditions on both tables: in the join's ON, in the WHERE clause.
 		"SELECT b.pr, SUM(p.x), COUNT(*) FROM {p} p JOIN {b} b ON p.k = b.k AND p.x > b.`dec` * 100 GROUP BY b.pr",
 		"SELECT b.pr, p.s, SUM(p.x) FROM {p} p JOIN {b} b ON b.k = p.k WHERE p.dt >= b.d AND (p.s < b.s OR b.s IS NULL) GROUP BY b.pr, p.s",
@@ -120,8 +128,12 @@ func TestVectorJoinAggregateMatchesRowPath(t *testing.T) {
 			if !matchesRowPath(t, conn, q) {
 				continue
 			}
-			if plan := explainText(t, conn, q); !strings.Contains(plan, onVector) {
+			plan := explainText(t, conn, q)
+			if !strings.Contains(plan, onVector) {
 				t.Errorf("row path: %s\n%s", q, plan)
+			}
+			if picked := strings.Contains(q, "LIMIT") && !strings.Contains(q, "AVG"); picked != strings.Contains(plan, "the ORDER BY ... LIMIT picks its groups") {
+				t.Errorf("ORDER BY ... LIMIT on the wrong path: %s\n%s", q, plan)
 			}
 		}
 		for _, q := range vecJoinAggDeclined() {
