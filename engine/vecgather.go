@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -8,6 +9,10 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/bitutil"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 )
+
+// errBatchShape says a batch holds a column in a form the vectorized
+// join aggregate does not handle; the row path computes the query.
+var errBatchShape = errors.New("vectorized join: unexpected column type")
 
 // gather is arr's rows idx, in that order (a row may repeat), as a new
 // array the caller releases. It covers what the vector path's batches
@@ -33,7 +38,7 @@ func gather(mem memory.Allocator, arr arrow.Array, idx []int32) (arrow.Array, er
 	}
 	fw, ok := arr.DataType().(arrow.FixedWidthDataType)
 	if !ok || fw.BitWidth()%8 != 0 || len(arr.Data().Buffers()) != 2 {
-		return nil, fmt.Errorf("vectorized join: cannot gather a %s column", arr.DataType())
+		return nil, fmt.Errorf("%w: cannot gather a %s column", errBatchShape, arr.DataType())
 	}
 	return gatherFixed(arr, idx, fw.BitWidth()/8), nil
 }
@@ -83,7 +88,7 @@ func gatherStrings(mem memory.Allocator, arr arrow.Array, idx []int32, value fun
 	type appender interface{ Append(string) }
 	sb, ok := b.(appender)
 	if !ok {
-		return nil, fmt.Errorf("vectorized join: cannot build a %s column", arr.DataType())
+		return nil, fmt.Errorf("%w: cannot build a %s column", errBatchShape, arr.DataType())
 	}
 	b.Reserve(len(idx))
 	for _, r := range idx {
@@ -102,7 +107,7 @@ func gatherBytes(mem memory.Allocator, arr arrow.Array, idx []int32, value func(
 	type appender interface{ Append([]byte) }
 	bb, ok := b.(appender)
 	if !ok {
-		return nil, fmt.Errorf("vectorized join: cannot build a %s column", arr.DataType())
+		return nil, fmt.Errorf("%w: cannot build a %s column", errBatchShape, arr.DataType())
 	}
 	b.Reserve(len(idx))
 	for _, r := range idx {

@@ -169,7 +169,7 @@ func buildJoinAgg(ctx *sql.Context, gb *plan.GroupBy, row sql.Row) (sql.RowIter,
 		return nil, nil
 	}
 	groups, err := ja.run(ctx)
-	if errors.Is(err, vector.ErrInexact) {
+	if rowPathAnswers(err) {
 		return nil, nil
 	}
 	if err != nil {
@@ -180,6 +180,12 @@ func buildJoinAgg(ctx *sql.Context, gb *plan.GroupBy, row sql.Row) (sql.RowIter,
 		return nil, err
 	}
 	return sql.RowsToRowIter(rows...), nil
+}
+
+// rowPathAnswers says err leaves the query to the row path: a value
+// outside the exact range, or a batch column of an unexpected form.
+func rowPathAnswers(err error) bool {
+	return errors.Is(err, vector.ErrInexact) || errors.Is(err, errBatchShape)
 }
 
 // groupRows turns groups into the GroupBy's rows.
@@ -310,7 +316,7 @@ func (ja *vectorJoinAgg) buildSide(ctx *sql.Context, workers int) (*joinBuild, e
 		}
 		key := keyReader(keyArr)
 		if key == nil {
-			return fmt.Errorf("key column %s is %s", keyName, keyArr.DataType())
+			return fmt.Errorf("%w: key column %s is %s", errBatchShape, keyName, keyArr.DataType())
 		}
 		rows := make([]int32, 0, len(keep))
 		keys := make([]int64, 0, len(keep))
@@ -432,7 +438,7 @@ func (p *joinAggProber) add(rec arrow.RecordBatch) error {
 	}
 	key := keyReader(keyArr)
 	if key == nil {
-		return fmt.Errorf("key column is %s", keyArr.DataType())
+		return fmt.Errorf("%w: key column is %s", errBatchShape, keyArr.DataType())
 	}
 	t := p.b.table
 	pi, bi := p.pi[:0], p.bi[:0]

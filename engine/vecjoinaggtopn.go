@@ -3,12 +3,12 @@ package engine
 import (
 	"bytes"
 	"cmp"
-	"errors"
 	"slices"
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/expression"
 	"github.com/dolthub/go-mysql-server/sql/plan"
+	"github.com/dolthub/go-mysql-server/sql/transform"
 
 	"github.com/icesql/icesql/pushdown/vector"
 )
@@ -50,6 +50,16 @@ func newJoinAggTopN(ctx *sql.Context, n *plan.TopN, row sql.Row) (*joinAggTopN, 
 	top := &joinAggTopN{limit: limit}
 	child := n.Child
 	if p, ok := child.(*plan.Project); ok {
+		// The projection is evaluated here on the kept groups' rows; a
+		// subquery in it needs the row path's iterators.
+		for _, e := range p.Projections {
+			if transform.InspectExpr(ctx, e, func(_ *sql.Context, e sql.Expression) bool {
+				_, sq := e.(*plan.Subquery)
+				return sq
+			}) {
+				return nil, "a subquery in the selected columns"
+			}
+		}
 		top.proj, child = p, p.Child
 	}
 	gb, ok := child.(*plan.GroupBy)
@@ -206,7 +216,7 @@ func buildJoinAggTopN(ctx *sql.Context, n *plan.TopN, row sql.Row) (sql.RowIter,
 		return nil, nil
 	}
 	groups, err := top.ja.run(ctx)
-	if errors.Is(err, vector.ErrInexact) {
+	if rowPathAnswers(err) {
 		return nil, nil
 	}
 	if err != nil {
