@@ -33,6 +33,18 @@ func (b vectorBuilder) Build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.Row
 	switch n := n.(type) {
 	case *plan.Filter:
 		return b.buildFilter(ctx, n, row)
+	case *plan.TopN:
+		if vectorizeOn(ctx) {
+			if iter, err := buildJoinAggTopN(ctx, n, row); iter != nil || err != nil {
+				return iter, err
+			}
+		}
+	case *plan.GroupBy:
+		if vectorizeOn(ctx) {
+			if iter, err := buildJoinAgg(ctx, n, row); iter != nil || err != nil {
+				return iter, err
+			}
+		}
 	case *plan.JoinNode:
 		if vectorizeOn(ctx) {
 			if vj, _ := newVectorJoin(ctx, n, row); vj != nil {
@@ -113,6 +125,7 @@ func noteVectorFilters(ctx *sql.Context, n sql.Node) {
 			t.scan.filterNote = "no, the row path evaluates the WHERE clause: " + why
 		}
 	})
+	noteJoinAggregates(ctx, n)
 }
 
 // innerFilters is the Filters of n built with a parent row: those on the

@@ -37,7 +37,7 @@ func (t *joinTable) add(k int64, row sql.Row) {
 
 // index chains the rows by key, keeping scan order within a key.
 func (t *joinTable) index() {
-	n := len(t.rows)
+	n := len(t.keys)
 	t.next = make([]int32, n)
 	if n == 0 {
 		t.heads = map[int64]int32{}
@@ -73,7 +73,7 @@ func (t *joinTable) index() {
 
 // first is the first row with key k, -1 for none.
 func (t *joinTable) first(k int64) int32 {
-	if len(t.rows) == 0 || k < t.lo || k > t.hi {
+	if len(t.keys) == 0 || k < t.lo || k > t.hi {
 		return -1
 	}
 	if t.dense != nil {

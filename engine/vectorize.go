@@ -106,6 +106,9 @@ type vecTranslator struct {
 	cols map[string]bool // Iceberg names read
 	// rowLevel: translating a row-level change's WHERE (rowscan_fast.go).
 	rowLevel bool
+	// columnOf, when set, resolves column references instead of t: the
+	// columns of a GROUP BY over a join (vecjoinagg.go).
+	columnOf func(*expression.GetField) (vector.Column, iceberg.Type, error)
 }
 
 type declined string
@@ -117,6 +120,9 @@ func decline(format string, args ...any) error { return declined(fmt.Sprintf(for
 // column is what a column reference reads and how its values look in a
 // row of the row path (rowValue in types.go).
 func (tr *vecTranslator) column(gf *expression.GetField) (vector.Column, iceberg.Type, error) {
+	if tr.columnOf != nil {
+		return tr.columnOf(gf)
+	}
 	if !tr.t.owns(gf) {
 		return vector.Column{}, nil, decline("column %s is not the scanned table's", gf.Name())
 	}

@@ -1,0 +1,121 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/bitutil"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+)
+
+// errBatchShape says a batch holds a column in a form the vectorized
+// join aggregate does not handle; the row path computes the query.
+var errBatchShape = errors.New("vectorized join: unexpected column type")
+
+// gather is arr's rows idx, in that order (a row may repeat), as a new
+// array the caller releases. It covers what the vector path's batches
+// hold: fixed-width numbers, dates and decimals, strings and binaries,
+// and dictionaries of them, whose gathered indices keep the dictionary.
+func gather(mem memory.Allocator, arr arrow.Array, idx []int32) (arrow.Array, error) {
+	switch a := arr.(type) {
+	case *array.Dictionary:
+		ind, err := gather(mem, a.Indices(), idx)
+		if err != nil {
+			return nil, err
+		}
+		defer ind.Release()
+		return array.NewDictionaryArray(a.DataType(), ind, a.Dictionary()), nil
+	case *array.String:
+		return gatherStrings(mem, arr, idx, a.Value)
+	case *array.LargeString:
+		return gatherStrings(mem, arr, idx, a.Value)
+	case *array.Binary:
+		return gatherBytes(mem, arr, idx, a.Value)
+	case *array.LargeBinary:
+		return gatherBytes(mem, arr, idx, a.Value)
+	}
+	fw, ok := arr.DataType().(arrow.FixedWidthDataType)
+	if !ok || fw.BitWidth()%8 != 0 || len(arr.Data().Buffers()) != 2 {
+		return nil, fmt.Errorf("%w: cannot gather a %s column", errBatchShape, arr.DataType())
+	}
+	return gatherFixed(arr, idx, fw.BitWidth()/8), nil
+}
+
+// gatherFixed copies the values of a fixed-width array byte-wise: the
+// value buffer is the array's second, its first the validity bitmap.
+func gatherFixed(arr arrow.Array, idx []int32, width int) arrow.Array {
+	data := arr.Data()
+	off := data.Offset()
+	src := data.Buffers()[1].Bytes()[off*width:]
+	out := make([]byte, len(idx)*width)
+	switch width {
+	case 8:
+		for i, r := range idx {
+			copy(out[i*8:i*8+8], src[int(r)*8:int(r)*8+8])
+		}
+	case 4:
+		for i, r := range idx {
+			copy(out[i*4:i*4+4], src[int(r)*4:int(r)*4+4])
+		}
+	default:
+		for i, r := range idx {
+			copy(out[i*width:(i+1)*width], src[int(r)*width:(int(r)+1)*width])
+		}
+	}
+	var valid *memory.Buffer
+	nulls := 0
+	if arr.NullN() > 0 {
+		bits := make([]byte, bitutil.BytesForBits(int64(len(idx))))
+		for i, r := range idx {
+			if arr.IsValid(int(r)) {
+				bitutil.SetBit(bits, i)
+			} else {
+				nulls++
+			}
+		}
+		valid = memory.NewBufferBytes(bits)
+	}
+	d := array.NewData(arr.DataType(), len(idx), []*memory.Buffer{valid, memory.NewBufferBytes(out)}, nil, nulls, 0)
+	defer d.Release()
+	return array.MakeFromData(d)
+}
+
+func gatherStrings(mem memory.Allocator, arr arrow.Array, idx []int32, value func(int) string) (arrow.Array, error) {
+	b := array.NewBuilder(mem, arr.DataType())
+	defer b.Release()
+	type appender interface{ Append(string) }
+	sb, ok := b.(appender)
+	if !ok {
+		return nil, fmt.Errorf("%w: cannot build a %s column", errBatchShape, arr.DataType())
+	}
+	b.Reserve(len(idx))
+	for _, r := range idx {
+		if arr.IsNull(int(r)) {
+			b.AppendNull()
+			continue
+		}
+		sb.Append(value(int(r)))
+	}
+	return b.NewArray(), nil
+}
+
+func gatherBytes(mem memory.Allocator, arr arrow.Array, idx []int32, value func(int) []byte) (arrow.Array, error) {
+	b := array.NewBuilder(mem, arr.DataType())
+	defer b.Release()
+	type appender interface{ Append([]byte) }
+	bb, ok := b.(appender)
+	if !ok {
+		return nil, fmt.Errorf("%w: cannot build a %s column", errBatchShape, arr.DataType())
+	}
+	b.Reserve(len(idx))
+	for _, r := range idx {
+		if arr.IsNull(int(r)) {
+			b.AppendNull()
+			continue
+		}
+		bb.Append(value(int(r)))
+	}
+	return b.NewArray(), nil
+}

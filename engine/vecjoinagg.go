@@ -1,0 +1,600 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/iceberg-go"
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/expression"
+	"github.com/dolthub/go-mysql-server/sql/plan"
+
+	"github.com/icesql/icesql/pushdown/vector"
+)
+
+// A GROUP BY directly over an inner join that the vector path probes
+// (vecjoin.go: two Iceberg scans, each with its WHERE clause, on an
+// integer key) runs wholly on Arrow batches, as TPC-H Q3 needs: the build
+// side's kept rows are gathered into one array per column and indexed by
+// key; each probe batch is filtered and probed, and the columns the
+// aggregation reads are gathered for the pairs that join, from both sides,
+// into a batch the vectorized hash aggregation (pushdown/vector) takes as
+// it takes a scan's. Each core aggregates its own batches; the partial
+// groups merge at the end. No go-mysql-server row exists until the
+// groups: the row path built one per joined row and grouped them on one
+// goroutine.
+//
+// It happens when the plan is built into iterators, where the join's
+// column indexes are final (newVectorJoin reads them). Anything it does
+// not translate, and any batch whose values leave the exact range, runs on
+// the row path (the GroupBy is built as go-mysql-server builds it).
+
+// vectorJoinAgg is a GroupBy over a vectorized join.
+type vectorJoinAgg struct {
+	vj    *vectorJoin
+	plan  *vector.Plan
+	outs  []vecOutput
+	probe []string // Iceberg names of the probe side's (left) columns the aggregation reads
+	build []string // and of the build side's (right)
+}
+
+// Column name prefixes in the joined batches: a self-join reads one name
+// on both sides.
+const (
+	probePrefix = "p."
+	buildPrefix = "b."
+)
+
+// newVectorJoinAgg translates gb, or says why it cannot ("" when gb is not
+// over a join at all).
+func newVectorJoinAgg(ctx *sql.Context, gb *plan.GroupBy, row sql.Row) (*vectorJoinAgg, string) {
+	j, where := joinUnder(gb)
+	if j == nil {
+		return nil, ""
+	}
+	vj, why := newVectorJoin(ctx, j, row)
+	if vj == nil {
+		return nil, "the join: " + why
+	}
+	ja := &vectorJoinAgg{vj: vj, plan: &vector.Plan{}}
+	tr := &vecTranslator{ctx: ctx, columnOf: ja.column}
+	// The rest of the join condition and a WHERE clause over both tables
+	// filter the joined pairs: for an inner join they are one.
+	for _, c := range []sql.Expression{vj.cond, where} {
+		if c == nil {
+			continue
+		}
+		f, err := tr.predicate(c)
+		if err != nil {
+			return nil, err.Error()
+		}
+		if ja.plan.Filter != nil {
+			f = vector.And{L: ja.plan.Filter, R: f}
+		}
+		ja.plan.Filter = f
+	}
+	keyFields := map[string]int{}
+	var keyTypes []iceberg.Type
+	for _, k := range gb.GroupByExprs {
+		gf, ok := k.(*expression.GetField)
+		if !ok {
+			return nil, "grouping by " + k.String()
+		}
+		c, it, err := tr.column(gf)
+		if err != nil {
+			return nil, err.Error()
+		}
+		keyFields[strings.ToLower(gf.String())] = len(ja.plan.Keys)
+		ja.plan.Keys = append(ja.plan.Keys, c)
+		keyTypes = append(keyTypes, it)
+	}
+	for _, dep := range gb.SelectDeps {
+		e, _ := unalias(dep)
+		if gf, ok := e.(*expression.GetField); ok {
+			k, isKey := keyFields[strings.ToLower(gf.String())]
+			if !isKey {
+				return nil, "selecting " + gf.String() + ", which is not grouped by"
+			}
+			ja.outs = append(ja.outs, vecOutput{key: k, agg: -1, value: columnValue(ja.plan.Keys[k].Type(), keyTypes[k])})
+			continue
+		}
+		out, agg, err := tr.aggregate(e)
+		if err != nil {
+			return nil, err.Error()
+		}
+		out.key, out.agg = -1, len(ja.plan.Aggs)
+		ja.plan.Aggs = append(ja.plan.Aggs, agg)
+		ja.outs = append(ja.outs, out)
+	}
+	if err := ja.plan.Check(); err != nil {
+		return nil, err.Error()
+	}
+	return ja, ""
+}
+
+// joinUnder is the join gb groups, directly or through a Filter whose
+// condition it returns.
+func joinUnder(gb *plan.GroupBy) (*plan.JoinNode, sql.Expression) {
+	child := gb.Child
+	var where sql.Expression
+	if f, ok := child.(*plan.Filter); ok {
+		child, where = f.Child, f.Expression
+	}
+	j, _ := child.(*plan.JoinNode)
+	return j, where
+}
+
+// column resolves a column of either side to its name in the joined
+// batches.
+func (ja *vectorJoinAgg) column(gf *expression.GetField) (vector.Column, iceberg.Type, error) {
+	for _, side := range []struct {
+		v      *vectorFilter
+		prefix string
+		names  *[]string
+	}{{ja.vj.left, probePrefix, &ja.probe}, {ja.vj.right, buildPrefix, &ja.build}} {
+		if !side.v.t.owns(gf) {
+			continue
+		}
+		st := &vecTranslator{ctx: nil, t: side.v.t, cols: map[string]bool{}}
+		c, it, err := st.column(gf)
+		if err != nil {
+			return vector.Column{}, nil, err
+		}
+		if !slices.Contains(side.v.read, c.Name) {
+			return vector.Column{}, nil, decline("column %s is not read by its scan", gf.String())
+		}
+		if !slices.Contains(*side.names, c.Name) {
+			*side.names = append(*side.names, c.Name)
+		}
+		c.Name = side.prefix + c.Name
+		return c, it, nil
+	}
+	return vector.Column{}, nil, decline("column %s is of neither side of the join", gf.String())
+}
+
+// buildJoinAgg is the exec builder's hook: gb's rows computed on the
+// vector path, or nil to build gb on the row path.
+func buildJoinAgg(ctx *sql.Context, gb *plan.GroupBy, row sql.Row) (sql.RowIter, error) {
+	ja, _ := newVectorJoinAgg(ctx, gb, row)
+	if ja == nil {
+		return nil, nil
+	}
+	groups, err := ja.run(ctx)
+	if rowPathAnswers(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	rows, err := groupRows(ja.outs, groups)
+	if err != nil {
+		return nil, err
+	}
+	return sql.RowsToRowIter(rows...), nil
+}
+
+// rowPathAnswers says err leaves the query to the row path: a value
+// outside the exact range, or a batch column of an unexpected form.
+func rowPathAnswers(err error) bool {
+	return errors.Is(err, vector.ErrInexact) || errors.Is(err, errBatchShape)
+}
+
+// groupRows turns groups into the GroupBy's rows.
+func groupRows(outs []vecOutput, groups []vector.Group) ([]sql.Row, error) {
+	rows := make([]sql.Row, len(groups))
+	for i, g := range groups {
+		r := make(sql.Row, len(outs))
+		for j, o := range outs {
+			if o.key >= 0 {
+				if k := g.Keys[o.key]; !k.Null {
+					r[j] = o.value(k)
+				}
+				continue
+			}
+			val, err := o.aggregateValue(g.Aggs[o.agg])
+			if err != nil {
+				return nil, err
+			}
+			r[j] = val
+		}
+		rows[i] = r
+	}
+	return rows, nil
+}
+
+// joinBuild is the build side: its kept rows with a non-NULL key, the
+// columns the aggregation reads gathered into one array each, and the
+// keys indexed.
+type joinBuild struct {
+	table *joinTable
+	cols  []arrow.Array // in the order of vectorJoinAgg.build
+}
+
+func (b *joinBuild) release() {
+	for _, c := range b.cols {
+		c.Release()
+	}
+}
+
+// buildChunk is one build batch's kept rows.
+type buildChunk struct {
+	keys []int64
+	cols []arrow.Array
+}
+
+func (ja *vectorJoinAgg) run(ctx *sql.Context) ([]vector.Group, error) {
+	workers := runtime.GOMAXPROCS(0)
+	b, err := ja.buildSide(ctx, workers)
+	if err != nil {
+		return nil, err
+	}
+	defer b.release()
+	parts := make([]*vector.Partial, workers)
+	for i := range parts {
+		if parts[i], err = vector.NewPartial(ja.plan); err != nil {
+			return nil, err
+		}
+	}
+	if len(b.table.keys) > 0 {
+		probers := make([]*joinAggProber, workers)
+		for i := range probers {
+			if probers[i], err = ja.newProber(b, parts[i]); err != nil {
+				return nil, err
+			}
+		}
+		left := ja.vj.left
+		err = eachBatch(ctx, left.t, left.read, workers, func(w int, rec arrow.RecordBatch) error {
+			return probers[w].add(rec)
+		})
+		if err != nil {
+			return nil, fmt.Errorf("vectorized join aggregate over %s: %w", left.t.String(), err)
+		}
+	}
+	for _, p := range parts[1:] {
+		parts[0].Merge(p)
+	}
+	return parts[0].Groups()
+}
+
+// selectKept is the rows of rec that sel keeps (every row when sel is nil).
+func selectKept(sel *vector.Selector, rec arrow.RecordBatch, all *[]int32) ([]int32, error) {
+	if sel != nil {
+		return sel.Select(rec)
+	}
+	n := int(rec.NumRows())
+	if cap(*all) < n {
+		*all = make([]int32, n)
+		for i := range *all {
+			(*all)[i] = int32(i)
+		}
+	}
+	return (*all)[:n], nil
+}
+
+func batchColumn(rec arrow.RecordBatch, name string) (arrow.Array, error) {
+	idx := rec.Schema().FieldIndices(name)
+	if len(idx) == 0 {
+		return nil, fmt.Errorf("scan returned no column %s", name)
+	}
+	return rec.Column(idx[0]), nil
+}
+
+// buildSide reads, filters and indexes the build side on every core.
+func (ja *vectorJoinAgg) buildSide(ctx *sql.Context, workers int) (*joinBuild, error) {
+	right := ja.vj.right
+	keyName := right.cols[ja.vj.rkey]
+	chunks := make([][]buildChunk, workers)
+	sels := make([]*vector.Selector, workers)
+	alls := make([][]int32, workers)
+	for i := range sels {
+		if right.pred != nil {
+			s, err := vector.NewSelector(right.pred)
+			if err != nil {
+				return nil, err
+			}
+			sels[i] = s
+		}
+	}
+	mem := memory.DefaultAllocator
+	err := eachBatch(ctx, right.t, right.read, workers, func(w int, rec arrow.RecordBatch) error {
+		keep, err := selectKept(sels[w], rec, &alls[w])
+		if err != nil {
+			return err
+		}
+		keyArr, err := batchColumn(rec, keyName)
+		if err != nil {
+			return err
+		}
+		key := keyReader(keyArr)
+		if key == nil {
+			return fmt.Errorf("%w: key column %s is %s", errBatchShape, keyName, keyArr.DataType())
+		}
+		rows := make([]int32, 0, len(keep))
+		keys := make([]int64, 0, len(keep))
+		for _, r := range keep {
+			if keyArr.IsNull(int(r)) {
+				continue
+			}
+			rows = append(rows, r)
+			keys = append(keys, key(int(r)))
+		}
+		if len(rows) == 0 {
+			return nil
+		}
+		c := buildChunk{keys: keys}
+		for _, name := range ja.build {
+			arr, err := batchColumn(rec, name)
+			if err == nil {
+				arr, err = gather(mem, arr, rows)
+			}
+			if err != nil {
+				releaseAll(c.cols)
+				return err
+			}
+			c.cols = append(c.cols, arr)
+		}
+		chunks[w] = append(chunks[w], c)
+		return nil
+	})
+	all := slices.Concat(chunks...)
+	defer func() {
+		for _, c := range all {
+			releaseAll(c.cols)
+		}
+	}()
+	if err != nil {
+		return nil, fmt.Errorf("vectorized join aggregate over %s: %w", right.t.String(), err)
+	}
+	b := &joinBuild{table: keyTable(all)}
+	if len(all) == 0 {
+		return b, nil
+	}
+	for j := range ja.build {
+		parts := make([]arrow.Array, len(all))
+		for i, c := range all {
+			parts[i] = c.cols[j]
+		}
+		col, err := array.Concatenate(parts, mem)
+		if err != nil {
+			b.release()
+			return nil, fmt.Errorf("vectorized join aggregate over %s: %w", right.t.String(), err)
+		}
+		b.cols = append(b.cols, col)
+	}
+	return b, nil
+}
+
+// keyTable indexes the chunks' keys, in chunk order: the rows of the
+// concatenated build columns.
+func keyTable(chunks []buildChunk) *joinTable {
+	n := 0
+	for _, c := range chunks {
+		n += len(c.keys)
+	}
+	t := &joinTable{keys: make([]int64, 0, n)}
+	for _, c := range chunks {
+		for _, k := range c.keys {
+			if len(t.keys) == 0 || k < t.lo {
+				t.lo = k
+			}
+			if len(t.keys) == 0 || k > t.hi {
+				t.hi = k
+			}
+			t.keys = append(t.keys, k)
+		}
+	}
+	t.index()
+	return t
+}
+
+func releaseAll(arrs []arrow.Array) {
+	for _, a := range arrs {
+		a.Release()
+	}
+}
+
+// joinAggProber joins one worker's probe batches and aggregates the pairs.
+type joinAggProber struct {
+	ja     *vectorJoinAgg
+	b      *joinBuild
+	part   *vector.Partial
+	sel    *vector.Selector
+	all    []int32
+	pi, bi []int32 // the pairs of a batch: probe row, build row
+	fields []arrow.Field
+	cols   []arrow.Array
+}
+
+func (ja *vectorJoinAgg) newProber(b *joinBuild, part *vector.Partial) (*joinAggProber, error) {
+	p := &joinAggProber{ja: ja, b: b, part: part}
+	if ja.vj.left.pred != nil {
+		s, err := vector.NewSelector(ja.vj.left.pred)
+		if err != nil {
+			return nil, err
+		}
+		p.sel = s
+	}
+	return p, nil
+}
+
+func (p *joinAggProber) add(rec arrow.RecordBatch) error {
+	keep, err := selectKept(p.sel, rec, &p.all)
+	if err != nil {
+		return err
+	}
+	left := p.ja.vj.left
+	keyArr, err := batchColumn(rec, left.cols[p.ja.vj.lkey])
+	if err != nil {
+		return err
+	}
+	key := keyReader(keyArr)
+	if key == nil {
+		return fmt.Errorf("%w: key column is %s", errBatchShape, keyArr.DataType())
+	}
+	t := p.b.table
+	pi, bi := p.pi[:0], p.bi[:0]
+	nulls := keyArr.NullN() > 0
+	for _, r := range keep {
+		if nulls && keyArr.IsNull(int(r)) {
+			continue
+		}
+		for i := t.first(key(int(r))); i >= 0; i = t.next[i] {
+			pi = append(pi, r)
+			bi = append(bi, i)
+		}
+	}
+	p.pi, p.bi = pi, bi
+	if len(pi) == 0 {
+		return nil
+	}
+	return p.aggregate(rec, pi, bi)
+}
+
+// aggregate gathers the pairs' columns into one batch and aggregates it.
+func (p *joinAggProber) aggregate(rec arrow.RecordBatch, pi, bi []int32) error {
+	mem := memory.DefaultAllocator
+	p.fields, p.cols = p.fields[:0], p.cols[:0]
+	defer func() { releaseAll(p.cols) }()
+	for _, name := range p.ja.probe {
+		arr, err := batchColumn(rec, name)
+		if err == nil {
+			arr, err = gather(mem, arr, pi)
+		}
+		if err != nil {
+			return err
+		}
+		p.cols = append(p.cols, arr)
+		p.fields = append(p.fields, arrow.Field{Name: probePrefix + name, Type: arr.DataType(), Nullable: true})
+	}
+	for j, name := range p.ja.build {
+		arr, err := gather(mem, p.b.cols[j], bi)
+		if err != nil {
+			return err
+		}
+		p.cols = append(p.cols, arr)
+		p.fields = append(p.fields, arrow.Field{Name: buildPrefix + name, Type: arr.DataType(), Nullable: true})
+	}
+	joined := array.NewRecordBatch(arrow.NewSchema(p.fields, nil), p.cols, int64(len(pi)))
+	defer joined.Release()
+	return p.part.Add(joined)
+}
+
+// eachBatch reads t's columns on the vector path (native decoding) and
+// calls fn for every batch on workers goroutines, fn's w being the
+// goroutine's number. A source that splits is read by each goroutine
+// itself (pushdown's native reader decodes on the goroutine that asks).
+func eachBatch(ctx *sql.Context, t *Table, cols []string, workers int, fn func(w int, rec arrow.RecordBatch) error) error {
+	src, _, err := t.openBatches(t.withNativeDecode(ctx), cols, false)
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	runCtx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	var wg sync.WaitGroup
+	if sp, ok := src.(vector.Splitter); ok {
+		for w, next := range sp.Split(workers) {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for runCtx.Err() == nil {
+					rec, err := next()
+					if err == io.EOF {
+						return
+					}
+					if err == nil {
+						err = fn(w, rec)
+						rec.Release()
+					}
+					if err != nil {
+						cancel(err)
+						return
+					}
+				}
+			}()
+		}
+		wg.Wait()
+		return context.Cause(runCtx)
+	}
+	recs := make(chan arrow.RecordBatch, workers)
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for rec := range recs {
+				if runCtx.Err() == nil {
+					if err := fn(w, rec); err != nil {
+						cancel(err)
+					}
+				}
+				rec.Release()
+			}
+		}()
+	}
+	readErr := func() error {
+		defer close(recs)
+		for {
+			rec, err := src.Next()
+			if err == io.EOF {
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+			rec.Retain()
+			select {
+			case recs <- rec:
+			case <-runCtx.Done():
+				rec.Release()
+				return nil
+			}
+		}
+	}()
+	wg.Wait()
+	if readErr != nil {
+		return readErr
+	}
+	return context.Cause(runCtx)
+}
+
+// noteJoinAggregates tells EXPLAIN, on the scans of each join under a
+// GROUP BY, whether the GROUP BY runs on the vector path with the join or
+// on the row path over the joined rows, and why.
+func noteJoinAggregates(ctx *sql.Context, n sql.Node) {
+	if !vectorizeOn(ctx) {
+		return
+	}
+	walkPlan(ctx, n, func(n sql.Node) {
+		gb, ok := n.(*plan.GroupBy)
+		if !ok {
+			return
+		}
+		ja, why := newVectorJoinAgg(ctx, gb, nil)
+		if ja != nil {
+			ja.vj.left.t.scan.filterNote = "yes: the WHERE clause, the hash join's probe and the GROUP BY above it run on Arrow batches; no row is built before the groups"
+			ja.vj.right.t.scan.filterNote = "yes: the WHERE clause runs on Arrow batches; the columns the GROUP BY reads fill the hash join's table"
+			return
+		}
+		if j, _ := joinUnder(gb); j != nil && why != "" && !strings.HasPrefix(why, "the join: ") {
+			if vj, _ := newVectorJoin(ctx, j, nil); vj != nil {
+				vj.left.t.scan.filterNote += "; the GROUP BY above runs on the row path: " + why
+			}
+		}
+	})
+	walkPlan(ctx, n, func(n sql.Node) {
+		if tn, ok := n.(*plan.TopN); ok {
+			if top, _ := newJoinAggTopN(ctx, tn, nil); top != nil {
+				top.ja.vj.left.t.scan.filterNote += "; the ORDER BY ... LIMIT picks its groups before any row is built"
+			}
+		}
+	})
+}
