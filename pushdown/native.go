@@ -348,6 +348,9 @@ func (c *nativeCursor) columnReader(rgr *file.RowGroupReader, i, leaf int) (colu
 		cr, err := rgr.Column(leaf)
 		return columnReader{chunk: cr}, err
 	}
+	if s, ok, err := openStrPages(rgr, leaf, descr); ok || err != nil {
+		return columnReader{str: s}, err
+	}
 	pages, err := rgr.GetColumnPageReader(leaf)
 	if err != nil {
 		return columnReader{}, err
@@ -382,6 +385,9 @@ func (c *nativeCursor) closeReaders() {
 		}
 		if cr.flba != nil {
 			cr.flba.pages.Close()
+		}
+		if cr.str != nil {
+			cr.str.close()
 		}
 	}
 	c.readers = c.readers[:0]

@@ -33,6 +33,9 @@ type flbaPages struct {
 	full   bool    // every row of the current page holds a value
 	pos    int     // rows of the current page already handed out
 	idx    []uint32
+	// strDict takes the dictionary pages of a string chunk (nativestr.go),
+	// whose values are then its dictionary indices.
+	strDict func(*file.DictionaryPage) error
 }
 
 // flbaPagesFit says the chunk uses only encodings flbaPages decodes.
@@ -91,7 +94,11 @@ func (f *flbaPages) nextPage() error {
 		// The page reader releases each page when it reads the next.
 		switch pg := f.pages.Page().(type) {
 		case *file.DictionaryPage:
-			if err := f.readDictionary(pg); err != nil {
+			read := f.readDictionary
+			if f.strDict != nil {
+				read = f.strDict
+			}
+			if err := read(pg); err != nil {
 				return err
 			}
 		case *file.DataPageV1:
@@ -197,7 +204,7 @@ func (f *flbaPages) readValues(enc parquet.Encoding, data []byte, n int) error {
 	packed := f.vals[n-present:]
 	switch enc {
 	case parquet.Encodings.Plain:
-		if len(data) < present*f.width {
+		if f.strDict != nil || len(data) < present*f.width {
 			return fmt.Errorf("plain values: %w", errPageFormat)
 		}
 		for i := range packed {
