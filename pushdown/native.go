@@ -310,7 +310,7 @@ func (c *nativeCursor) open(t table.FileScanTask) error {
 	if err != nil {
 		return fmt.Errorf("open %s: %w", t.File.FilePath(), err)
 	}
-	pf, err := file.NewParquetReader(f)
+	pf, err := file.NewParquetReader(f, file.WithReadProps(nativeReadProps()))
 	if err != nil {
 		f.Close()
 		return fmt.Errorf("read %s: %w", t.File.FilePath(), err)
@@ -341,7 +341,7 @@ func (c *nativeCursor) columnReader(rgr *file.RowGroupReader, i, leaf int) (colu
 			if err != nil {
 				return columnReader{}, err
 			}
-			return columnReader{flba: &flbaPages{pages: pages, width: descr.TypeLength(), maxDef: descr.MaxDefinitionLevel()}}, nil
+			return columnReader{flba: newFlbaPages(pages, descr.TypeLength(), descr.MaxDefinitionLevel())}, nil
 		}
 	}
 	if c.r.cols[i].kind != nativeString {
@@ -384,7 +384,7 @@ func (c *nativeCursor) closeReaders() {
 			cr.chunk.Close()
 		}
 		if cr.flba != nil {
-			cr.flba.pages.Close()
+			cr.flba.close()
 		}
 		if cr.str != nil {
 			cr.str.close()

@@ -27,12 +27,9 @@ type flbaPages struct {
 	pages  file.PageReader
 	width  int
 	maxDef int16
-	dict   []int64
-	vals   []int64 // the current page's rows (0 where NULL)
-	defs   []int16 // their definition levels; nil when maxDef is 0
-	full   bool    // every row of the current page holds a value
-	pos    int     // rows of the current page already handed out
-	idx    []uint32
+	*flbaScratch
+	full bool // every row of the current page holds a value
+	pos  int  // rows of the current page already handed out
 	// strDict takes the dictionary pages of a string chunk (nativestr.go),
 	// whose values are then its dictionary indices.
 	strDict func(*file.DictionaryPage) error
@@ -122,7 +119,7 @@ func (f *flbaPages) readDictionary(pg *file.DictionaryPage) error {
 	if n < 0 || len(data) < n*f.width {
 		return fmt.Errorf("dictionary page: %w", errPageFormat)
 	}
-	f.dict = grown(f.dict, n)
+	f.dict = roomy(f.dict, n)
 	for i := range f.dict {
 		f.dict[i] = bigEndianInt64(data[i*f.width : (i+1)*f.width])
 	}
@@ -173,11 +170,11 @@ func (f *flbaPages) readDefs(data []byte, n int) error {
 		f.full = true
 		return nil
 	}
-	f.idx = grown(f.idx, n)
+	f.idx = roomy(f.idx, n)
 	if err := rleHybrid(data, width, f.idx); err != nil {
 		return fmt.Errorf("definition levels: %w", err)
 	}
-	f.defs = grown(f.defs, n)
+	f.defs = roomy(f.defs, n)
 	present := 0
 	for i, d := range f.idx {
 		f.defs[i] = int16(d)
@@ -191,7 +188,7 @@ func (f *flbaPages) readDefs(data []byte, n int) error {
 
 // readValues decodes the page's values into its n rows.
 func (f *flbaPages) readValues(enc parquet.Encoding, data []byte, n int) error {
-	f.vals, f.pos = grown(f.vals, n), 0
+	f.vals, f.pos = roomy(f.vals, n), 0
 	present := n
 	if f.maxDef > 0 && !f.full {
 		present = 0
@@ -214,7 +211,7 @@ func (f *flbaPages) readValues(enc parquet.Encoding, data []byte, n int) error {
 		if len(data) < 1 {
 			return fmt.Errorf("dictionary indices: %w", errPageFormat)
 		}
-		f.idx = grown(f.idx, present)
+		f.idx = roomy(f.idx, present)
 		if err := rleHybrid(data[1:], int(data[0]), f.idx); err != nil {
 			return fmt.Errorf("dictionary indices: %w", err)
 		}

@@ -57,7 +57,8 @@ type strPages struct {
 
 func newStrPages(pages file.PageReader, maxDef int16) *strPages {
 	s := &strPages{}
-	s.pages = flbaPages{pages: pages, maxDef: maxDef, strDict: s.readDictionary}
+	s.pages = *newFlbaPages(pages, 0, maxDef)
+	s.pages.strDict = s.readDictionary
 	return s
 }
 
@@ -143,7 +144,7 @@ func (s *strPages) setDictionary(n int, offsets, data *memory.Buffer) error {
 	}
 	s.dict = array.NewStringData(arr)
 	arr.Release()
-	s.pages.dict = grown(s.pages.dict, n)
+	s.pages.dict = roomy(s.pages.dict, n)
 	for i := range s.pages.dict {
 		s.pages.dict[i] = int64(i)
 	}
@@ -151,7 +152,7 @@ func (s *strPages) setDictionary(n int, offsets, data *memory.Buffer) error {
 }
 
 func (s *strPages) close() {
-	s.pages.pages.Close()
+	s.pages.close()
 	if s.dict != nil {
 		s.dict.Release()
 		s.dict = nil
