@@ -814,6 +814,9 @@ func (c *compiler) in(e In) (boolFn, error) {
 // earlier ones kept.
 func (c *compiler) filter(e Expr) (func(b *batch, sel []int32) ([]int32, error), error) {
 	if a, ok := e.(And); ok {
+		if f, ok := c.ranges(a); ok {
+			return f, nil
+		}
 		l, err := c.filter(a.L)
 		if err != nil {
 			return nil, err
