@@ -277,11 +277,14 @@ func rleHybrid(data []byte, width int, out []uint32) error {
 		}
 		run := min(groups*8, len(out)-i)
 		packed := data[:size]
+		// Loads of 8 bytes may reach past the run into the page's next
+		// bytes, which the mask drops: only a page's last few values are
+		// read byte by byte.
 		j := 0
 		if width > 0 && width <= 8 {
 			// A group of eight values fills width bytes: one load each.
-			for ; j+8 <= run && j/8*width+8 <= len(packed); j += 8 {
-				w := binary.LittleEndian.Uint64(packed[j/8*width:])
+			for ; j+8 <= run && j/8*width+8 <= len(data); j += 8 {
+				w := binary.LittleEndian.Uint64(data[j/8*width:])
 				o := out[i+j : i+j+8]
 				for b := range o {
 					o[b] = uint32(w >> (b * width) & mask)
@@ -292,8 +295,8 @@ func rleHybrid(data []byte, width int, out []uint32) error {
 			bit := j * width
 			at := bit / 8
 			var w uint64
-			if at+8 <= len(packed) {
-				w = binary.LittleEndian.Uint64(packed[at:])
+			if at+8 <= len(data) {
+				w = binary.LittleEndian.Uint64(data[at:])
 			} else {
 				for b := at; b < len(packed); b++ {
 					w |= uint64(packed[b]) << (8 * (b - at))

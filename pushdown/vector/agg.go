@@ -524,7 +524,7 @@ func (a *accum) update(b *batch, sel, gids []int32, arg argFn) error {
 	}
 	switch a.agg.Func {
 	case Sum, Avg:
-		if null == nil && a.addSums(gids, vals) {
+		if null == nil && a.addSums(gids, vals, v.bits) {
 			return nil
 		}
 		for i, g := range gids {

@@ -55,6 +55,9 @@ func (c *columns) bind(b *batch, rec arrow.RecordBatch) error {
 type numVec struct {
 	v    []int64
 	null []bool // nil: no NULL
+	// bits, when not 0, bounds every value: |v| < 2^(bits-1). Only the
+	// kernels of fastarith.go set it, on every result they return.
+	bits int
 }
 
 // boolVec is the truth of a predicate for the selected rows.

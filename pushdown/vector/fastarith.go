@@ -45,9 +45,11 @@ func (c *compiler) fastArith(e Arith, lk, rk int32, l, r, checked numFn) numFn {
 			return nil, err
 		}
 		x, y := lv.v[:len(sel)], rv.v[:len(sel)]
-		if !fits(e.Op, magnitude(x), magnitude(y)) {
+		mx, my := width(lv, x), width(rv, y)
+		if !fits(e.Op, mx, my) {
 			return checked(b, sel)
 		}
+		out.bits = resultWidth(e.Op, mx, my) + 1
 		out.null = orNulls(out.null, lv.null, rv.null, len(sel))
 		out.v = grow(out.v, len(sel))
 		o := out.v[:len(x)]
@@ -84,7 +86,7 @@ func (c *compiler) constArith(op ArithOp, v numFn, vk int32, k int64, constLeft 
 			return nil, err
 		}
 		x := vv.v[:len(sel)]
-		w := magnitude(x)
+		w := width(vv, x)
 		if vk != 0 {
 			// |x·10^vk| < 2^(w + bits of 10^vk).
 			w += bits.Len64(uint64(scale))
@@ -97,6 +99,7 @@ func (c *compiler) constArith(op ArithOp, v numFn, vk int32, k int64, constLeft 
 		}
 		out.v = grow(out.v, len(sel))
 		out.null = vv.null
+		out.bits = resultWidth(op, w, kw) + 1
 		o := out.v[:len(x)]
 		switch {
 		case op == '*':
@@ -119,6 +122,22 @@ func (c *compiler) constArith(op ArithOp, v numFn, vk int32, k int64, constLeft 
 		}
 		return out, nil
 	}
+}
+
+// width is magnitude(x) for v's values x, known or computed.
+func width(v *numVec, x []int64) int {
+	if v.bits > 0 {
+		return v.bits - 1
+	}
+	return magnitude(x)
+}
+
+// resultWidth bounds the magnitude of a op b for |a| < 2^x, |b| < 2^y.
+func resultWidth(op ArithOp, x, y int) int {
+	if op == '*' {
+		return x + y
+	}
+	return max(x, y) + 1
 }
 
 // magnitude is a bound on the values' bits: every |v| < 2^magnitude(v).

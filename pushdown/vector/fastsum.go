@@ -60,17 +60,18 @@ func (a *accum) flush() {
 // addSums adds vals (no NULL among them) to the partial sums of their
 // groups, or reports false, having done nothing, when it cannot prove the
 // partial sums stay exact (or ExactFloat needs every value's magnitude).
-func (a *accum) addSums(gids []int32, vals []int64) bool {
+// known is the values' numVec.bits: the bound when the kernel that
+// computed them gave one.
+func (a *accum) addSums(gids []int32, vals []int64, known int) bool {
 	if a.agg.ExactFloat || len(vals) == 0 {
 		return false
 	}
-	var m uint64
-	for _, v := range vals {
-		m |= absU(v)
-	}
 	// Every |v| < 2^width, so the batch adds less than n·2^width to the
 	// magnitude of any partial sum.
-	width := bits.Len64(m)
+	width := known - 1
+	if known == 0 {
+		width = magnitude(vals)
+	}
 	if width+bits.Len(uint(len(vals))) > 61 {
 		return false
 	}
