@@ -281,15 +281,8 @@ func rleHybrid(data []byte, width int, out []uint32) error {
 		// bytes, which the mask drops: only a page's last few values are
 		// read byte by byte.
 		j := 0
-		if width > 0 && width <= 8 {
-			// A group of eight values fills width bytes: one load each.
-			for ; j+8 <= run && j/8*width+8 <= len(data); j += 8 {
-				w := binary.LittleEndian.Uint64(data[j/8*width:])
-				o := out[i+j : i+j+8]
-				for b := range o {
-					o[b] = uint32(w >> (b * width) & mask)
-				}
-			}
+		if width > 0 {
+			j = unpackGroups(out[i:i+run], data, width, mask)
 		}
 		for ; j < run; j++ {
 			bit := j * width
