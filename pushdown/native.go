@@ -310,7 +310,7 @@ func (c *nativeCursor) open(t table.FileScanTask) error {
 	if err != nil {
 		return fmt.Errorf("open %s: %w", t.File.FilePath(), err)
 	}
-	pf, err := file.NewParquetReader(f, file.WithReadProps(nativeReadProps()))
+	pf, err := file.NewParquetReader(f)
 	if err != nil {
 		f.Close()
 		return fmt.Errorf("read %s: %w", t.File.FilePath(), err)

@@ -27,12 +27,12 @@ type flbaPages struct {
 	pages  file.PageReader
 	width  int
 	maxDef int16
-	*flbaScratch
-	full bool // every row of the current page holds a value
-	pos  int  // rows of the current page already handed out
-	// strDict takes the dictionary pages of a string chunk (nativestr.go),
-	// whose values are then its dictionary indices.
-	strDict func(*file.DictionaryPage) error
+	dict   []int64
+	vals   []int64 // the current page's rows (0 where NULL)
+	defs   []int16 // their definition levels; nil when maxDef is 0
+	full   bool    // every row of the current page holds a value
+	pos    int     // rows of the current page already handed out
+	idx    []uint32
 }
 
 // flbaPagesFit says the chunk uses only encodings flbaPages decodes.
@@ -91,11 +91,7 @@ func (f *flbaPages) nextPage() error {
 		// The page reader releases each page when it reads the next.
 		switch pg := f.pages.Page().(type) {
 		case *file.DictionaryPage:
-			read := f.readDictionary
-			if f.strDict != nil {
-				read = f.strDict
-			}
-			if err := read(pg); err != nil {
+			if err := f.readDictionary(pg); err != nil {
 				return err
 			}
 		case *file.DataPageV1:
@@ -119,7 +115,7 @@ func (f *flbaPages) readDictionary(pg *file.DictionaryPage) error {
 	if n < 0 || len(data) < n*f.width {
 		return fmt.Errorf("dictionary page: %w", errPageFormat)
 	}
-	f.dict = roomy(f.dict, n)
+	f.dict = grown(f.dict, n)
 	for i := range f.dict {
 		f.dict[i] = bigEndianInt64(data[i*f.width : (i+1)*f.width])
 	}
@@ -170,11 +166,11 @@ func (f *flbaPages) readDefs(data []byte, n int) error {
 		f.full = true
 		return nil
 	}
-	f.idx = roomy(f.idx, n)
+	f.idx = grown(f.idx, n)
 	if err := rleHybrid(data, width, f.idx); err != nil {
 		return fmt.Errorf("definition levels: %w", err)
 	}
-	f.defs = roomy(f.defs, n)
+	f.defs = grown(f.defs, n)
 	present := 0
 	for i, d := range f.idx {
 		f.defs[i] = int16(d)
@@ -188,7 +184,7 @@ func (f *flbaPages) readDefs(data []byte, n int) error {
 
 // readValues decodes the page's values into its n rows.
 func (f *flbaPages) readValues(enc parquet.Encoding, data []byte, n int) error {
-	f.vals, f.pos = roomy(f.vals, n), 0
+	f.vals, f.pos = grown(f.vals, n), 0
 	present := n
 	if f.maxDef > 0 && !f.full {
 		present = 0
@@ -201,7 +197,7 @@ func (f *flbaPages) readValues(enc parquet.Encoding, data []byte, n int) error {
 	packed := f.vals[n-present:]
 	switch enc {
 	case parquet.Encodings.Plain:
-		if f.strDict != nil || len(data) < present*f.width {
+		if len(data) < present*f.width {
 			return fmt.Errorf("plain values: %w", errPageFormat)
 		}
 		for i := range packed {
@@ -211,7 +207,7 @@ func (f *flbaPages) readValues(enc parquet.Encoding, data []byte, n int) error {
 		if len(data) < 1 {
 			return fmt.Errorf("dictionary indices: %w", errPageFormat)
 		}
-		f.idx = roomy(f.idx, present)
+		f.idx = grown(f.idx, present)
 		if err := rleHybrid(data[1:], int(data[0]), f.idx); err != nil {
 			return fmt.Errorf("dictionary indices: %w", err)
 		}
@@ -277,19 +273,23 @@ func rleHybrid(data []byte, width int, out []uint32) error {
 		}
 		run := min(groups*8, len(out)-i)
 		packed := data[:size]
-		// Loads of 8 bytes may reach past the run into the page's next
-		// bytes, which the mask drops: only a page's last few values are
-		// read byte by byte.
 		j := 0
-		if width > 0 {
-			j = unpackGroups(out[i:i+run], data, width, mask)
+		if width > 0 && width <= 8 {
+			// A group of eight values fills width bytes: one load each.
+			for ; j+8 <= run && j/8*width+8 <= len(packed); j += 8 {
+				w := binary.LittleEndian.Uint64(packed[j/8*width:])
+				o := out[i+j : i+j+8]
+				for b := range o {
+					o[b] = uint32(w >> (b * width) & mask)
+				}
+			}
 		}
 		for ; j < run; j++ {
 			bit := j * width
 			at := bit / 8
 			var w uint64
-			if at+8 <= len(data) {
-				w = binary.LittleEndian.Uint64(data[at:])
+			if at+8 <= len(packed) {
+				w = binary.LittleEndian.Uint64(packed[at:])
 			} else {
 				for b := at; b < len(packed); b++ {
 					w |= uint64(packed[b]) << (8 * (b - at))

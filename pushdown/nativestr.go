@@ -48,18 +48,76 @@ func strPagesFit(cc *metadata.ColumnChunkMetaData) bool {
 }
 
 // strPages decodes one dictionary-encoded BYTE_ARRAY column chunk. The
-// decoding of pages and definition levels is flbaPages's, with the
-// dictionary indices kept instead of looked up.
+// decoding of pages and definition levels is flbaPages's: it reads the
+// pages through strPageReader, which takes in the dictionary page and
+// hands flbaPages in its place a dictionary of the indices themselves, so
+// that the values it decodes are the indices.
 type strPages struct {
-	pages flbaPages     // its vals hold the current page's indices
+	pages *flbaPages
 	dict  *array.String // the chunk's dictionary, shared by its batches
 }
 
 func newStrPages(pages file.PageReader, maxDef int16) *strPages {
 	s := &strPages{}
-	s.pages = *newFlbaPages(pages, 0, maxDef)
-	s.pages.strDict = s.readDictionary
+	s.pages = newFlbaPages(&strPageReader{PageReader: pages, s: s}, 4, maxDef)
 	return s
+}
+
+// strPageReader is the page reader of a string chunk as strPages's
+// flbaPages sees it.
+type strPageReader struct {
+	file.PageReader
+	s   *strPages
+	cur file.Page
+	err error
+}
+
+func (r *strPageReader) Next() bool {
+	if r.err != nil || !r.PageReader.Next() {
+		return false
+	}
+	switch pg := r.PageReader.Page().(type) {
+	case *file.DictionaryPage:
+		if r.err = r.s.readDictionary(pg); r.err != nil {
+			return false
+		}
+		r.cur = identityDictionary(r.s.dict.Len())
+		return true
+	case *file.DataPageV1:
+		r.err = dictionaryEncoded(parquet.Encoding(pg.Encoding()))
+	case *file.DataPageV2:
+		r.err = dictionaryEncoded(parquet.Encoding(pg.Encoding()))
+	}
+	r.cur = r.PageReader.Page()
+	return r.err == nil
+}
+
+func (r *strPageReader) Page() file.Page { return r.cur }
+
+func (r *strPageReader) Err() error {
+	if r.err != nil {
+		return r.err
+	}
+	return r.PageReader.Err()
+}
+
+// dictionaryEncoded refuses a data page whose values are not dictionary
+// indices (strPagesFit reads the statistics; this checks the pages).
+func dictionaryEncoded(e parquet.Encoding) error {
+	if e != parquet.Encodings.PlainDict && e != parquet.Encodings.RLEDict {
+		return fmt.Errorf("string data page in encoding %s", e)
+	}
+	return nil
+}
+
+// identityDictionary is a PLAIN dictionary page of n 4-byte big-endian
+// values 0 to n-1, as flbaPages (width 4) reads it.
+func identityDictionary(n int) *file.DictionaryPage {
+	data := make([]byte, 4*n)
+	for i := range n {
+		binary.BigEndian.PutUint32(data[4*i:], uint32(i))
+	}
+	return file.NewDictionaryPage(memory.NewBufferBytes(data), int32(n), parquet.Encodings.Plain)
 }
 
 // readArray reads the next n rows as a dictionary array.
@@ -92,7 +150,8 @@ func (s *strPages) readArray(n int, bufs *columnBuffers) (arrow.Array, error) {
 
 // readDictionary takes in a dictionary page: PLAIN byte arrays, each a
 // 4-byte little-endian length and its bytes. The indices of the chunk's
-// data pages are checked against its size (flbaPages's dict).
+// data pages are checked against its size (flbaPages's dict, which is
+// the identity of the same size).
 func (s *strPages) readDictionary(pg *file.DictionaryPage) error {
 	if e := parquet.Encoding(pg.Encoding()); e != parquet.Encodings.Plain && e != parquet.Encodings.PlainDict {
 		return fmt.Errorf("dictionary page in encoding %s", e)
@@ -144,10 +203,6 @@ func (s *strPages) setDictionary(n int, offsets, data *memory.Buffer) error {
 	}
 	s.dict = array.NewStringData(arr)
 	arr.Release()
-	s.pages.dict = roomy(s.pages.dict, n)
-	for i := range s.pages.dict {
-		s.pages.dict[i] = int64(i)
-	}
 	return nil
 }
 
