@@ -191,10 +191,10 @@ type worker struct {
 	encoded []string
 	keyVals [][]Value
 
-	all   []int32
-	gids  []int32
-	kbuf  []byte
-	codes []int32 // dictGroupIDs's combined dictionary indices
+	all  []int32
+	gids []int32
+	kbuf []byte
+	cbuf []int32 // dictGroupIDs's combined dictionary indices
 }
 
 // keyFn appends the selected rows' key encodings, and reads one row's key.

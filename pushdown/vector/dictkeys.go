@@ -51,8 +51,8 @@ func (w *worker) dictGroupIDs(nums []*numVec, strs []strVec, sel []int32) bool {
 		table[i] = -1
 	}
 	// The codes key by key: one tight loop per key column.
-	codes := grow(w.codes, len(sel))
-	w.codes = codes
+	codes := grow(w.cbuf, len(sel))
+	w.cbuf = codes
 	for k, key := range keys {
 		dictCodes(codes, sel, key.idx, key.size, key.nulls, key.dict, k == 0)
 	}
