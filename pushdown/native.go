@@ -341,12 +341,15 @@ func (c *nativeCursor) columnReader(rgr *file.RowGroupReader, i, leaf int) (colu
 			if err != nil {
 				return columnReader{}, err
 			}
-			return columnReader{flba: &flbaPages{pages: pages, width: descr.TypeLength(), maxDef: descr.MaxDefinitionLevel()}}, nil
+			return columnReader{flba: newFlbaPages(pages, descr.TypeLength(), descr.MaxDefinitionLevel())}, nil
 		}
 	}
 	if c.r.cols[i].kind != nativeString {
 		cr, err := rgr.Column(leaf)
 		return columnReader{chunk: cr}, err
+	}
+	if s, ok, err := openStrPages(rgr, leaf, descr); ok || err != nil {
+		return columnReader{str: s}, err
 	}
 	pages, err := rgr.GetColumnPageReader(leaf)
 	if err != nil {
@@ -381,7 +384,10 @@ func (c *nativeCursor) closeReaders() {
 			cr.chunk.Close()
 		}
 		if cr.flba != nil {
-			cr.flba.pages.Close()
+			cr.flba.close()
+		}
+		if cr.str != nil {
+			cr.str.close()
 		}
 	}
 	c.readers = c.readers[:0]

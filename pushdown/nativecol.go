@@ -177,6 +177,7 @@ type columnReader struct {
 	chunk   file.ColumnChunkReader
 	records file.BinaryRecordReader
 	flba    *flbaPages
+	str     *strPages
 }
 
 // readBatch reads the next n rows of every column.
@@ -206,9 +207,13 @@ type columnBuffers struct {
 	defs []int16
 	i32  []int32
 	flba []parquet.FixedLenByteArray
+	i64  []int64
 }
 
 func (r *nativeReader) readColumn(col columnReader, c nativeColumn, n int) (arrow.Array, error) {
+	if col.str != nil {
+		return col.str.readArray(n, &r.bufs)
+	}
 	if c.kind == nativeString {
 		return readDictionary(col.records, n)
 	}

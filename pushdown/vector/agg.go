@@ -182,6 +182,10 @@ type worker struct {
 	keys   []keyFn
 	args   []argFn
 	accs   []*accum
+	// own lists the aggregates that update their accumulator: a SUM and
+	// an AVG of one argument (Q1 has two such pairs) share one.
+	own  []int
+	rows []int64 // selected rows per group
 
 	index   map[string]int32
 	encoded []string
@@ -190,6 +194,7 @@ type worker struct {
 	all  []int32
 	gids []int32
 	kbuf []byte
+	cbuf []int32 // dictGroupIDs's combined dictionary indices
 }
 
 // keyFn appends the selected rows' key encodings, and reads one row's key.
@@ -241,7 +246,7 @@ func newWorker(p *Plan) (*worker, error) {
 			}
 		}
 		w.args = append(w.args, af)
-		w.accs = append(w.accs, &accum{agg: a})
+		w.addAccum(a)
 	}
 	if len(p.Keys) == 0 {
 		w.group("", nil)
@@ -258,8 +263,9 @@ func (w *worker) group(k string, vals []Value) int32 {
 	w.index[k] = g
 	w.encoded = append(w.encoded, k)
 	w.keyVals = append(w.keyVals, vals)
-	for _, a := range w.accs {
-		a.grow(len(w.encoded))
+	w.rows = append(w.rows, 0)
+	for _, i := range w.own {
+		w.accs[i].grow(len(w.encoded))
 	}
 	return g
 }
@@ -289,8 +295,9 @@ func (w *worker) add(rec arrow.RecordBatch) error {
 	if err != nil {
 		return err
 	}
-	for i, a := range w.accs {
-		if err := a.update(&w.b, sel, gids, w.args[i]); err != nil {
+	w.countRows(gids)
+	for _, i := range w.own {
+		if err := w.accs[i].update(&w.b, sel, gids, w.args[i]); err != nil {
 			return err
 		}
 	}
@@ -401,21 +408,25 @@ func (w *worker) keyValues(nums []*numVec, strs []strVec, i, row int) []Value {
 
 // merge adds other's groups into w's.
 func (w *worker) merge(other *worker) {
+	w.flush()
+	other.flush()
 	for g, k := range other.encoded {
 		dst := w.group(k, other.keyVals[g])
-		for i, a := range w.accs {
-			a.merge(dst, other.accs[i], int32(g))
+		w.rows[dst] += other.rows[g]
+		for _, i := range w.own {
+			w.accs[i].merge(dst, other.accs[i], int32(g))
 		}
 	}
 }
 
 func (w *worker) groups() ([]Group, error) {
+	w.flush()
 	out := make([]Group, len(w.encoded))
 	for g := range w.encoded {
 		out[g].Keys = w.keyVals[g]
 		out[g].Aggs = make([]AggValue, len(w.accs))
 		for i, a := range w.accs {
-			v, err := a.result(int32(g))
+			v, err := a.result(int32(g), w.rows[g])
 			if err != nil {
 				return nil, err
 			}
@@ -425,10 +436,11 @@ func (w *worker) groups() ([]Group, error) {
 	return out, nil
 }
 
-// accum is one aggregate's state for every group of a worker.
+// accum is one aggregate's state for every group of a worker. The values
+// it counts are the group's rows (worker.rows) less its NULLs.
 type accum struct {
 	agg   Agg
-	count []int64
+	nulls []int64
 	lo    []uint64 // sums: two's complement 128-bit, low and high words
 	hi    []int64
 	abs   []uint64 // sums of magnitudes, saturating, for ExactFloat
@@ -437,11 +449,16 @@ type accum struct {
 	sv    []string
 	// distinct is CountDistinct's per-group sets (distinct.go).
 	distinct distinctSets
+	// part holds sums not yet added to lo and hi (fastsum.go), headroom
+	// what may still be added to any of them without overflow.
+	part     []int64
+	headroom uint64
 }
 
 func (a *accum) grow(n int) {
-	for len(a.count) < n {
-		a.count = append(a.count, 0)
+	for len(a.nulls) < n {
+		a.nulls = append(a.nulls, 0)
+		a.part = append(a.part, 0)
 		a.lo = append(a.lo, 0)
 		a.hi = append(a.hi, 0)
 		a.abs = append(a.abs, 0)
@@ -471,9 +488,6 @@ func (a *accum) addSum(g int32, v int64) {
 func (a *accum) update(b *batch, sel, gids []int32, arg argFn) error {
 	switch a.agg.Func {
 	case CountStar:
-		for _, g := range gids {
-			a.count[g]++
-		}
 		return nil
 	case CountDistinct:
 		return a.updateDistinct(b, sel, gids, arg)
@@ -482,11 +496,11 @@ func (a *accum) update(b *batch, sel, gids []int32, arg argFn) error {
 		sv := arg.str(b)
 		for i, row := range sel {
 			s, null := sv.at(int(row))
+			g := gids[i]
 			if null {
+				a.nulls[g]++
 				continue
 			}
-			g := gids[i]
-			a.count[g]++
 			switch a.agg.Func {
 			case Min, Max:
 				if !a.has[g] || better(a.agg.Func, string(s) < a.sv[g], string(s) > a.sv[g]) {
@@ -501,19 +515,22 @@ func (a *accum) update(b *batch, sel, gids []int32, arg argFn) error {
 		return err
 	}
 	vals, null := v.v[:len(sel)], v.null
-	switch a.agg.Func {
-	case Count:
+	if null != nil {
 		for i, g := range gids {
-			if null == nil || !null[i] {
-				a.count[g]++
+			if null[i] {
+				a.nulls[g]++
 			}
 		}
+	}
+	switch a.agg.Func {
 	case Sum, Avg:
+		if null == nil && a.addSums(gids, vals, v.bits) {
+			return nil
+		}
 		for i, g := range gids {
 			if null != nil && null[i] {
 				continue
 			}
-			a.count[g]++
 			a.addSum(g, vals[i])
 		}
 	case Min, Max:
@@ -521,7 +538,6 @@ func (a *accum) update(b *batch, sel, gids []int32, arg argFn) error {
 			if null != nil && null[i] {
 				continue
 			}
-			a.count[g]++
 			x := vals[i]
 			if !a.has[g] || better(a.agg.Func, x < a.iv[g], x > a.iv[g]) {
 				a.has[g], a.iv[g] = true, x
@@ -543,7 +559,7 @@ func (a *accum) merge(g int32, o *accum, og int32) {
 		a.mergeDistinct(g, o, og)
 		return
 	}
-	a.count[g] += o.count[og]
+	a.nulls[g] += o.nulls[og]
 	if o.agg.Func == Sum || o.agg.Func == Avg {
 		lo := a.lo[g] + o.lo[og]
 		carry := int64(0)
@@ -577,25 +593,26 @@ func (a *accum) merge(g int32, o *accum, og int32) {
 // maxExactFloat is 2^53: integers of smaller magnitude are exact float64s.
 const maxExactFloat = 1 << 53
 
-func (a *accum) result(g int32) (AggValue, error) {
+func (a *accum) result(g int32, rows int64) (AggValue, error) {
+	count := rows - a.nulls[g]
 	switch a.agg.Func {
 	case CountStar, Count:
-		return AggValue{Count: a.count[g]}, nil
+		return AggValue{Count: count}, nil
 	case CountDistinct:
 		return AggValue{Count: a.distinctCount(g)}, nil
 	case Sum, Avg:
-		if a.count[g] == 0 {
+		if count == 0 {
 			return AggValue{Null: true}, nil
 		}
 		if a.agg.ExactFloat && a.abs[g] >= maxExactFloat {
 			return AggValue{}, ErrInexact
 		}
-		return AggValue{Count: a.count[g], Sum: int128(a.hi[g], a.lo[g])}, nil
+		return AggValue{Count: count, Sum: int128(a.hi[g], a.lo[g])}, nil
 	}
 	if !a.has[g] {
 		return AggValue{Null: true}, nil
 	}
-	return AggValue{Count: a.count[g], Val: Value{I: a.iv[g], S: a.sv[g]}}, nil
+	return AggValue{Count: count, Val: Value{I: a.iv[g], S: a.sv[g]}}, nil
 }
 
 func int128(hi int64, lo uint64) *big.Int {

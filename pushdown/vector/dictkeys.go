@@ -50,15 +50,14 @@ func (w *worker) dictGroupIDs(nums []*numVec, strs []strVec, sel []int32) bool {
 	for i := range table {
 		table[i] = -1
 	}
+	// The codes key by key: one tight loop per key column.
+	codes := grow(w.cbuf, len(sel))
+	w.cbuf = codes
+	for k, key := range keys {
+		dictCodes(codes, sel, key.idx, key.size, key.nulls, key.dict, k == 0)
+	}
 	for i, row := range sel {
-		code := 0
-		for _, k := range keys {
-			c := k.size - 1
-			if !k.nulls || k.dict.IsValid(int(row)) {
-				c = int(k.idx[row])
-			}
-			code = code*k.size + c
-		}
+		code := codes[i]
 		g := table[code]
 		if g < 0 {
 			g = w.stringKeyGroup(nums, strs, i, int(row))

@@ -24,7 +24,7 @@ func (d *distinctSets) grow(n int, str bool) {
 
 func (a *accum) updateDistinct(b *batch, sel, gids []int32, arg argFn) error {
 	if arg.str != nil {
-		a.distinct.grow(len(a.count), true)
+		a.distinct.grow(len(a.nulls), true)
 		sv := arg.str(b)
 		for i, row := range sel {
 			s, null := sv.at(int(row))
@@ -38,7 +38,7 @@ func (a *accum) updateDistinct(b *batch, sel, gids []int32, arg argFn) error {
 		}
 		return nil
 	}
-	a.distinct.grow(len(a.count), false)
+	a.distinct.grow(len(a.nulls), false)
 	v, err := arg.num(b, sel)
 	if err != nil {
 		return err
@@ -54,7 +54,7 @@ func (a *accum) updateDistinct(b *batch, sel, gids []int32, arg argFn) error {
 
 func (a *accum) mergeDistinct(g int32, o *accum, og int32) {
 	str := a.agg.Arg.Type().Kind == String
-	a.distinct.grow(len(a.count), str)
+	a.distinct.grow(len(a.nulls), str)
 	if str {
 		if int(og) < len(o.distinct.strs) {
 			for k := range o.distinct.strs[og] {

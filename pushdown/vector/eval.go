@@ -55,6 +55,9 @@ func (c *columns) bind(b *batch, rec arrow.RecordBatch) error {
 type numVec struct {
 	v    []int64
 	null []bool // nil: no NULL
+	// bits, when not 0, bounds every value: |v| < 2^(bits-1). Only the
+	// kernels of fastarith.go set it, on every result they return.
+	bits int
 }
 
 // boolVec is the truth of a predicate for the selected rows.
@@ -158,19 +161,27 @@ func (c *compiler) numUncached(e Expr) (numFn, error) {
 func (c *compiler) column(col Column) (numFn, error) {
 	slot := c.cols.add(col.Name)
 	out := &numVec{}
+	var own []int64 // out.v unless it reads the batch's values in place
 	return func(b *batch, sel []int32) (*numVec, error) {
 		arr := b.cols[slot]
-		out.v = grow(out.v, len(sel))
+		own = grow(own, len(sel))
+		out.v = own
 		switch a := arr.(type) {
+		case *array.Int64:
+			if vals := a.Int64Values(); len(sel) == len(vals) {
+				// Every row selected (sel is increasing): the values as
+				// they are, which no kernel writes to.
+				out.v = vals
+				break
+			}
+			vals := a.Int64Values()
+			for i, r := range sel {
+				out.v[i] = vals[r]
+			}
 		case *array.Int32:
 			vals := a.Int32Values()
 			for i, r := range sel {
 				out.v[i] = int64(vals[r])
-			}
-		case *array.Int64:
-			vals := a.Int64Values()
-			for i, r := range sel {
-				out.v[i] = vals[r]
 			}
 		case *array.Date32:
 			vals := a.Date32Values()
@@ -326,7 +337,7 @@ func (c *compiler) arith(e Arith) (numFn, error) {
 	if e.Op != '*' {
 		lk, rk = t.Scale-lt.Scale, t.Scale-rt.Scale
 	}
-	return func(b *batch, sel []int32) (*numVec, error) {
+	return c.fastArith(e, lk, rk, l, r, func(b *batch, sel []int32) (*numVec, error) {
 		lv, err := l(b, sel)
 		if err != nil {
 			return nil, err
@@ -372,7 +383,7 @@ func (c *compiler) arith(e Arith) (numFn, error) {
 			out.v[i] = v
 		}
 		return out, nil
-	}, nil
+	}), nil
 }
 
 // cmpScaled compares a·10^-sa with b·10^-sb exactly.
@@ -806,6 +817,9 @@ func (c *compiler) in(e In) (boolFn, error) {
 // earlier ones kept.
 func (c *compiler) filter(e Expr) (func(b *batch, sel []int32) ([]int32, error), error) {
 	if a, ok := e.(And); ok {
+		if f, ok := c.ranges(a); ok {
+			return f, nil
+		}
 		l, err := c.filter(a.L)
 		if err != nil {
 			return nil, err
@@ -827,7 +841,7 @@ func (c *compiler) filter(e Expr) (func(b *batch, sel []int32) ([]int32, error),
 		return nil, err
 	}
 	var buf []int32
-	return func(b *batch, sel []int32) ([]int32, error) {
+	return c.fuse(e, func(b *batch, sel []int32) ([]int32, error) {
 		v, err := p(b, sel)
 		if err != nil {
 			return nil, err
@@ -839,7 +853,7 @@ func (c *compiler) filter(e Expr) (func(b *batch, sel []int32) ([]int32, error),
 			}
 		}
 		return buf, nil
-	}, nil
+	}), nil
 }
 
 // unsafeBytes views s as bytes without copying; the bytes are only read.
