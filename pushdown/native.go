@@ -306,14 +306,9 @@ func (c *nativeCursor) advance() error {
 }
 
 func (c *nativeCursor) open(t table.FileScanTask) error {
-	f, err := c.b.n.FS.Open(t.File.FilePath())
+	pf, err := openParquet(c.b.n.FS, t.File.FilePath(), t.File.FileSizeBytes(), nativeReadProps) // footers.go
 	if err != nil {
-		return fmt.Errorf("open %s: %w", t.File.FilePath(), err)
-	}
-	pf, err := file.NewParquetReader(f)
-	if err != nil {
-		f.Close()
-		return fmt.Errorf("read %s: %w", t.File.FilePath(), err)
+		return err
 	}
 	leaves, ok := matchColumns(pf.MetaData(), c.r.cols)
 	if !ok {
