@@ -46,6 +46,10 @@ type prefilter struct {
 	defs   []int16
 	sparse []int64
 
+	batches    int
+	read, kept int64 // rows read with the predicate, and kept
+	off        bool  // reading without the predicate from now on
+
 	dictVals []int64
 	dictDefs []int16
 }
@@ -83,10 +87,41 @@ func newPrefilter(n Native, cols []nativeColumn) *prefilter {
 // read reads the next n rows: all of them, or without a prefilter only the
 // rows its predicate keeps (nil when it keeps none).
 func (r *nativeReader) read(readers []columnReader, n int) (arrow.RecordBatch, error) {
-	if r.pre == nil {
-		return r.readBatch(readers, n)
+	if p := r.pre; p != nil && !p.off {
+		if p.batches >= prefilterTrial && p.kept*2 > p.read {
+			// The predicate keeps most rows (TPC-H Q1's keeps 98%):
+			// reading them in two steps and copying them costs more than
+			// it spares.
+			p.off = true
+		} else {
+			p.batches++
+			p.read += int64(n)
+			return r.readSelected(readers, n)
+		}
 	}
-	return r.readSelected(readers, n)
+	return r.readBatch(readers, n)
+}
+
+// prefilterTrial is how many batches a cursor reads with its predicate
+// before it judges whether the predicate keeps few enough rows to go on.
+const prefilterTrial = 4
+
+// readLittle reads n rows of an integer column opened through flbaPages.
+func (r *nativeReader) readLittle(f *flbaPages, c nativeColumn, n int) (arrow.Array, error) {
+	var defs []int16
+	if f.maxDef > 0 {
+		r.bufs.defs = grown(r.bufs.defs, n)
+		defs = r.bufs.defs
+	}
+	r.pre.sparse = grown(r.pre.sparse, n)
+	packed, err := f.read(r.pre.sparse, defs)
+	if err != nil {
+		return nil, err
+	}
+	if packed == n {
+		defs = nil
+	}
+	return arrayOf(c, r.pre.sparse, defs), nil
 }
 
 func (r *nativeReader) readSelected(readers []columnReader, n int) (arrow.RecordBatch, error) {
@@ -103,6 +138,7 @@ func (r *nativeReader) readSelected(readers []columnReader, n int) (arrow.Record
 	if err != nil {
 		return nil, err
 	}
+	p.kept += int64(len(sel))
 	r.stats.add(&r.stats.SelectedOf, int64(n))
 	r.stats.add(&r.stats.Selected, int64(len(sel)))
 	for i, c := range r.cols {

@@ -98,9 +98,10 @@ func (f *flbaPages) gather(n int, sel []int32, dst []int64, defs []int16) (packe
 			continue
 		}
 		seg := min(n-base, f.rows-f.pos)
-		if k < len(sel) && int(sel[k]) < base+seg && f.maxDef > 0 && !f.full {
-			// A page with NULLs: its values are placed by the definition
-			// levels, which materialize does once for all its rows.
+		if k < len(sel) && int(sel[k]) < base+seg && (f.maxDef > 0 && !f.full || denseIn(sel[k:], base+seg, f.rows)) {
+			// A page with NULLs has its values placed by the definition
+			// levels, and a page with many kept rows is converted faster
+			// whole: materialize does both once for all its rows.
 			if err := f.materialize(); err != nil {
 				return 0, err
 			}
@@ -273,4 +274,11 @@ func unpackWide(packed []byte, width int, out []uint32, j int) int {
 		}
 	}
 	return j
+}
+
+// denseIn says the offsets of sel below end are more than one in eight of
+// a page's rows.
+func denseIn(sel []int32, end, rows int) bool {
+	limit := rows / 8
+	return len(sel) > limit && int(sel[limit]) < end
 }
