@@ -2,6 +2,7 @@ package pushdown
 
 import (
 	"fmt"
+	"os"
 	"sync"
 
 	"github.com/apache/arrow-go/v18/parquet"
@@ -55,22 +56,45 @@ func (c *footerCache) put(k footerKey, m *metadata.FileMetaData) {
 	c.order = append(c.order, k)
 }
 
-// nativeReadProps makes the page readers of native scans take their page
-// buffers from the scan's buffer pool: allocated fresh, a row group's
-// decompressed pages were a tenth of a selective scan's CPU in allocation
-// and the garbage collection it caused.
-var nativeReadProps = parquet.NewReaderProperties(pool)
+// Native scans read with their page buffers taken from the scan's buffer
+// pool. A local file is also read page by page through a small buffer:
+// arrow-go otherwise reads a whole column chunk into a new buffer, and
+// these buffers of a megabyte or more, allocated and cleared for every row
+// group, made the garbage collector run through a fifth of a selective
+// scan's CPU. On an object store every read is a request, so a remote file
+// keeps one read per column chunk.
+var (
+	nativeLocalProps = func() *parquet.ReaderProperties {
+		p := parquet.NewReaderProperties(pool)
+		p.BufferedStreamEnabled = true
+		p.BufferSize = 32 << 10
+		return p
+	}()
+	nativeRemoteProps = parquet.NewReaderProperties(pool)
+)
+
+// nativeReadProps are the reader properties of a native scan of f.
+func nativeReadProps(f icebergio.File) *parquet.ReaderProperties {
+	if c, ok := f.(*countingFile); ok {
+		f = c.File
+	}
+	if _, ok := f.(*os.File); ok {
+		return nativeLocalProps
+	}
+	return nativeRemoteProps
+}
 
 // openParquet opens a data file of size bytes (0 or less: unknown, the
-// footer is not cached) with its footer parsed once per process.
-func openParquet(fsys icebergio.IO, path string, size int64, props *parquet.ReaderProperties) (*file.Reader, error) {
+// footer is not cached) with its footer parsed once per process, for a
+// native scan or only for its footer.
+func openParquet(fsys icebergio.IO, path string, size int64, native bool) (*file.Reader, error) {
 	f, err := fsys.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
 	opts := []file.ReadOption{}
-	if props != nil {
-		opts = append(opts, file.WithReadProps(props))
+	if native {
+		opts = append(opts, file.WithReadProps(nativeReadProps(f)))
 	}
 	k := footerKey{path, size}
 	if size > 0 {
@@ -97,7 +121,7 @@ func footerOf(fsys icebergio.IO, path string, size int64) (*metadata.FileMetaDat
 			return m, nil
 		}
 	}
-	pf, err := openParquet(fsys, path, size, nil)
+	pf, err := openParquet(fsys, path, size, false)
 	if err != nil {
 		return nil, err
 	}

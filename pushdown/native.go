@@ -316,7 +316,7 @@ func (c *nativeCursor) advance() error {
 }
 
 func (c *nativeCursor) open(t table.FileScanTask) error {
-	pf, err := openParquet(c.b.n.FS, t.File.FilePath(), t.File.FileSizeBytes(), nativeReadProps) // footers.go
+	pf, err := openParquet(c.b.n.FS, t.File.FilePath(), t.File.FileSizeBytes(), true) // footers.go
 	if err != nil {
 		return err
 	}
