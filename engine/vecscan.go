@@ -53,6 +53,10 @@ func nativeLine(s *pushdown.NativeStats) string {
 	if tasks == 0 && fallback == 0 {
 		return ""
 	}
-	return fmt.Sprintf("native decoding: %d tasks (row groups: %d read, %d skipped by statistics), %d tasks through iceberg-go",
+	line := fmt.Sprintf("native decoding: %d tasks (row groups: %d read, %d skipped by statistics), %d tasks through iceberg-go",
 		tasks, s.RowGroupsRead.Load(), s.RowGroupsSkipped.Load(), fallback)
+	if of := s.SelectedOf.Load(); of > 0 {
+		line += fmt.Sprintf("; late materialisation: other columns decoded for %d of %d rows", s.Selected.Load(), of)
+	}
+	return line
 }

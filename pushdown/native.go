@@ -44,6 +44,10 @@ type Native struct {
 	Schema *iceberg.Schema
 	Filter iceberg.BooleanExpression
 	Stats  *NativeStats // counts what was read; nil: not counted
+	// Select, when set, gives each reading goroutine the consumer's
+	// predicate; batches then hold only the rows where it is TRUE
+	// (nativeselect.go).
+	Select func() (RowSelector, error)
 }
 
 // NativeStats is what native decoding read, for EXPLAIN ANALYZE: tasks
@@ -51,6 +55,9 @@ type Native struct {
 // and tasks handed to iceberg-go's reader.
 type NativeStats struct {
 	Tasks, RowGroupsRead, RowGroupsSkipped, Fallback atomic.Int64
+	// Rows read with the consumer's predicate (Native.Select), and those
+	// of them it kept: the other columns were decoded for these only.
+	SelectedOf, Selected atomic.Int64
 }
 
 // NativeStats is where the native scans of this planning count.
@@ -155,7 +162,7 @@ func (b *NativeBatches) newCursor() *nativeCursor {
 	b.mu.Lock()
 	b.active++
 	b.mu.Unlock()
-	return &nativeCursor{b: b, r: &nativeReader{cols: b.cols, prune: b.prune, stats: b.n.Stats}}
+	return &nativeCursor{b: b, r: &nativeReader{cols: b.cols, prune: b.prune, stats: b.n.Stats, pre: newPrefilter(b.n, b.cols)}}
 }
 
 // Split divides the scan among n consumers, each reading its part on its
@@ -252,11 +259,14 @@ func (c *nativeCursor) next() (arrow.RecordBatch, error) {
 		}
 		if c.left > 0 {
 			n := min(c.left, nativeBatchRows)
-			rec, err := c.r.readBatch(c.readers, int(n))
+			rec, err := c.r.read(c.readers, int(n))
 			if err != nil {
 				return nil, fmt.Errorf("read %s: %w", c.path, err)
 			}
 			c.left -= n
+			if rec == nil {
+				continue // the predicate kept no row
+			}
 			return rec, nil
 		}
 		if err := c.advance(); err != nil {
@@ -306,14 +316,9 @@ func (c *nativeCursor) advance() error {
 }
 
 func (c *nativeCursor) open(t table.FileScanTask) error {
-	f, err := c.b.n.FS.Open(t.File.FilePath())
+	pf, err := openParquet(c.b.n.FS, t.File.FilePath(), t.File.FileSizeBytes(), true) // footers.go
 	if err != nil {
-		return fmt.Errorf("open %s: %w", t.File.FilePath(), err)
-	}
-	pf, err := file.NewParquetReader(f)
-	if err != nil {
-		f.Close()
-		return fmt.Errorf("read %s: %w", t.File.FilePath(), err)
+		return err
 	}
 	leaves, ok := matchColumns(pf.MetaData(), c.r.cols)
 	if !ok {
@@ -330,6 +335,9 @@ func (c *nativeCursor) open(t table.FileScanTask) error {
 // a string column through a record reader of the file, which gives
 // dictionary indices as the pages store them.
 func (c *nativeCursor) columnReader(rgr *file.RowGroupReader, i, leaf int) (columnReader, error) {
+	if cr, ok, err := c.filterColumnReader(rgr, i, leaf); ok || err != nil {
+		return cr, err // nativeselect.go
+	}
 	descr := c.pf.MetaData().Schema.Column(leaf)
 	if c.r.cols[i].kind == nativeDecimal && descr.PhysicalType() == parquet.Types.FixedLenByteArray {
 		cc, err := rgr.MetaData().ColumnChunk(leaf)
@@ -426,6 +434,7 @@ type nativeReader struct {
 	prune *rowGroupPruner
 	stats *NativeStats
 	bufs  columnBuffers
+	pre   *prefilter // nil: every row is read
 }
 
 // taskRowGroups lists the row groups a task covers, as iceberg-go selects

@@ -218,6 +218,9 @@ func (r *nativeReader) readColumn(col columnReader, c nativeColumn, n int) (arro
 		return readDictionary(col.records, n)
 	}
 	var defs []int16
+	if col.flba != nil && col.flba.little {
+		return r.readLittle(col.flba, c, n) // nativeselect.go
+	}
 	if col.flba != nil {
 		if col.flba.maxDef > 0 {
 			r.bufs.defs = grown(r.bufs.defs, n)

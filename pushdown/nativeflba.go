@@ -33,6 +33,21 @@ type flbaPages struct {
 	full   bool    // every row of the current page holds a value
 	pos    int     // rows of the current page already handed out
 	idx    []uint32
+
+	// little says the values are INT32 or INT64 (little-endian, width 4
+	// or 8) instead of big-endian decimal bytes; nativesparse.go decodes a
+	// selective scan's filter column through this type too.
+	little bool
+	// A page's values are converted only when rows of it are read: a
+	// selective scan skips the rows it rejects (nativesparse.go).
+	rows     int              // rows of the current page
+	enc      parquet.Encoding // of its values
+	data     []byte           // its values section, valid until the next page is read
+	present  int              // its rows holding a value
+	ready    bool             // vals holds its rows
+	idxReady bool             // idx holds its dictionary indices
+	debt     int              // rows to skip before the next read
+	dictGen  int64            // identifies the current dictionary, for what is derived from it (dictGens)
 }
 
 // flbaPagesFit says the chunk uses only encodings flbaPages decodes.
@@ -52,15 +67,21 @@ var errPageFormat = errors.New("malformed page")
 // read fills the next len(dst) rows: values in dst, definition levels in
 // defs (when the column has them); it returns how many rows hold a value.
 func (f *flbaPages) read(dst []int64, defs []int16) (packed int, err error) {
+	if err := f.settle(); err != nil {
+		return 0, err
+	}
 	filled := 0
 	for filled < len(dst) {
-		if f.pos == len(f.vals) {
+		if f.pos == f.rows {
 			if err := f.nextPage(); err != nil {
 				return 0, err
 			}
 			continue
 		}
-		k := min(len(dst)-filled, len(f.vals)-f.pos)
+		if err := f.materialize(); err != nil {
+			return 0, err
+		}
+		k := min(len(dst)-filled, f.rows-f.pos)
 		copy(dst[filled:filled+k], f.vals[f.pos:f.pos+k])
 		switch {
 		case f.maxDef > 0 && f.full:
@@ -116,6 +137,11 @@ func (f *flbaPages) readDictionary(pg *file.DictionaryPage) error {
 		return fmt.Errorf("dictionary page: %w", errPageFormat)
 	}
 	f.dict = grown(f.dict, n)
+	f.dictGen = dictGens.Add(1)
+	if f.little {
+		littleEndianInts(f.dict, data, f.width)
+		return nil
+	}
 	for i := range f.dict {
 		f.dict[i] = bigEndianInt64(data[i*f.width : (i+1)*f.width])
 	}
@@ -182,9 +208,9 @@ func (f *flbaPages) readDefs(data []byte, n int) error {
 	return nil
 }
 
-// readValues decodes the page's values into its n rows.
+// readValues takes in the page's values section for its n rows; they are
+// converted when read (materialize).
 func (f *flbaPages) readValues(enc parquet.Encoding, data []byte, n int) error {
-	f.vals, f.pos = grown(f.vals, n), 0
 	present := n
 	if f.maxDef > 0 && !f.full {
 		present = 0
@@ -194,22 +220,57 @@ func (f *flbaPages) readValues(enc parquet.Encoding, data []byte, n int) error {
 			}
 		}
 	}
-	packed := f.vals[n-present:]
 	switch enc {
 	case parquet.Encodings.Plain:
 		if len(data) < present*f.width {
 			return fmt.Errorf("plain values: %w", errPageFormat)
 		}
-		for i := range packed {
-			packed[i] = bigEndianInt64(data[i*f.width : (i+1)*f.width])
-		}
 	case parquet.Encodings.PlainDict, parquet.Encodings.RLEDict:
 		if len(data) < 1 {
 			return fmt.Errorf("dictionary indices: %w", errPageFormat)
 		}
-		f.idx = grown(f.idx, present)
-		if err := rleHybrid(data[1:], int(data[0]), f.idx); err != nil {
-			return fmt.Errorf("dictionary indices: %w", err)
+	default:
+		return fmt.Errorf("values in encoding %s", enc)
+	}
+	f.rows, f.pos, f.enc, f.data, f.present = n, 0, enc, data, present
+	f.ready, f.idxReady = false, false
+	return nil
+}
+
+// indices decodes the current dictionary page's indices of its present
+// values into idx.
+func (f *flbaPages) indices() error {
+	if f.idxReady {
+		return nil
+	}
+	f.idx = grown(f.idx, f.present)
+	if err := rleHybrid(f.data[1:], int(f.data[0]), f.idx); err != nil {
+		return fmt.Errorf("dictionary indices: %w", err)
+	}
+	f.idxReady = true
+	return nil
+}
+
+// materialize converts the current page's values into vals, one per row.
+func (f *flbaPages) materialize() error {
+	if f.ready {
+		return nil
+	}
+	n, present, data := f.rows, f.present, f.data
+	f.vals = grown(f.vals, n)
+	packed := f.vals[n-present:]
+	switch f.enc {
+	case parquet.Encodings.Plain:
+		if f.little {
+			littleEndianInts(packed, data, f.width)
+			break
+		}
+		for i := range packed {
+			packed[i] = bigEndianInt64(data[i*f.width : (i+1)*f.width])
+		}
+	default:
+		if err := f.indices(); err != nil {
+			return err
 		}
 		for i, ix := range f.idx {
 			if int(ix) >= len(f.dict) {
@@ -217,8 +278,6 @@ func (f *flbaPages) readValues(enc parquet.Encoding, data []byte, n int) error {
 			}
 			packed[i] = f.dict[ix]
 		}
-	default:
-		return fmt.Errorf("values in encoding %s", enc)
 	}
 	if present < n {
 		// Move the values, packed at the end, to their rows.
@@ -233,6 +292,7 @@ func (f *flbaPages) readValues(enc parquet.Encoding, data []byte, n int) error {
 		}
 	}
 	f.vals = f.vals[:n]
+	f.ready = true
 	return nil
 }
 
@@ -283,6 +343,9 @@ func rleHybrid(data []byte, width int, out []uint32) error {
 					o[b] = uint32(w >> (b * width) & mask)
 				}
 			}
+		}
+		if width > 8 {
+			j = unpackWide(packed, width, out[i:i+run], j) // nativesparse.go
 		}
 		for ; j < run; j++ {
 			bit := j * width

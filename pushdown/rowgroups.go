@@ -8,7 +8,6 @@ import (
 	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
-	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/metadata"
 	pqschema "github.com/apache/arrow-go/v18/parquet/schema"
 	"github.com/apache/iceberg-go"
@@ -62,7 +61,7 @@ func PruneRowGroups(ctx context.Context, fsys icebergio.IO, schema *iceberg.Sche
 		wg.Add(1)
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			keeps[i], errs[i] = survivingRowGroups(fsys, t.File.FilePath(), bound, len(offsets))
+			keeps[i], errs[i] = survivingRowGroups(fsys, t.File.FilePath(), t.File.FileSizeBytes(), bound, len(offsets))
 		}()
 	}
 	wg.Wait()
@@ -86,18 +85,11 @@ const footerReads = 16
 // survivingRowGroups returns which row groups of the file might hold a row
 // the bound filter accepts, or nil when the file's row groups are not the
 // wanted count (its split offsets do not describe them).
-func survivingRowGroups(fsys icebergio.IO, path string, bound iceberg.BooleanExpression, wanted int) ([]bool, error) {
-	f, err := fsys.Open(path)
+func survivingRowGroups(fsys icebergio.IO, path string, size int64, bound iceberg.BooleanExpression, wanted int) ([]bool, error) {
+	meta, err := footerOf(fsys, path, size) // footers.go
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	rdr, err := file.NewParquetReader(f)
-	if err != nil {
-		return nil, err
-	}
-	defer rdr.Close()
-	meta := rdr.MetaData()
 	if meta.NumRowGroups() != wanted {
 		return nil, nil
 	}
