@@ -322,6 +322,9 @@ func skipRows(col columnReader, n int) error {
 	case col.flba != nil:
 		col.flba.skip(n)
 		return nil
+	case col.str != nil:
+		col.str.pages.skip(n)
+		return nil
 	case col.chunk != nil:
 		return skipChunk(col.chunk, n)
 	}
