@@ -11,12 +11,12 @@ import (
 // commit.manifest-merge.enabled=false, an append that leaves at least
 // commit.manifest.min-count-to-merge (100) small manifests in a bin of
 // commit.manifest.target-size-bytes (8 MB) rewrites them as one. iceberg-go
-// defaults the property to false, so each single-row INSERT added one
-// manifest for good: after 10,000 of them every query planned over 10,000
-// manifests (reading and parsing each one's Avro), where Java's tables keep
-// at most 100 small ones. Appends here follow Java's default; a table that
-// sets the property either way keeps its choice, and iceberg-go's own
-// defaults for the count and size are Java's.
+// defaults the property to false. Tables icesql creates store it as true
+// (engine/tabledefaults.go); a table registered from another engine usually
+// does not set it, and there each single-row INSERT added one manifest for
+// good, every later query planning over all of them. Appends here follow
+// Java's default; a table that sets the property either way keeps its
+// choice, and iceberg-go's own defaults for the count and size are Java's.
 //
 // The default is given to the append's transaction only, through the
 // metadata it starts from: the commit sends the catalog the new snapshot,
