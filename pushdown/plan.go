@@ -68,9 +68,21 @@ var _ metrics.Reporter = (*Planned)(nil)
 // Tasks plans scan on first use and returns the same tasks afterwards.
 func (p *Planned) Tasks(ctx context.Context, scan *table.Scan) ([]table.FileScanTask, error) {
 	p.once.Do(func() {
+		key, keep := keyOf(scan, FilterString(p.Filter))
+		if keep {
+			if c, ok := plans.get(key); ok { // plancache.go
+				p.tasks = c.tasks
+				p.report.Store(c.report)
+				return
+			}
+		}
 		p.tasks, p.err = scan.PlanFiles(ctx)
 		if p.err != nil {
 			p.err = fmt.Errorf("plan scan with filter %s: %w", FilterString(p.Filter), p.err)
+			return
+		}
+		if keep {
+			plans.put(&cachedPlan{key: key, tasks: p.tasks, report: p.report.Load()})
 		}
 	})
 	return p.tasks, p.err

@@ -34,6 +34,7 @@ func AppendFilesToBranch(ctx context.Context, cat catalog.Catalog, ident table.I
 		if err != nil {
 			return nil, err
 		}
+		tbl = mergingAppends(tbl, cat)
 		tx, err := tbl.NewTransactionOnBranchWithError(branch)
 		if err != nil {
 			return nil, refErr(ErrRefKind, "Cannot write to %s of %s: %v", branch, ident, err)
@@ -56,7 +57,7 @@ func StageFiles(ctx context.Context, cat catalog.Catalog, ident table.Identifier
 		// The snapshot producer always moves a branch; stage on a branch
 		// nobody has and commit everything but that branch's ref.
 		tmp := "icesql-stage-" + uuid.NewString()
-		tx, err := tbl.NewTransactionOnBranchWithError(tmp)
+		tx, err := mergingAppends(tbl, cat).NewTransactionOnBranchWithError(tmp)
 		if err != nil {
 			return nil, nil, err
 		}

@@ -94,6 +94,7 @@ func AppendFiles(ctx context.Context, cat catalog.Catalog, ident table.Identifie
 		if err != nil {
 			return nil, err
 		}
+		tbl = mergingAppends(tbl, cat)
 		tx := tbl.NewTransaction()
 		if err := addOwnFiles(ctx, tbl, tx, files, summary); err != nil {
 			return nil, err
