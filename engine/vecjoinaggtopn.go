@@ -94,8 +94,13 @@ func newGroupsTopN(ctx *sql.Context, n *plan.TopN, source func(sql.Node) (topNSo
 	top.src = src
 	for _, sc := range n.SortConditions {
 		out, ok := top.sortedOutput(sc.Expr)
-		if !ok || sc.NullOrdering != sql.NullsFirst || !sortable(src.outputs()[out]) {
-			return nil, "ORDER BY " + sc.Expr.String()
+		switch {
+		case !ok:
+			return nil, "ORDER BY " + sc.Expr.String() + ", which is not a grouping key or an aggregate"
+		case sc.NullOrdering != sql.NullsFirst:
+			return nil, "ORDER BY " + sc.Expr.String() + " with NULLs last"
+		case !sortable(src.outputs()[out]):
+			return nil, "ORDER BY " + sc.Expr.String() + ", an average or a rounded sum, whose rounded values may tie"
 		}
 		top.by = append(top.by, topNKey{out: out, desc: sc.Order == sql.Descending})
 	}
