@@ -38,6 +38,9 @@ func (b vectorBuilder) Build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.Row
 			if iter, err := buildJoinAggTopN(ctx, n, row); iter != nil || err != nil {
 				return iter, err
 			}
+			if iter, err := buildAggTopN(ctx, b, n, row); iter != nil || err != nil {
+				return iter, err
+			}
 		}
 	case *plan.GroupBy:
 		if vectorizeOn(ctx) {
@@ -126,6 +129,7 @@ func noteVectorFilters(ctx *sql.Context, n sql.Node) {
 		}
 	})
 	noteJoinAggregates(ctx, n)
+	noteAggTopN(ctx, n)
 }
 
 // innerFilters is the Filters of n built with a parent row: those on the

@@ -23,11 +23,20 @@ import (
 // joinAggTopN is a TopN (over the GroupBy's Project, or the GroupBy) whose
 // sort keys are each a grouping key or a SUM, COUNT, MIN or MAX.
 type joinAggTopN struct {
-	ja    *vectorJoinAgg
+	src   topNSource
 	proj  *plan.Project // nil: the TopN is directly over the GroupBy
 	limit int64
 	by    []topNKey
 }
+
+// topNSource is a vectorized GROUP BY whose groups a TopN picks: a GROUP
+// BY over a join (vectorJoinAgg) or over one scan (vectorAggregate).
+type topNSource interface {
+	outputs() []vecOutput
+	run(*sql.Context) ([]vector.Group, error)
+}
+
+func (ja *vectorJoinAgg) outputs() []vecOutput { return ja.outs }
 
 type topNKey struct {
 	out  int // the GroupBy output sorted by
@@ -36,6 +45,22 @@ type topNKey struct {
 
 // newJoinAggTopN translates n, or says why it cannot.
 func newJoinAggTopN(ctx *sql.Context, n *plan.TopN, row sql.Row) (*joinAggTopN, string) {
+	return newGroupsTopN(ctx, n, func(child sql.Node) (topNSource, string) {
+		gb, ok := child.(*plan.GroupBy)
+		if !ok {
+			return nil, ""
+		}
+		ja, why := newVectorJoinAgg(ctx, gb, row)
+		if ja == nil {
+			return nil, why
+		}
+		return ja, ""
+	})
+}
+
+// newGroupsTopN translates n over the groups source finds under it (nil
+// and "" when n is not over a GROUP BY it knows), or says why it cannot.
+func newGroupsTopN(ctx *sql.Context, n *plan.TopN, source func(sql.Node) (topNSource, string)) (*joinAggTopN, string) {
 	if n.CalcFoundRows {
 		return nil, "SQL_CALC_FOUND_ROWS"
 	}
@@ -62,19 +87,20 @@ func newJoinAggTopN(ctx *sql.Context, n *plan.TopN, row sql.Row) (*joinAggTopN, 
 		}
 		top.proj, child = p, p.Child
 	}
-	gb, ok := child.(*plan.GroupBy)
-	if !ok {
-		return nil, ""
-	}
-	ja, why := newVectorJoinAgg(ctx, gb, row)
-	if ja == nil {
+	src, why := source(child)
+	if src == nil {
 		return nil, why
 	}
-	top.ja = ja
+	top.src = src
 	for _, sc := range n.SortConditions {
 		out, ok := top.sortedOutput(sc.Expr)
-		if !ok || sc.NullOrdering != sql.NullsFirst || !sortable(ja.outs[out]) {
-			return nil, "ORDER BY " + sc.Expr.String()
+		switch {
+		case !ok:
+			return nil, "ORDER BY " + sc.Expr.String() + ", which is not a grouping key or an aggregate"
+		case sc.NullOrdering != sql.NullsFirst:
+			return nil, "ORDER BY " + sc.Expr.String() + " with NULLs last"
+		case !sortable(src.outputs()[out]):
+			return nil, "ORDER BY " + sc.Expr.String() + ", an average or a rounded sum, whose rounded values may tie"
 		}
 		top.by = append(top.by, topNKey{out: out, desc: sc.Order == sql.Descending})
 	}
@@ -97,7 +123,7 @@ func (top *joinAggTopN) sortedOutput(e sql.Expression) (int, bool) {
 			return 0, false
 		}
 	}
-	if gf.Index() < 0 || gf.Index() >= len(top.ja.outs) {
+	if gf.Index() < 0 || gf.Index() >= len(top.src.outputs()) {
 		return 0, false
 	}
 	return gf.Index(), true
@@ -166,7 +192,7 @@ func compareValues(x, y vector.Value) int {
 // compare orders groups a and b as the ORDER BY does.
 func (top *joinAggTopN) compare(a, b *vector.Group) int {
 	for _, k := range top.by {
-		c := compareOutput(top.ja.outs[k.out], a, b)
+		c := compareOutput(top.src.outputs()[k.out], a, b)
 		if k.desc {
 			c = -c
 		}
@@ -215,14 +241,24 @@ func buildJoinAggTopN(ctx *sql.Context, n *plan.TopN, row sql.Row) (sql.RowIter,
 	if top == nil {
 		return nil, nil
 	}
-	groups, err := top.ja.run(ctx)
+	rows, err := top.rows(ctx)
+	if rows == nil || err != nil {
+		return nil, err
+	}
+	return sql.RowsToRowIter(rows...), nil
+}
+
+// rows is the TopN's rows, or nil and no error when the row path is to
+// answer instead (rowPathAnswers).
+func (top *joinAggTopN) rows(ctx *sql.Context) ([]sql.Row, error) {
+	groups, err := top.src.run(ctx)
 	if rowPathAnswers(err) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, err
 	}
-	rows, err := groupRows(top.ja.outs, top.pick(groups))
+	rows, err := groupRows(top.src.outputs(), top.pick(groups))
 	if err != nil {
 		return nil, err
 	}
@@ -237,5 +273,5 @@ func buildJoinAggTopN(ctx *sql.Context, n *plan.TopN, row sql.Row) (sql.RowIter,
 			rows[i] = out
 		}
 	}
-	return sql.RowsToRowIter(rows...), nil
+	return rows, nil
 }

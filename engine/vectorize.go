@@ -92,7 +92,7 @@ func vectorize(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, scope *plan.S
 			t.scan.vectorNote = "no, the row path runs the GROUP BY: " + why
 			return n, transform.SameTree, nil
 		}
-		t.scan.vectorNote = "yes: filter, grouping and aggregates run on Arrow batches"
+		t.scan.vectorNote = vectorAggNote
 		return node, transform.NewTree, nil
 	})
 }

@@ -1,0 +1,77 @@
+package engine_test
+
+import (
+	"context"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/iceberg-go"
+	"github.com/apache/iceberg-go/table"
+
+	"github.com/icesql/icesql/storage"
+)
+
+// BenchmarkVectorAggTopN measures a GROUP BY of 1,000,000 rows into
+// 100,000 groups that keeps the 10 largest sums (vecaggtopn.go), and the
+// same GROUP BY returning every group, for scale.
+//
+//	go test ./engine -run '^$' -bench VectorAggTopN -benchtime 5x
+func BenchmarkVectorAggTopN(b *testing.B) {
+	e, conn, _ := openCounting(b)
+	ctx := context.Background()
+	for _, s := range []string{"CREATE DATABASE db", "USE db"} {
+		if _, err := conn.ExecContext(ctx, s); err != nil {
+			b.Fatal(err)
+		}
+	}
+	ident := table.Identifier{"db", "big"}
+	tbl, err := e.Catalog().CreateTable(ctx, ident, iceberg.NewSchema(0,
+		iceberg.NestedField{ID: 1, Name: "k", Type: iceberg.PrimitiveTypes.Int64},
+		iceberg.NestedField{ID: 2, Name: "x", Type: iceberg.DecimalTypeOf(15, 2)}))
+	if err != nil {
+		b.Fatal(err)
+	}
+	schema, err := table.SchemaToArrowSchema(tbl.Schema(), nil, true, false)
+	if err != nil {
+		b.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	var batches []arrow.RecordBatch
+	for range 10 {
+		rb := array.NewRecordBuilder(memory.DefaultAllocator, schema)
+		for range 100_000 {
+			rb.Field(0).(*array.Int64Builder).Append(int64(rng.IntN(100_000)))
+			rb.Field(1).(*array.Decimal128Builder).Append(decimal128.FromI64(int64(rng.IntN(10_000_000))))
+		}
+		batches = append(batches, rb.NewRecordBatch())
+		rb.Release()
+	}
+	var files []iceberg.DataFile
+	for f, err := range table.WriteRecords(ctx, tbl, schema, allOf(batches)) {
+		if err != nil {
+			b.Fatal(err)
+		}
+		files = append(files, f)
+	}
+	if _, err := storage.AppendFiles(ctx, e.Catalog(), ident, files, nil); err != nil {
+		b.Fatal(err)
+	}
+	for _, q := range []struct{ name, sql string }{
+		{"top10", "SELECT k, SUM(x) AS s FROM big GROUP BY k ORDER BY s DESC LIMIT 10"},
+		{"all_groups", "SELECT k, SUM(x) AS s FROM big GROUP BY k"},
+	} {
+		b.Run(q.name, func(b *testing.B) {
+			cpu0 := cpuTime()
+			for b.Loop() {
+				if _, err := resultRows(conn, q.sql); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N), "cpu-ns/op")
+		})
+	}
+}
