@@ -1,14 +1,11 @@
 package engine
 
 import (
-	"context"
 	"errors"
 	"fmt"
-	"io"
 	"runtime"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -498,72 +495,7 @@ func eachBatch(ctx *sql.Context, t *Table, cols []string, workers int, fn func(w
 		return err
 	}
 	defer src.Close()
-	runCtx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-	var wg sync.WaitGroup
-	if sp, ok := src.(vector.Splitter); ok {
-		for w, next := range sp.Split(workers) {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for runCtx.Err() == nil {
-					rec, err := next()
-					if err == io.EOF {
-						return
-					}
-					if err == nil {
-						err = fn(w, rec)
-						rec.Release()
-					}
-					if err != nil {
-						cancel(err)
-						return
-					}
-				}
-			}()
-		}
-		wg.Wait()
-		return context.Cause(runCtx)
-	}
-	recs := make(chan arrow.RecordBatch, workers)
-	for w := range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for rec := range recs {
-				if runCtx.Err() == nil {
-					if err := fn(w, rec); err != nil {
-						cancel(err)
-					}
-				}
-				rec.Release()
-			}
-		}()
-	}
-	readErr := func() error {
-		defer close(recs)
-		for {
-			rec, err := src.Next()
-			if err == io.EOF {
-				return nil
-			}
-			if err != nil {
-				return err
-			}
-			rec.Retain()
-			select {
-			case recs <- rec:
-			case <-runCtx.Done():
-				rec.Release()
-				return nil
-			}
-		}
-	}()
-	wg.Wait()
-	if readErr != nil {
-		return readErr
-	}
-	return context.Cause(runCtx)
+	return vector.EachBatch(ctx, src, workers, fn)
 }
 
 // noteJoinAggregates tells EXPLAIN, on the scans of each join under a

@@ -6,10 +6,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"io"
 	"math/big"
 	"runtime"
-	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
 )
@@ -112,8 +110,6 @@ func Run(ctx context.Context, src Source, p *Plan, workers int) ([]Group, error)
 	if workers < 1 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	ctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
 	ws := make([]*worker, workers)
 	for i := range ws {
 		w, err := newWorker(p)
@@ -122,49 +118,7 @@ func Run(ctx context.Context, src Source, p *Plan, workers int) ([]Group, error)
 		}
 		ws[i] = w
 	}
-	if sp, ok := src.(Splitter); ok {
-		return runSplit(ctx, cancel, sp.Split(len(ws)), ws)
-	}
-	recs := make(chan arrow.RecordBatch, workers)
-	var wg sync.WaitGroup
-	for _, w := range ws {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for rec := range recs {
-				if ctx.Err() == nil {
-					if err := w.add(rec); err != nil {
-						cancel(err)
-					}
-				}
-				rec.Release()
-			}
-		}()
-	}
-	readErr := func() error {
-		defer close(recs)
-		for {
-			rec, err := src.Next()
-			if err == io.EOF {
-				return nil
-			}
-			if err != nil {
-				return err
-			}
-			rec.Retain()
-			select {
-			case recs <- rec:
-			case <-ctx.Done():
-				rec.Release()
-				return nil
-			}
-		}
-	}()
-	wg.Wait()
-	if readErr != nil {
-		return nil, readErr
-	}
-	if err := context.Cause(ctx); err != nil {
+	if err := EachBatch(ctx, src, workers, func(w int, rec arrow.RecordBatch) error { return ws[w].add(rec) }); err != nil {
 		return nil, err
 	}
 	for _, w := range ws[1:] {

@@ -18,39 +18,76 @@ type Splitter interface {
 	Split(n int) []func() (arrow.RecordBatch, error)
 }
 
-// runSplit aggregates each part of a split source on its own worker and
-// merges the workers' groups.
-func runSplit(ctx context.Context, cancel context.CancelCauseFunc, parts []func() (arrow.RecordBatch, error), ws []*worker) ([]Group, error) {
+// EachBatch reads every batch of src on workers goroutines and calls
+// fn(w, rec) for each, w being the goroutine's number (0 to workers-1); rec
+// is released after fn returns. A Splitter is read by each goroutine itself;
+// any other source by one reader handing batches out. The first error stops
+// the rest and is returned.
+func EachBatch(ctx context.Context, src Source, workers int, fn func(w int, rec arrow.RecordBatch) error) error {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
 	var wg sync.WaitGroup
-	for i, next := range parts {
-		w := ws[i]
+	if sp, ok := src.(Splitter); ok {
+		for w, next := range sp.Split(workers) {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for ctx.Err() == nil {
+					rec, err := next()
+					if err == io.EOF {
+						return
+					}
+					if err == nil {
+						err = fn(w, rec)
+						rec.Release()
+					}
+					if err != nil {
+						cancel(err)
+						return
+					}
+				}
+			}()
+		}
+		wg.Wait()
+		return context.Cause(ctx)
+	}
+	recs := make(chan arrow.RecordBatch, workers)
+	for w := range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for ctx.Err() == nil {
-				rec, err := next()
-				if err == io.EOF {
-					return
+			for rec := range recs {
+				if ctx.Err() == nil {
+					if err := fn(w, rec); err != nil {
+						cancel(err)
+					}
 				}
-				if err != nil {
-					cancel(err)
-					return
-				}
-				err = w.add(rec)
 				rec.Release()
-				if err != nil {
-					cancel(err)
-					return
-				}
 			}
 		}()
 	}
+	readErr := func() error {
+		defer close(recs)
+		for {
+			rec, err := src.Next()
+			if err == io.EOF {
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+			rec.Retain()
+			select {
+			case recs <- rec:
+			case <-ctx.Done():
+				rec.Release()
+				return nil
+			}
+		}
+	}()
 	wg.Wait()
-	if err := context.Cause(ctx); err != nil {
-		return nil, err
+	if readErr != nil {
+		return readErr
 	}
-	for _, w := range ws[1:] {
-		ws[0].merge(w)
-	}
-	return ws[0].groups()
+	return context.Cause(ctx)
 }
