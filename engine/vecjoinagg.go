@@ -365,6 +365,12 @@ func (ja *vectorJoinAgg) buildSide(ctx *sql.Context, workers int) (*joinBuild, e
 			b.release()
 			return nil, fmt.Errorf("vectorized join aggregate over %s: %w", right.t.String(), err)
 		}
+		if d, ok := col.(*array.Dictionary); ok {
+			// arrow-go builds a dictionary column's dictionary array on
+			// first use; the probe workers share the column, so build it
+			// here, before they start.
+			d.Dictionary()
+		}
 		b.cols = append(b.cols, col)
 	}
 	return b, nil
