@@ -28,13 +28,13 @@ func gather(mem memory.Allocator, arr arrow.Array, idx []int32) (arrow.Array, er
 		defer ind.Release()
 		return array.NewDictionaryArray(a.DataType(), ind, a.Dictionary()), nil
 	case *array.String:
-		return gatherStrings(mem, arr, idx, a.Value)
+		return gatherValues(mem, arr, idx, a.Value)
 	case *array.LargeString:
-		return gatherStrings(mem, arr, idx, a.Value)
+		return gatherValues(mem, arr, idx, a.Value)
 	case *array.Binary:
-		return gatherBytes(mem, arr, idx, a.Value)
+		return gatherValues(mem, arr, idx, a.Value)
 	case *array.LargeBinary:
-		return gatherBytes(mem, arr, idx, a.Value)
+		return gatherValues(mem, arr, idx, a.Value)
 	}
 	fw, ok := arr.DataType().(arrow.FixedWidthDataType)
 	if !ok || fw.BitWidth()%8 != 0 || len(arr.Data().Buffers()) != 2 {
@@ -82,11 +82,12 @@ func gatherFixed(arr arrow.Array, idx []int32, width int) arrow.Array {
 	return array.MakeFromData(d)
 }
 
-func gatherStrings(mem memory.Allocator, arr arrow.Array, idx []int32, value func(int) string) (arrow.Array, error) {
+// gatherValues gathers a string or binary column (V is string or []byte)
+// through its builder's Append.
+func gatherValues[V string | []byte](mem memory.Allocator, arr arrow.Array, idx []int32, value func(int) V) (arrow.Array, error) {
 	b := array.NewBuilder(mem, arr.DataType())
 	defer b.Release()
-	type appender interface{ Append(string) }
-	sb, ok := b.(appender)
+	vb, ok := b.(interface{ Append(V) })
 	if !ok {
 		return nil, fmt.Errorf("%w: cannot build a %s column", errBatchShape, arr.DataType())
 	}
@@ -96,26 +97,7 @@ func gatherStrings(mem memory.Allocator, arr arrow.Array, idx []int32, value fun
 			b.AppendNull()
 			continue
 		}
-		sb.Append(value(int(r)))
-	}
-	return b.NewArray(), nil
-}
-
-func gatherBytes(mem memory.Allocator, arr arrow.Array, idx []int32, value func(int) []byte) (arrow.Array, error) {
-	b := array.NewBuilder(mem, arr.DataType())
-	defer b.Release()
-	type appender interface{ Append([]byte) }
-	bb, ok := b.(appender)
-	if !ok {
-		return nil, fmt.Errorf("%w: cannot build a %s column", errBatchShape, arr.DataType())
-	}
-	b.Reserve(len(idx))
-	for _, r := range idx {
-		if arr.IsNull(int(r)) {
-			b.AppendNull()
-			continue
-		}
-		bb.Append(value(int(r)))
+		vb.Append(value(int(r)))
 	}
 	return b.NewArray(), nil
 }

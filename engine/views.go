@@ -171,10 +171,7 @@ func (d *Database) CreateView(ctx *sql.Context, name, selectStatement, _ string)
 		_, err := vc.RenameView(ctx, d.ident(pending.renameFrom), d.ident(name))
 		return viewError(err, d.name, name)
 	}
-	schema, err := viewSchema(pending.schema)
-	if err != nil {
-		return err
-	}
+	schema := viewSchema(pending.schema)
 	version, err := view.NewVersion(1, schema.ID,
 		view.Representations{view.NewRepresentation(selectStatement, viewDialect)},
 		table.Identifier{d.name},
@@ -197,7 +194,7 @@ func (d *Database) CreateView(ctx *sql.Context, name, selectStatement, _ string)
 // Iceberg cannot store (an unsigned or NULL-typed expression) is described
 // as a string: the schema documents the view, and icesql itself plans the
 // view's SQL again each time.
-func viewSchema(cols sql.Schema) (*iceberg.Schema, error) {
+func viewSchema(cols sql.Schema) *iceberg.Schema {
 	fields := make([]iceberg.NestedField, len(cols))
 	for i, c := range cols {
 		typ, err := icebergType(c)
@@ -206,7 +203,7 @@ func viewSchema(cols sql.Schema) (*iceberg.Schema, error) {
 		}
 		fields[i] = iceberg.NestedField{ID: i + 1, Name: c.Name, Type: typ, Required: !c.Nullable}
 	}
-	return iceberg.NewSchema(0, fields...), nil
+	return iceberg.NewSchema(0, fields...)
 }
 
 func viewError(err error, db, name string) error {

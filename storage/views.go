@@ -66,17 +66,6 @@ func (w *Warehouse) lookupView(ctx context.Context, ns, name string) (viewLink, 
 	return l, true, nil
 }
 
-// CheckViewExists reports whether the namespace has a view of that name,
-// ignoring case.
-func (w *Warehouse) CheckViewExists(ctx context.Context, ident table.Identifier) (bool, error) {
-	ns, name, err := splitIdent(ident)
-	if err != nil {
-		return false, nil
-	}
-	_, ok, err := w.lookupView(ctx, ns, name)
-	return ok, err
-}
-
 // LoadView reads the current metadata of a view; its identifier carries the
 // name as created.
 func (w *Warehouse) LoadView(ctx context.Context, ident table.Identifier) (*view.View, error) {
