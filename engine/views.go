@@ -67,7 +67,8 @@ func viewStatements(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.
 	case *plan.DropTable:
 		for _, t := range n.Tables {
 			if sa, ok := t.(*plan.SubqueryAlias); ok { // a view: tables resolve to ResolvedTable
-				return nil, transform.SameTree, sql.ErrUnknownTable.New(sa.Name())
+				return nil, transform.SameTree, mysql.NewSQLError(mysql.ERBadTable, mysql.SSUnknownTable,
+					"Unknown table '%s': it is a view; DROP VIEW drops it", sa.Name())
 			}
 		}
 	case *plan.DropView:
