@@ -10,7 +10,7 @@ import (
 	"github.com/icesql/icesql/pushdown"
 )
 
-// defaultRowGroupRows is the Parquet row-group limit icesql writes with when
+// DefaultRowGroupRows is the Parquet row-group limit icesql writes with when
 // the table sets no write.parquet.row-group-limit. iceberg-go's default of
 // 1,048,576 rows made a row group the smallest unit a point lookup could
 // skip to: "WHERE l_orderkey = k" on TPC-H SF1 decoded a million rows of
@@ -20,7 +20,7 @@ import (
 // (read.parquet.batch-size), so a row group decodes as one batch. It is
 // also the unit the parallel writer deals to its lanes (parallelwrite.go):
 // runs of a million rows kept one lane encoding while the other waited.
-const defaultRowGroupRows = 128 * 1024
+const DefaultRowGroupRows = 128 * 1024
 
 // rowGroupDefaults adds to set the row-group limit of a write to a table
 // whose properties props name none. A table that sets one keeps it.
@@ -28,7 +28,7 @@ func rowGroupDefaults(props iceberg.Properties, set iceberg.Properties) {
 	if _, ok := props[table.ParquetRowGroupLimitKey]; ok {
 		return
 	}
-	set[table.ParquetRowGroupLimitKey] = strconv.Itoa(defaultRowGroupRows)
+	set[table.ParquetRowGroupLimitKey] = strconv.Itoa(DefaultRowGroupRows)
 }
 
 // pruneRowGroups narrows tasks to the row groups that might hold a row the

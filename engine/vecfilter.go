@@ -3,6 +3,7 @@ package engine
 import (
 	"strings"
 
+	"github.com/apache/iceberg-go"
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/expression"
 	"github.com/dolthub/go-mysql-server/sql/plan"
@@ -197,6 +198,9 @@ type vectorFilter struct {
 	pred  vector.Expr    // nil: every row
 	cond  sql.Expression // the row path's condition, for inexact batches
 	width int
+	// scales is per column of cols the scale of a decimal column, else -1:
+	// native decoding hands decimals over as unscaled int64s.
+	scales []int32
 }
 
 // newVectorFilter translates f, or says why it cannot.
@@ -236,7 +240,7 @@ func newVectorScan(ctx *sql.Context, scan sql.Node, cond sql.Expression) (*vecto
 	if len(read) == 0 {
 		read = t.names[:1]
 	}
-	v := &vectorFilter{t: t, cols: cols, read: read, cond: cond, width: len(cols)}
+	v := &vectorFilter{t: t, cols: cols, read: read, cond: cond, width: len(cols), scales: decimalScales(t.tbl.Schema(), cols)}
 	if cond == nil {
 		return v, ""
 	}
@@ -262,6 +266,21 @@ func newVectorScan(ctx *sql.Context, scan sql.Node, cond sql.Expression) (*vecto
 	}
 	v.pred = pred
 	return v, ""
+}
+
+// decimalScales is the scale of each decimal column of cols in sc, -1 for
+// the other columns.
+func decimalScales(sc *iceberg.Schema, cols []string) []int32 {
+	out := make([]int32, len(cols))
+	for i, name := range cols {
+		out[i] = -1
+		if f, ok := sc.FindFieldByName(name); ok {
+			if d, ok := f.Type.(iceberg.DecimalType); ok {
+				out[i] = int32(d.Scale())
+			}
+		}
+	}
+	return out
 }
 
 func walkGetFields(e sql.Expression, f func(*expression.GetField)) {

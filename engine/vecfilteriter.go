@@ -5,9 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"strings"
 	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/cockroachdb/apd/v3"
 	"github.com/dolthub/go-mysql-server/sql"
 
 	"github.com/icesql/icesql/pushdown/vector"
@@ -70,7 +73,7 @@ func (v *vectorFilter) pipeline(ctx *sql.Context, newFunc func() (batchFunc, err
 		}
 		fns[i] = fn
 	}
-	src, _, err := v.t.openBatches(ctx, v.read, false)
+	src, _, err := v.t.openBatches(withPrefilter(v.t.withNativeDecode(ctx), v.pred), v.read, false)
 	if err != nil {
 		return nil, err
 	}
@@ -257,13 +260,36 @@ func (b *keptRows) selectRows(ctx *sql.Context, rec arrow.RecordBatch) ([]int32,
 func (b *keptRows) row(r int) (sql.Row, error) {
 	row := b.rows.next()
 	for i, col := range b.cols {
-		val, err := rowValue(col, r)
+		val, err := b.v.value(i, col, r)
 		if err != nil {
 			return nil, err
 		}
 		row[i] = val
 	}
 	return row, nil
+}
+
+// value is row r of col, the batch's column i. Natively decoded batches
+// (vecscan.go) hold decimals as unscaled int64s and strings as
+// dictionaries, whose memory is reused once the batch is released: a
+// string is copied out. iceberg-go's batches, in the same scan, hold
+// columns as Arrow has them.
+func (v *vectorFilter) value(i int, col arrow.Array, r int) (any, error) {
+	switch a := col.(type) {
+	case *array.Int64:
+		if s := v.scales[i]; s >= 0 && a.IsValid(r) {
+			return apd.New(a.Value(r), -s), nil
+		}
+	case *array.Dictionary:
+		if a.IsNull(r) {
+			return nil, nil
+		}
+		if d, ok := a.Dictionary().(*array.String); ok {
+			return strings.Clone(d.Value(a.GetValueIndex(r))), nil
+		}
+		return rowValue(a.Dictionary(), a.GetValueIndex(r))
+	}
+	return rowValue(col, r)
 }
 
 // filterRows filters rec on the row path: one of its values is outside

@@ -102,7 +102,7 @@ func (v *vectorAggregate) BuildRowIter(ctx *sql.Context, b sql.NodeExecBuilder, 
 }
 
 func (v *vectorAggregate) run(ctx *sql.Context) ([]vector.Group, error) {
-	src, _, err := v.t.openBatches(v.withPrefilter(v.t.withNativeDecode(ctx)), v.read, false)
+	src, _, err := v.t.openBatches(withPrefilter(v.t.withNativeDecode(ctx), v.plan.Filter), v.read, false)
 	if err != nil {
 		return nil, err
 	}
