@@ -89,6 +89,9 @@ func TestLateMaterialisationMatchesRowPath(t *testing.T) {
 		"SELECT k, s, p FROM {t} WHERE s = 's3' OR s IS NULL ORDER BY k LIMIT 50",
 		"SELECT k, p FROM {t} WHERE p * 100000000000000 > 90000000000000000 ORDER BY k",
 		"SELECT k, d, s FROM {t} WHERE d BETWEEN -5 AND 5.5 ORDER BY k DESC LIMIT 20",
+		// LIKE, tested once per value of each row group's dictionary.
+		"SELECT k, s FROM {t} WHERE s LIKE '%3' OR s LIKE 'oth_r' ORDER BY k",
+		"SELECT COUNT(*), SUM(p), MIN(s) FROM {t} WHERE s NOT LIKE 's%'",
 	}
 	for _, tbl := range []string{"lm_dict", "lm_plain", "lm_overflow"} {
 		for _, q := range queries {

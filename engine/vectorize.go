@@ -328,6 +328,8 @@ func (tr *vecTranslator) predicate(e sql.Expression) (vector.Expr, error) {
 		return tr.in(e)
 	case *expression.HashInTuple:
 		return tr.in(e)
+	case *expression.Like:
+		return tr.like(e) // veclike.go
 	}
 	return nil, decline("condition %s", e)
 }

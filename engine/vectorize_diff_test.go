@@ -61,6 +61,8 @@ func vecQueries() []string {
 		"WHERE `dec` * 2 > i + 1",
 		"WHERE l < 60000000000 AND i = 15",
 		"WHERE i > 1000000",
+		"WHERE s LIKE 'k0%-b' OR s LIKE '%a'",
+		"WHERE s NOT LIKE 'k1\\_%' AND s LIKE '_%'",
 	}
 	groups := []string{"", "GROUP BY s", "GROUP BY dt", "GROUP BY i", "GROUP BY `dec`", "GROUP BY s, dt", "GROUP BY l"}
 	var out []string
@@ -157,7 +159,8 @@ func TestVectorizeDeclines(t *testing.T) {
 		"SELECT COUNT(DISTINCT i + 1) FROM edge",
 		"SELECT COUNT(DISTINCT s, i) FROM edge",
 		"SELECT SUM(i / 2) FROM edge",
-		"SELECT g, SUM(i) FROM edge WHERE s LIKE '%a' GROUP BY g",
+		"SELECT g, SUM(i) FROM edge WHERE UPPER(s) LIKE '%A' GROUP BY g",
+		"SELECT g, SUM(i) FROM edge WHERE s LIKE CONCAT(s, '%') GROUP BY g",
 		"SELECT SUM(i) FROM edge GROUP BY i + 1",
 	} {
 		plan := explainText(t, conn, q)

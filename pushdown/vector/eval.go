@@ -562,6 +562,8 @@ func (c *compiler) pred(e Expr) (boolFn, error) {
 		}, nil
 	case In:
 		return c.in(e)
+	case Match:
+		return c.match(e) // match.go
 	}
 	return nil, fmt.Errorf("vector: %T is not a predicate", e)
 }

@@ -203,6 +203,8 @@ func Check(e Expr, predicate bool) error {
 			}
 		}
 		return nil
+	case Match:
+		return checkMatch(e) // match.go
 	}
 	return fmt.Errorf("unknown expression %T", e)
 }

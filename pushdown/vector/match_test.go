@@ -1,0 +1,63 @@
+package vector
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+)
+
+// TestMatchDictionaries checks that a Match tests values, not dictionary
+// indices: batches with different dictionaries (the same index naming
+// different strings), plain string batches, and NULLs.
+func TestMatchDictionaries(t *testing.T) {
+	col := Column{Name: "s", T: Type{Kind: String}}
+	tested := 0
+	m := Match{E: col, Test: func(s string) bool { tested++; return strings.HasPrefix(s, "a") }}
+	if err := Check(m, true); err != nil {
+		t.Fatal(err)
+	}
+	sel, err := NewSelector(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dictBatch := func(dict []string, idx []int32, valid []bool) arrow.RecordBatch {
+		d := array.NewStringBuilder(memory.DefaultAllocator)
+		d.AppendValues(dict, nil)
+		b := array.NewInt32Builder(memory.DefaultAllocator)
+		b.AppendValues(idx, valid)
+		typ := &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int32, ValueType: arrow.BinaryTypes.String}
+		arr := array.NewDictionaryArray(typ, b.NewArray(), d.NewArray())
+		return array.NewRecordBatch(arrow.NewSchema([]arrow.Field{{Name: "s", Type: typ, Nullable: true}}, nil), []arrow.Array{arr}, int64(len(idx)))
+	}
+	cases := []struct {
+		rec  arrow.RecordBatch
+		want []int32
+	}{
+		{dictBatch([]string{"ax", "bx", "ay"}, []int32{0, 1, 2, 0, 1, 0}, []bool{true, true, true, false, true, true}), []int32{0, 2, 5}},
+		// A new dictionary: index 0 is now "bz".
+		{dictBatch([]string{"bz", "az"}, []int32{0, 1, 1, 0}, nil), []int32{1, 2}},
+	}
+	plain := array.NewStringBuilder(memory.DefaultAllocator)
+	plain.AppendValues([]string{"a", "", "b", "abc"}, []bool{true, true, false, true})
+	cases = append(cases, struct {
+		rec  arrow.RecordBatch
+		want []int32
+	}{array.NewRecordBatch(arrow.NewSchema([]arrow.Field{{Name: "s", Type: arrow.BinaryTypes.String, Nullable: true}}, nil), []arrow.Array{plain.NewArray()}, 4), []int32{0, 3}})
+	for i, c := range cases {
+		got, err := sel.Select(c.rec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(got, c.want) {
+			t.Errorf("batch %d: kept %v, want %v", i, got, c.want)
+		}
+	}
+	// Each dictionary value was tested once: 3 + 2, then 3 plain values.
+	if tested != 8 {
+		t.Errorf("tested %d values, want 8", tested)
+	}
+}
