@@ -92,10 +92,31 @@ func TestLateMaterialisationMatchesRowPath(t *testing.T) {
 		// LIKE, tested once per value of each row group's dictionary.
 		"SELECT k, s FROM {t} WHERE s LIKE '%3' OR s LIKE 'oth_r' ORDER BY k",
 		"SELECT COUNT(*), SUM(p), MIN(s) FROM {t} WHERE s NOT LIKE 's%'",
+		// ORDER BY ... LIMIT: rows are built only while their first key
+		// can place them among the first n (vecrowstopn.go). Keys of
+		// each type, NULLs first (ascending) and last (descending), ties
+		// broken by k, LIMIT 1, OFFSET, with and without a WHERE.
+		"SELECT k, p FROM {t} ORDER BY p DESC, k LIMIT 5",
+		"SELECT k, p, s FROM {t} WHERE dt < '2020-06-01' ORDER BY p, k LIMIT 7",
+		"SELECT * FROM {t} ORDER BY d, k LIMIT 20",
+		"SELECT k, d FROM {t} ORDER BY d DESC, k DESC LIMIT 20",
+		"SELECT k, l FROM {t} ORDER BY l, k LIMIT 3 OFFSET 200",
+		"SELECT k, l FROM {t} WHERE k > 100 ORDER BY l DESC LIMIT 1",
+		"SELECT k, dt FROM {t} ORDER BY dt, k LIMIT 30",
+		"SELECT k, dt FROM {t} ORDER BY dt DESC, k LIMIT 30",
+		"SELECT k, s FROM {t} ORDER BY s, k LIMIT 10",
+		"SELECT k, s FROM {t} WHERE p > 10 ORDER BY s DESC, k DESC LIMIT 10",
+		"SELECT k FROM {t} ORDER BY k DESC LIMIT 4",
+		"SELECT k, p FROM {t} WHERE s = 'none' ORDER BY p LIMIT 3",
 	}
 	for _, tbl := range []string{"lm_dict", "lm_plain", "lm_overflow"} {
 		for _, q := range queries {
 			matchesRowPath(t, conn, replaceTable(q, tbl))
+		}
+	}
+	for _, q := range []string{"SELECT k, p FROM lm_dict ORDER BY p DESC, k LIMIT 5", "SELECT k, p FROM lm_dict WHERE dt < '2020-06-01' ORDER BY p, k LIMIT 7"} {
+		if plan := explainText(t, conn, q); !regexp.MustCompile(`builds only the rows that can be among its first [57]`).MatchString(plan) {
+			t.Errorf("%s: want the ORDER BY ... LIMIT on the vector path\n%s", q, plan)
 		}
 	}
 	// The native reader kept only the rows of the range for the other

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"strings"
+	"sync"
 
 	"github.com/apache/iceberg-go"
 	"github.com/dolthub/go-mysql-server/sql"
@@ -41,6 +42,11 @@ func (b vectorBuilder) Build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.Row
 			}
 			if iter, err := buildAggTopN(ctx, b, n, row); iter != nil || err != nil {
 				return iter, err
+			}
+			if len(row) == 0 {
+				if top, _ := newRowsTopN(ctx, n); top != nil {
+					return top.iter(ctx) // vecrowstopn.go
+				}
 			}
 		}
 	case *plan.GroupBy:
@@ -131,6 +137,7 @@ func noteVectorFilters(ctx *sql.Context, n sql.Node) {
 	})
 	noteJoinAggregates(ctx, n)
 	noteAggTopN(ctx, n)
+	noteRowsTopN(ctx, n, inner)
 }
 
 // innerFilters is the Filters of n built with a parent row: those on the
@@ -192,12 +199,14 @@ func filteredScan(child sql.Node) (*Table, string) {
 
 // vectorFilter is a Filter over an Iceberg scan, computed on batches.
 type vectorFilter struct {
-	t     *Table
-	cols  []string       // Iceberg names of the row's columns, in row order
-	read  []string       // what is read: cols, or the first column for none
-	pred  vector.Expr    // nil: every row
-	cond  sql.Expression // the row path's condition, for inexact batches
-	width int
+	t    *Table
+	cols []string       // Iceberg names of the row's columns, in row order
+	read []string       // what is read: cols, or the first column for none
+	pred vector.Expr    // nil: every row
+	cond sql.Expression // the row path's condition, for inexact batches
+	// condMu serializes the workers' evaluations of cond.
+	condMu sync.Mutex
+	width  int
 	// scales is per column of cols the scale of a decimal column, else -1:
 	// native decoding hands decimals over as unscaled int64s.
 	scales []int32

@@ -64,33 +64,48 @@ func (v *vectorFilter) keeper() (*keptRows, error) {
 // pipeline reads v's batches and turns them into rows on every core with
 // the batchFuncs newFunc makes, giving the rows in scan order.
 func (v *vectorFilter) pipeline(ctx *sql.Context, newFunc func() (batchFunc, error)) (sql.RowIter, error) {
-	workers := runtime.GOMAXPROCS(0)
-	fns := make([]batchFunc, workers)
+	fns, src, err := v.open(ctx, newFunc)
+	if err != nil {
+		return nil, err
+	}
+	return v.ordered(ctx, src, fns), nil
+}
+
+// open makes a batchFunc per core and starts the scan: native decoding,
+// with the WHERE clause as its prefilter, where the files allow it.
+func (v *vectorFilter) open(ctx *sql.Context, newFunc func() (batchFunc, error)) ([]batchFunc, batchSource, error) {
+	fns := make([]batchFunc, runtime.GOMAXPROCS(0))
 	for i := range fns {
 		fn, err := newFunc()
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		fns[i] = fn
 	}
 	src, _, err := v.t.openBatches(withPrefilter(v.t.withNativeDecode(ctx), v.pred), v.read, false)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
+	return fns, src, nil
+}
+
+// ordered reads src on one goroutine and hands its batches to a worker
+// per batchFunc, giving their rows in scan order.
+func (v *vectorFilter) ordered(ctx *sql.Context, src batchSource, fns []batchFunc) sql.RowIter {
 	runCtx, cancel := context.WithCancel(ctx)
 	it := &vectorFilterIter{
 		src:    src,
 		cancel: cancel,
-		order:  make(chan *filteredBatch, workers*pipelineDepth),
+		order:  make(chan *filteredBatch, len(fns)*pipelineDepth),
 	}
-	jobs := make(chan filterJob, workers)
+	jobs := make(chan filterJob, len(fns))
 	it.wg.Add(1)
 	go it.produce(runCtx, jobs)
 	for _, fn := range fns {
 		it.wg.Add(1)
 		go it.work(ctx.WithContext(runCtx), fn, jobs)
 	}
-	return it, nil
+	return it
 }
 
 // vectorFilterIter gives the rows each batch's worker kept, batch by batch
@@ -201,6 +216,7 @@ var _ sql.RowIter = (*vectorFilterIter)(nil)
 type keptRows struct {
 	v    *vectorFilter
 	sel  *vector.Selector // nil: every row
+	top  *bestKeys        // nil: no ORDER BY ... LIMIT narrows the rows (vecrowstopn.go)
 	cols []arrow.Array    // the batch's columns in row order
 	rows rowBlocks
 	all  []int32
@@ -211,6 +227,9 @@ func (b *keptRows) filter(ctx *sql.Context, rec arrow.RecordBatch) ([]sql.Row, e
 	keep, pending, err := b.selectRows(ctx, rec)
 	if err != nil || keep == nil {
 		return pending, err
+	}
+	if b.top != nil {
+		keep = b.top.narrow(b.cols, keep)
 	}
 	out := make([]sql.Row, len(keep))
 	for i, r := range keep {
@@ -293,8 +312,12 @@ func (v *vectorFilter) value(i int, col arrow.Array, r int) (any, error) {
 }
 
 // filterRows filters rec on the row path: one of its values is outside
-// what the vector path computes exactly.
+// what the vector path computes exactly. go-mysql-server's expressions
+// fill caches of their own on first use (Arithmetic's result type), so
+// the workers evaluate the condition one at a time.
 func (b *keptRows) filterRows(ctx *sql.Context, rec arrow.RecordBatch) ([]sql.Row, error) {
+	b.v.condMu.Lock()
+	defer b.v.condMu.Unlock()
 	var out []sql.Row
 	for r := range int(rec.NumRows()) {
 		row, err := b.row(r)

@@ -1,0 +1,240 @@
+package engine
+
+import (
+	"cmp"
+	"strconv"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/expression"
+	"github.com/dolthub/go-mysql-server/sql/iters"
+	"github.com/dolthub/go-mysql-server/sql/plan"
+)
+
+// An ORDER BY ... LIMIT n over a scan, or over a WHERE clause the vector
+// path computes, used to have every row the clause keeps built for
+// go-mysql-server's TopN to keep n of them: "ORDER BY l_extendedprice DESC
+// LIMIT 10" over TPC-H lineitem built six million rows. Now the vector
+// filter's workers build a row only while its first sort key can place it
+// among the first n: each worker keeps the n best first keys it has seen,
+// and a row whose key is worse than all of them is worse than n rows of
+// the table. Rows tied with the worst of them are built too, so the TopN,
+// which still runs above on the rows built, orders them by every key
+// exactly as before.
+
+// rowsTopN is a TopN over a vectorFilter that narrows its rows.
+type rowsTopN struct {
+	v     *vectorFilter
+	n     int64
+	key   int  // the first sort key's column in v.cols
+	desc  bool // descending: NULL sorts last
+	conds sql.SortConditions
+}
+
+// newRowsTopN translates a TopN over a scan or a vectorized Filter, or says
+// why it cannot ("" when its child is neither).
+func newRowsTopN(ctx *sql.Context, n *plan.TopN) (*rowsTopN, string) {
+	var v *vectorFilter
+	var why string
+	if f, ok := n.Child.(*plan.Filter); ok {
+		v, why = newVectorFilter(ctx, f)
+	} else if t, _ := filteredScan(n.Child); t != nil {
+		v, why = newVectorScan(ctx, n.Child, nil)
+	} else {
+		return nil, ""
+	}
+	if v == nil {
+		return nil, why
+	}
+	if n.CalcFoundRows {
+		return nil, "SQL_CALC_FOUND_ROWS counts every row"
+	}
+	limit, err := iters.GetInt64Value(ctx, n.Limit)
+	if err != nil || limit <= 0 {
+		return nil, "the LIMIT is not a positive constant"
+	}
+	first := n.SortConditions[0]
+	if first.NullOrdering != sql.NullsFirst {
+		return nil, "NULLS LAST"
+	}
+	gf, ok := first.Expr.(*expression.GetField)
+	if !ok || gf.Index() < 0 || gf.Index() >= len(v.cols) || !v.t.owns(gf) {
+		return nil, "the first sort key is not a column of the scan"
+	}
+	tr := &vecTranslator{ctx: ctx, t: v.t, cols: map[string]bool{}}
+	if c, _, err := tr.column(gf); err != nil || c.Name != v.cols[gf.Index()] {
+		return nil, "the first sort key is not a column the vector path reads"
+	}
+	return &rowsTopN{v: v, n: limit, key: gf.Index(), desc: first.Order == sql.Descending, conds: n.SortConditions}, ""
+}
+
+// noteRowsTopN tells EXPLAIN which ORDER BY ... LIMIT builds only the rows
+// that can be among its first n.
+func noteRowsTopN(ctx *sql.Context, n sql.Node, inner map[*plan.Filter]bool) {
+	if !vectorizeOn(ctx) {
+		return
+	}
+	walkPlan(ctx, n, func(n sql.Node) {
+		tn, ok := n.(*plan.TopN)
+		if !ok {
+			return
+		}
+		if f, ok := tn.Child.(*plan.Filter); ok && inner[f] {
+			return
+		}
+		if top, _ := newRowsTopN(ctx, tn); top != nil {
+			note := top.v.t.scan.filterNote
+			if note == "" {
+				note = "yes: the scan runs on Arrow batches"
+			}
+			top.v.t.scan.filterNote = note + "; the ORDER BY ... LIMIT builds only the rows that can be among its first " + strconv.FormatInt(top.n, 10)
+		}
+	})
+}
+
+func (r *rowsTopN) iter(ctx *sql.Context) (sql.RowIter, error) {
+	rows, err := r.v.unordered(ctx, func() (batchFunc, error) {
+		k, err := r.v.keeper()
+		if err != nil {
+			return nil, err
+		}
+		k.top = &bestKeys{n: int(r.n), key: r.key, desc: r.desc}
+		return k.filter, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if r.n == 1 {
+		return iters.NewTopRowIter(r.conds, false, rows), nil
+	}
+	return iters.NewTopRowsIter(r.conds, r.n, false, rows), nil
+}
+
+// bestKeys is one worker's n best first sort keys, in a heap whose root
+// is the worst of them. A column's keys are int64s (integers, dates, the
+// unscaled values of a decimal) or strings (compared bytewise, as the
+// vector path compares only columns of a binary collation).
+type bestKeys struct {
+	n, key   int
+	desc     bool
+	ints     heap[int64]
+	strs     heap[string]
+	nonNulls int // keys seen that are not NULL
+	buf      []int32
+}
+
+// narrow keeps of the rows keep of a batch (whose columns are cols) those
+// that can be among the first n.
+func (b *bestKeys) narrow(cols []arrow.Array, keep []int32) []int32 {
+	out := b.buf[:0]
+	arr := cols[b.key]
+	ints, strs := intKeys(arr), strKeys(arr)
+	if ints == nil && strs == nil {
+		return keep // a representation without a key order here: all of them
+	}
+	for _, r := range keep {
+		if arr.IsNull(int(r)) {
+			// NULL sorts first ascending, last descending: then it
+			// is worse than n keys once n have been seen.
+			if !b.desc || b.nonNulls < b.n {
+				out = append(out, r)
+			}
+			continue
+		}
+		b.nonNulls++
+		var in bool
+		if ints != nil {
+			k, ok := ints(int(r))
+			in = !ok || b.ints.offer(k, b.n, b.desc, func(k int64) int64 { return k })
+		} else {
+			in = b.strs.offer(strs(int(r)), b.n, b.desc, strings.Clone)
+		}
+		if in {
+			out = append(out, r)
+		}
+	}
+	b.buf = out
+	return out
+}
+
+// intKeys reads an integer, date or decimal column's keys (ok false: a
+// decimal beyond int64, kept without a verdict), or is nil.
+func intKeys(arr arrow.Array) func(i int) (int64, bool) {
+	switch a := arr.(type) {
+	case *array.Int64:
+		return func(i int) (int64, bool) { return a.Value(i), true }
+	case *array.Int32:
+		return func(i int) (int64, bool) { return int64(a.Value(i)), true }
+	case *array.Date32:
+		return func(i int) (int64, bool) { return int64(a.Value(i)), true }
+	case *array.Decimal128:
+		return func(i int) (int64, bool) {
+			v := a.Value(i)
+			hi, lo := v.HighBits(), v.LowBits()
+			return int64(lo), (hi == 0 && lo>>63 == 0) || (hi == -1 && lo>>63 == 1)
+		}
+	}
+	return nil
+}
+
+// strKeys reads a string column's keys, without copying, or is nil.
+func strKeys(arr arrow.Array) func(i int) string {
+	switch a := arr.(type) {
+	case *array.String:
+		return a.Value
+	case *array.Dictionary:
+		if d, ok := a.Dictionary().(*array.String); ok {
+			return func(i int) string { return d.Value(a.GetValueIndex(i)) }
+		}
+	}
+	return nil
+}
+
+// heap is a binary heap of up to n keys whose root is the worst: the
+// largest ascending, the smallest descending.
+type heap[K cmp.Ordered] []K
+
+// offer says whether k can be among the n best: it is when fewer than n
+// keys were offered, or it is no worse than the worst of the n best (a
+// tie is kept). keep makes the copy the heap holds of k.
+func (h *heap[K]) offer(k K, n int, desc bool, keep func(K) K) bool {
+	worse := func(a, b K) bool { return (a > b) != desc && a != b }
+	s := *h
+	if len(s) < n {
+		s = append(s, keep(k))
+		for i := len(s) - 1; i > 0; {
+			p := (i - 1) / 2
+			if !worse(s[i], s[p]) {
+				break
+			}
+			s[i], s[p] = s[p], s[i]
+			i = p
+		}
+		*h = s
+		return true
+	}
+	if k == s[0] {
+		return true
+	}
+	if worse(k, s[0]) {
+		return false
+	}
+	s[0] = keep(k)
+	for i := 0; ; {
+		w, l, r := i, 2*i+1, 2*i+2
+		if l < len(s) && worse(s[l], s[w]) {
+			w = l
+		}
+		if r < len(s) && worse(s[r], s[w]) {
+			w = r
+		}
+		if w == i {
+			break
+		}
+		s[i], s[w] = s[w], s[i]
+		i = w
+	}
+	return true
+}
