@@ -41,6 +41,7 @@ type Session struct {
 	replacing  map[string]*replacement     // REPLACE TABLE ... AS SELECT of statement pinPid (replacetable.go)
 	fullPid    uint64                      // the last statement the full analyzer planned (pushrule.go)
 	identities map[string]*identityState   // row-identity scans of statement pinPid, by table (rowidentity.go)
+	viewReads  statementViews              // the views one statement read (viewcache.go)
 }
 
 // stage is what a transaction wrote to one table.

@@ -160,6 +160,7 @@ func (d *Database) views() (viewCatalog, bool) {
 
 // CreateView implements sql.ViewDatabase.
 func (d *Database) CreateView(ctx *sql.Context, name, selectStatement, _ string) error {
+	defer forgetViews(ctx)
 	vc, ok := d.views()
 	if !ok {
 		return notSupported("views are stored by icesql's embedded catalog only; the %s catalog cannot hold view %s", d.e.catalog.CatalogType(), name)
@@ -226,6 +227,7 @@ func viewError(err error, db, name string) error {
 // DropView implements sql.ViewDatabase. In CREATE OR REPLACE VIEW it does
 // nothing: CreateView replaces the view in one commit.
 func (d *Database) DropView(ctx *sql.Context, name string) error {
+	defer forgetViews(ctx)
 	vc, ok := d.views()
 	if !ok {
 		return sql.ErrViewDoesNotExist.New(d.name, name)
@@ -236,13 +238,10 @@ func (d *Database) DropView(ctx *sql.Context, name string) error {
 	return viewError(vc.DropView(ctx, d.ident(name)), d.name, name)
 }
 
-// GetViewDefinition implements sql.ViewDatabase. go-mysql-server calls it
-// for every table a statement names, before looking for a table.
-func (d *Database) GetViewDefinition(ctx *sql.Context, name string) (sql.ViewDefinition, bool, error) {
-	vc, ok := d.views()
-	if !ok {
-		return sql.ViewDefinition{}, false, nil
-	}
+// loadViewDefinition reads a view from the catalog. go-mysql-server asks
+// for a view before every table a statement names; GetViewDefinition
+// (viewcache.go) calls this only for names that are views.
+func (d *Database) loadViewDefinition(ctx *sql.Context, vc viewCatalog, name string) (sql.ViewDefinition, bool, error) {
 	v, err := vc.LoadView(ctx, d.ident(name))
 	if errors.Is(err, catalog.ErrNoSuchView) {
 		return sql.ViewDefinition{}, false, nil

@@ -1,0 +1,124 @@
+package engine
+
+import (
+	"context"
+	"strings"
+	"sync"
+
+	"github.com/dolthub/go-mysql-server/sql"
+
+	"github.com/icesql/icesql/storage"
+)
+
+// go-mysql-server asks the database for a view before every table a
+// statement names, and each question used to read the store (a GET of a
+// missing view link on S3). A statement now lists each namespace's views
+// once, on its first question, and answers the others from that listing;
+// views it loads are kept for the rest of the statement. Nothing is kept
+// across statements, so the next statement sees every view another
+// session or process created, replaced, renamed or dropped meanwhile;
+// the statement's own CREATE, DROP or RENAME of a view forgets what it
+// had read.
+
+// viewNameLister is a catalog that lists a namespace's view names in one
+// read (the embedded catalog).
+type viewNameLister interface {
+	ListViewNames(ctx context.Context, ns string) (storage.ViewNames, error)
+}
+
+// statementViews is what one statement of a session read of views.
+type statementViews struct {
+	mu    sync.Mutex
+	pid   uint64                       // the statement
+	names map[string]storage.ViewNames // by namespace
+	defs  map[string]sql.ViewDefinition
+}
+
+// GetViewDefinition implements sql.ViewDatabase. A name the statement's
+// listing of the namespace does not hold is no view, without a read.
+func (d *Database) GetViewDefinition(ctx *sql.Context, name string) (sql.ViewDefinition, bool, error) {
+	vc, ok := d.views()
+	if !ok {
+		return sql.ViewDefinition{}, false, nil
+	}
+	sv := statementViewsOf(ctx)
+	lister, ok := vc.(viewNameLister)
+	if sv == nil || !ok {
+		return d.loadViewDefinition(ctx, vc, name)
+	}
+	defKey := d.name + "\x00" + strings.ToLower(name)
+	if def, ok := sv.definition(ctx, defKey); ok {
+		return def, true, nil
+	}
+	names, err := sv.viewNames(ctx, lister, d.name)
+	if err != nil {
+		return sql.ViewDefinition{}, false, catalogError(err, d.name)
+	}
+	if !names.Has(name) {
+		return sql.ViewDefinition{}, false, nil
+	}
+	def, found, err := d.loadViewDefinition(ctx, vc, name)
+	if found && err == nil {
+		sv.keepDefinition(ctx, defKey, def)
+	}
+	return def, found, err
+}
+
+// statementViewsOf is the session's view cache, or nil when the context
+// names no statement to scope it to.
+func statementViewsOf(ctx *sql.Context) *statementViews {
+	s, ok := ctx.Session.(*Session)
+	if !ok || ctx.Pid() == 0 {
+		return nil
+	}
+	return &s.viewReads
+}
+
+// resetLocked forgets what an earlier statement read.
+func (sv *statementViews) resetLocked(pid uint64) {
+	if sv.names == nil || sv.pid != pid {
+		sv.pid = pid
+		sv.names = map[string]storage.ViewNames{}
+		sv.defs = map[string]sql.ViewDefinition{}
+	}
+}
+
+func (sv *statementViews) definition(ctx *sql.Context, key string) (sql.ViewDefinition, bool) {
+	sv.mu.Lock()
+	defer sv.mu.Unlock()
+	sv.resetLocked(ctx.Pid())
+	def, ok := sv.defs[key]
+	return def, ok
+}
+
+func (sv *statementViews) keepDefinition(ctx *sql.Context, key string, def sql.ViewDefinition) {
+	sv.mu.Lock()
+	defer sv.mu.Unlock()
+	sv.resetLocked(ctx.Pid())
+	sv.defs[key] = def
+}
+
+// viewNames lists the namespace's views once per statement.
+func (sv *statementViews) viewNames(ctx *sql.Context, lister viewNameLister, ns string) (storage.ViewNames, error) {
+	sv.mu.Lock()
+	defer sv.mu.Unlock()
+	sv.resetLocked(ctx.Pid())
+	if names, ok := sv.names[ns]; ok {
+		return names, nil
+	}
+	names, err := lister.ListViewNames(ctx, ns)
+	if err != nil {
+		return storage.ViewNames{}, err
+	}
+	sv.names[ns] = names
+	return names, nil
+}
+
+// forgetViews drops what the statement read of views, once it changed one.
+func forgetViews(ctx *sql.Context) {
+	if sv := statementViewsOf(ctx); sv != nil {
+		sv.mu.Lock()
+		defer sv.mu.Unlock()
+		sv.names, sv.defs = nil, nil
+	}
+}
