@@ -23,11 +23,16 @@ import (
 // takes them. A failed plan is not kept, and a commit that failed wrote a
 // manifest list no committed snapshot names, so nothing can ask for it.
 //
-// The cache holds at most planCacheTasks tasks (each a data file's entry
-// with its column statistics, a few hundred bytes to a few KB), least
-// recently used plans leaving first; a plan larger than a tenth of that is
-// not kept.
-const planCacheTasks = 200_000
+// The cache holds at most planCacheBytes of plans by their estimated size
+// (plancachesize.go: a task's data file with its column statistics is
+// 2.7 KB on a 3-column table, 17.6 KB on a 50-column one), least recently
+// used plans leaving first; a plan larger than a quarter of that is not
+// kept. A bound on tasks alone let the cache grow to half a GB of narrow
+// tables' tasks, or 3.5 GB of wide ones'. 64 MiB keeps ~20,000 narrow or
+// ~3,300 wide tasks: far more than repeated statements over the same
+// tables plan, and small beside the few hundred MB a scan's batches take
+// (memlimit.go).
+const planCacheBytes = 64 << 20
 
 // planKey names one plan: the scan's snapshot (by its manifest list) and
 // schema, and the row filter.
@@ -41,21 +46,22 @@ type cachedPlan struct {
 	key    planKey
 	tasks  []table.FileScanTask
 	report *metrics.ScanReport
+	bytes  int64 // estimated heap held, set by put
 }
 
 type planCache struct {
 	mu     sync.Mutex
-	limit  int
-	size   int // tasks held
+	limit  int64 // bytes
+	size   int64 // estimated bytes held
 	order  *list.List
 	byKey  map[planKey]*list.Element
 	hits   int64
 	misses int64
 }
 
-var plans = newPlanCache(planCacheTasks)
+var plans = newPlanCache(planCacheBytes)
 
-func newPlanCache(limit int) *planCache {
+func newPlanCache(limit int64) *planCache {
 	return &planCache{limit: limit, order: list.New(), byKey: map[planKey]*list.Element{}}
 }
 
@@ -93,8 +99,8 @@ func (c *planCache) get(key planKey) (*cachedPlan, bool) {
 }
 
 func (c *planCache) put(p *cachedPlan) {
-	n := max(len(p.tasks), 1)
-	if n > c.limit/10 {
+	p.bytes = estimatePlanBytes(p)
+	if p.bytes > c.limit/4 {
 		return
 	}
 	c.mu.Lock()
@@ -103,13 +109,13 @@ func (c *planCache) put(p *cachedPlan) {
 		return
 	}
 	c.byKey[p.key] = c.order.PushFront(p)
-	c.size += n
+	c.size += p.bytes
 	for c.size > c.limit {
 		last := c.order.Back()
 		old := last.Value.(*cachedPlan)
 		c.order.Remove(last)
 		delete(c.byKey, old.key)
-		c.size -= max(len(old.tasks), 1)
+		c.size -= old.bytes
 	}
 }
 

@@ -2,7 +2,6 @@ package vector
 
 import (
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
 )
 
 // A WHERE conjunct comparing a column with a constant (all of TPC-H Q1's
@@ -24,26 +23,13 @@ func (c *compiler) fuse(e Expr, generic filterFn) filterFn {
 		return generic
 	}
 	slot := c.cols.add(col.Name)
+	args := cmpConst{op, k}
 	var buf []int32
 	return func(b *batch, sel []int32) ([]int32, error) {
-		arr := b.cols[slot]
-		buf = grow(buf, len(sel))
-		var n int
-		switch a := arr.(type) {
-		case *array.Int64:
-			n = keep(buf, sel, a.Int64Values(), op, k)
-		case *array.Int32:
-			n = keep(buf, sel, a.Int32Values(), op, k)
-		case *array.Date32:
-			n = keep(buf, sel, a.Date32Values(), op, k)
-		default:
-			return generic(b, sel)
+		if out, ok := narrowInts(b.cols[slot], &buf, sel, args, keep[int64], keep[int32], keep[arrow.Date32]); ok {
+			return out, nil
 		}
-		out := buf[:n]
-		if arr.NullN() > 0 {
-			out = dropNulls(arr, out)
-		}
-		return out, nil
+		return generic(b, sel)
 	}
 }
 
@@ -92,9 +78,17 @@ func flip(op CmpOp) CmpOp {
 	return op
 }
 
-// keep writes to dst the rows of sel whose value compares true with k and
-// returns how many.
-func keep[T ~int32 | ~int64](dst, sel []int32, vals []T, op CmpOp, k int64) int {
+// cmpConst is a comparison with a constant: value op k.
+type cmpConst struct {
+	op CmpOp
+	k  int64
+}
+
+// keep writes to dst the rows of sel whose value compares true with the
+// constant and returns how many. Each operator has its own loop, so that
+// no row tests the operator.
+func keep[T ints](dst, sel []int32, vals []T, c cmpConst) int {
+	op, k := c.op, c.k
 	n := 0
 	dst = dst[:len(sel)]
 	switch op {

@@ -3,7 +3,7 @@ package vector
 import (
 	"math"
 
-	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow"
 )
 
 // A lower and an upper bound on one column among the conjuncts of a WHERE
@@ -121,35 +121,27 @@ func (c *compiler) rangeFilter(col Column, lo, hi int64) (filterFn, error) {
 	if err != nil {
 		return nil, err
 	}
+	bounds := closedRange{lo, hi}
 	var buf []int32
 	return func(b *batch, sel []int32) ([]int32, error) {
-		arr := b.cols[slot]
-		buf = grow(buf, len(sel))
-		var n int
-		switch a := arr.(type) {
-		case *array.Int64:
-			n = within(buf, sel, a.Int64Values(), lo, hi)
-		case *array.Int32:
-			n = within(buf, sel, a.Int32Values(), lo, hi)
-		case *array.Date32:
-			n = within(buf, sel, a.Date32Values(), lo, hi)
-		default:
-			s, err := low(b, sel)
-			if err != nil || len(s) == 0 {
-				return s, err
-			}
-			return high(b, s)
+		if out, ok := narrowInts(b.cols[slot], &buf, sel, bounds, within[int64], within[int32], within[arrow.Date32]); ok {
+			return out, nil
 		}
-		out := buf[:n]
-		if arr.NullN() > 0 {
-			out = dropNulls(arr, out)
+		s, err := low(b, sel)
+		if err != nil || len(s) == 0 {
+			return s, err
 		}
-		return out, nil
+		return high(b, s)
 	}, nil
 }
 
-// within writes to dst the rows of sel whose value is in [lo, hi].
-func within[T ~int32 | ~int64](dst, sel []int32, vals []T, lo, hi int64) int {
+// closedRange is the values v with lo <= v <= hi.
+type closedRange struct{ lo, hi int64 }
+
+// within writes to dst the rows of sel whose value is in the range and
+// returns how many.
+func within[T ints](dst, sel []int32, vals []T, r closedRange) int {
+	lo, hi := r.lo, r.hi
 	if lo > hi {
 		return 0
 	}
