@@ -12,9 +12,12 @@ import (
 
 // go-mysql-server asks the database for a view before every table a
 // statement names, and each question used to read the store (a GET of a
-// missing view link on S3). A statement now lists each namespace's views
-// once, on its first question, and answers the others from that listing;
-// views it loads are kept for the rest of the statement. Nothing is kept
+// missing view link on S3). A statement now answers its first question in
+// a namespace with that read, as before, and lists the namespace's views
+// on its second, answering the others from the listing: a single-table
+// statement keeps its one GET (a LIST costs S3 users more), one naming N
+// tables makes two reads instead of N. Views it loads are kept for the
+// rest of the statement. Nothing is kept
 // across statements, so the next statement sees every view another
 // session or process created, replaced, renamed or dropped meanwhile;
 // the statement's own CREATE, DROP or RENAME of a view forgets what it
@@ -31,6 +34,7 @@ type statementViews struct {
 	mu    sync.Mutex
 	pid   uint64                       // the statement
 	names map[string]storage.ViewNames // by namespace
+	asked map[string]bool               // namespaces asked once, not listed
 	defs  map[string]sql.ViewDefinition
 }
 
@@ -50,11 +54,11 @@ func (d *Database) GetViewDefinition(ctx *sql.Context, name string) (sql.ViewDef
 	if def, ok := sv.definition(ctx, defKey); ok {
 		return def, true, nil
 	}
-	names, err := sv.viewNames(ctx, lister, d.name)
+	names, listed, err := sv.viewNames(ctx, lister, d.name)
 	if err != nil {
 		return sql.ViewDefinition{}, false, catalogError(err, d.name)
 	}
-	if !names.Has(name) {
+	if listed && !names.Has(name) {
 		return sql.ViewDefinition{}, false, nil
 	}
 	def, found, err := d.loadViewDefinition(ctx, vc, name)
@@ -79,6 +83,7 @@ func (sv *statementViews) resetLocked(pid uint64) {
 	if sv.names == nil || sv.pid != pid {
 		sv.pid = pid
 		sv.names = map[string]storage.ViewNames{}
+		sv.asked = map[string]bool{}
 		sv.defs = map[string]sql.ViewDefinition{}
 	}
 }
@@ -98,20 +103,26 @@ func (sv *statementViews) keepDefinition(ctx *sql.Context, key string, def sql.V
 	sv.defs[key] = def
 }
 
-// viewNames lists the namespace's views once per statement.
-func (sv *statementViews) viewNames(ctx *sql.Context, lister viewNameLister, ns string) (storage.ViewNames, error) {
+// viewNames lists the namespace's views once per statement, from its
+// second question on: listed is false on the first, which reads the one
+// name it asks about.
+func (sv *statementViews) viewNames(ctx *sql.Context, lister viewNameLister, ns string) (names storage.ViewNames, listed bool, err error) {
 	sv.mu.Lock()
 	defer sv.mu.Unlock()
 	sv.resetLocked(ctx.Pid())
 	if names, ok := sv.names[ns]; ok {
-		return names, nil
+		return names, true, nil
 	}
-	names, err := lister.ListViewNames(ctx, ns)
+	if !sv.asked[ns] {
+		sv.asked[ns] = true
+		return storage.ViewNames{}, false, nil
+	}
+	names, err = lister.ListViewNames(ctx, ns)
 	if err != nil {
-		return storage.ViewNames{}, err
+		return storage.ViewNames{}, false, err
 	}
 	sv.names[ns] = names
-	return names, nil
+	return names, true, nil
 }
 
 // forgetViews drops what the statement read of views, once it changed one.
@@ -119,6 +130,6 @@ func forgetViews(ctx *sql.Context) {
 	if sv := statementViewsOf(ctx); sv != nil {
 		sv.mu.Lock()
 		defer sv.mu.Unlock()
-		sv.names, sv.defs = nil, nil
+		sv.names, sv.asked, sv.defs = nil, nil, nil
 	}
 }
