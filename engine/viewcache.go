@@ -34,7 +34,7 @@ type statementViews struct {
 	mu    sync.Mutex
 	pid   uint64                       // the statement
 	names map[string]storage.ViewNames // by namespace
-	asked map[string]bool               // namespaces asked once, not listed
+	asked map[string]bool              // namespaces asked once, not listed
 	defs  map[string]sql.ViewDefinition
 }
 
