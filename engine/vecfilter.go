@@ -140,14 +140,15 @@ func noteVectorFilters(ctx *sql.Context, n sql.Node) {
 	noteRowsTopN(ctx, n, inner)
 }
 
-// innerFilters is the Filters of n built with a parent row: those on the
-// inner side of a join, and those in subqueries.
-func innerFilters(ctx *sql.Context, n sql.Node) map[*plan.Filter]bool {
-	inner := map[*plan.Filter]bool{}
+// innerFilters is the Filters and TopNs of n built with a parent row:
+// those on the inner side of a join, and those in subqueries.
+func innerFilters(ctx *sql.Context, n sql.Node) map[sql.Node]bool {
+	inner := map[sql.Node]bool{}
 	mark := func(n sql.Node) {
 		walkPlan(ctx, n, func(n sql.Node) {
-			if f, ok := n.(*plan.Filter); ok {
-				inner[f] = true
+			switch n.(type) {
+			case *plan.Filter, *plan.TopN:
+				inner[n] = true
 			}
 		})
 	}

@@ -72,17 +72,14 @@ func newRowsTopN(ctx *sql.Context, n *plan.TopN) (*rowsTopN, string) {
 
 // noteRowsTopN tells EXPLAIN which ORDER BY ... LIMIT builds only the rows
 // that can be among its first n.
-func noteRowsTopN(ctx *sql.Context, n sql.Node, inner map[*plan.Filter]bool) {
+func noteRowsTopN(ctx *sql.Context, n sql.Node, inner map[sql.Node]bool) {
 	if !vectorizeOn(ctx) {
 		return
 	}
 	walkPlan(ctx, n, func(n sql.Node) {
 		tn, ok := n.(*plan.TopN)
-		if !ok {
-			return
-		}
-		if f, ok := tn.Child.(*plan.Filter); ok && inner[f] {
-			return
+		if !ok || inner[tn] {
+			return // a subquery's TopN is built again per outer row, on the row path
 		}
 		if top, _ := newRowsTopN(ctx, tn); top != nil {
 			note := top.v.t.scan.filterNote
