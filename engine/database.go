@@ -55,6 +55,12 @@ func (d *Database) resolveTable(ctx *sql.Context, name string) (string, bool, er
 	if ok, err := d.e.catalog.CheckTableExists(ctx, d.ident(name)); err != nil || ok {
 		return name, ok, err
 	}
+	return d.tableInOtherCase(ctx, name)
+}
+
+// tableInOtherCase finds the table whose name equals name ignoring case,
+// name itself being none.
+func (d *Database) tableInOtherCase(ctx *sql.Context, name string) (string, bool, error) {
 	names, err := d.tableNames(ctx)
 	if err != nil {
 		return "", false, err
@@ -82,22 +88,32 @@ func (d *Database) GetTableInsensitive(ctx *sql.Context, name string) (sql.Table
 	if base, ok := strings.CutPrefix(name, rowIdentityPrefix); ok {
 		return d.rowIdentityTable(ctx, base)
 	}
-	real, ok, err := d.resolveTable(ctx, name)
+	// A table named in its own case is loaded (and pinned for the
+	// statement) at once: resolving its name first read its link, and
+	// the hidden mark of a table without one, a second time.
+	real := name
+	tbl, err := sessionOf(ctx).pinnedTable(ctx, d.e.catalog, d.ident(name))
 	if err != nil {
-		return nil, false, err
-	}
-	if !ok {
-		if t, ok, err := d.refTable(ctx, name); ok || err != nil {
-			return t, ok, err
-		}
-		return d.metadataTable(ctx, name)
-	}
-	tbl, err := sessionOf(ctx).pinnedTable(ctx, d.e.catalog, d.ident(real))
-	if err != nil {
+		resolve := d.resolveTable
 		if errors.Is(err, catalog.ErrNoSuchTable) {
-			return nil, false, nil
+			resolve = d.tableInOtherCase
 		}
-		return nil, false, err
+		var ok bool
+		if real, ok, err = resolve(ctx, name); err != nil {
+			return nil, false, err
+		}
+		if !ok {
+			if t, ok, err := d.refTable(ctx, name); ok || err != nil {
+				return t, ok, err
+			}
+			return d.metadataTable(ctx, name)
+		}
+		if tbl, err = sessionOf(ctx).pinnedTable(ctx, d.e.catalog, d.ident(real)); err != nil {
+			if errors.Is(err, catalog.ErrNoSuchTable) {
+				return nil, false, nil
+			}
+			return nil, false, err
+		}
 	}
 	t := d.sessionTable(ctx, real, tbl)
 	t.changes = sessionOf(ctx).stagedChanges(d.ident(real), writeTarget{branch: t.branch})

@@ -22,17 +22,24 @@ var (
 
 func newProvider(e *Engine) *provider { return &provider{e: e} }
 
-// namespaces lists the catalog's namespaces.
+// namespaces lists the catalog's namespaces, once per statement
+// (viewcache.go).
 func (p *provider) namespaces(ctx *sql.Context) ([]string, error) {
-	ids, err := p.e.catalog.ListNamespaces(ctx, nil)
-	if err != nil {
-		return nil, err
+	list := func() ([]string, error) {
+		ids, err := p.e.catalog.ListNamespaces(ctx, nil)
+		if err != nil {
+			return nil, err
+		}
+		out := make([]string, 0, len(ids))
+		for _, id := range ids {
+			out = append(out, strings.Join(id, "."))
+		}
+		return out, nil
 	}
-	out := make([]string, 0, len(ids))
-	for _, id := range ids {
-		out = append(out, strings.Join(id, "."))
+	if sv := statementViewsOf(ctx); sv != nil {
+		return sv.namespaces(ctx, list)
 	}
-	return out, nil
+	return list()
 }
 
 // resolve finds the namespace a database name means: the exact name, else
@@ -89,6 +96,7 @@ func (p *provider) AllDatabases(ctx *sql.Context) []sql.Database {
 // CreateDatabase implements sql.MutableDatabaseProvider (CREATE DATABASE,
 // CREATE SCHEMA, and Spark's CREATE NAMESPACE).
 func (p *provider) CreateDatabase(ctx *sql.Context, name string) error {
+	defer forgetViews(ctx)
 	if _, ok, err := p.resolve(ctx, name); err != nil {
 		return err
 	} else if ok {
@@ -104,6 +112,7 @@ func (p *provider) CreateDatabase(ctx *sql.Context, name string) error {
 // DropDatabase implements sql.MutableDatabaseProvider. Like MySQL's DROP
 // DATABASE it drops the tables in it.
 func (p *provider) DropDatabase(ctx *sql.Context, name string) error {
+	defer forgetViews(ctx)
 	ns, ok, err := p.resolve(ctx, name)
 	if err != nil {
 		return err

@@ -29,10 +29,14 @@ type viewNameLister interface {
 	ListViewNames(ctx context.Context, ns string) (storage.ViewNames, error)
 }
 
-// statementViews is what one statement of a session read of views.
+// statementViews is what one statement of a session read of views, and
+// of the catalog's namespaces: go-mysql-server resolves the database of
+// names a statement holds several times, and each resolution listed the
+// warehouse (three listings for a one-table SELECT).
 type statementViews struct {
 	mu    sync.Mutex
 	pid   uint64                       // the statement
+	nss   []string                     // the namespaces, once listed
 	names map[string]storage.ViewNames // by namespace
 	asked map[string]bool              // namespaces asked once, not listed
 	defs  map[string]sql.ViewDefinition
@@ -82,6 +86,7 @@ func statementViewsOf(ctx *sql.Context) *statementViews {
 func (sv *statementViews) resetLocked(pid uint64) {
 	if sv.names == nil || sv.pid != pid {
 		sv.pid = pid
+		sv.nss = nil
 		sv.names = map[string]storage.ViewNames{}
 		sv.asked = map[string]bool{}
 		sv.defs = map[string]sql.ViewDefinition{}
@@ -125,11 +130,28 @@ func (sv *statementViews) viewNames(ctx *sql.Context, lister viewNameLister, ns 
 	return names, true, nil
 }
 
-// forgetViews drops what the statement read of views, once it changed one.
+// namespaces lists the catalog's namespaces once per statement.
+func (sv *statementViews) namespaces(ctx *sql.Context, list func() ([]string, error)) ([]string, error) {
+	sv.mu.Lock()
+	defer sv.mu.Unlock()
+	sv.resetLocked(ctx.Pid())
+	if sv.nss != nil {
+		return sv.nss, nil
+	}
+	nss, err := list()
+	if err != nil {
+		return nil, err
+	}
+	sv.nss = nss
+	return nss, nil
+}
+
+// forgetViews drops what the statement read of views and namespaces, once
+// it changed a view or a namespace.
 func forgetViews(ctx *sql.Context) {
 	if sv := statementViewsOf(ctx); sv != nil {
 		sv.mu.Lock()
 		defer sv.mu.Unlock()
-		sv.names, sv.asked, sv.defs = nil, nil, nil
+		sv.names, sv.asked, sv.defs, sv.nss = nil, nil, nil, nil
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"path"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -165,4 +166,57 @@ func TestViewChangesSeenByNextStatement(t *testing.T) {
 	mustExec(t, a, "CREATE VIEW r1 AS SELECT id FROM t WHERE id = 3", "RENAME TABLE r1 TO r2, r2 TO r3")
 	noView(b2, "r2")
 	sees(b2, "SELECT id FROM r3", "3")
+}
+
+// catalogReadStore counts a statement's listings of the warehouse and
+// reads of each table's link file.
+type catalogReadStore struct {
+	storage.LocalStore
+	root         string
+	rootListings *atomic.Int64
+	linkReads    *sync.Map // file name → *atomic.Int64
+}
+
+func (s catalogReadStore) ReadFile(ctx context.Context, location string) ([]byte, error) {
+	if strings.HasSuffix(path.Dir(location), "/.icesql/links") {
+		n, _ := s.linkReads.LoadOrStore(path.Base(location), &atomic.Int64{})
+		n.(*atomic.Int64).Add(1)
+	}
+	return s.LocalStore.ReadFile(ctx, location)
+}
+
+func (s catalogReadStore) List(ctx context.Context, location string) ([]storage.Entry, error) {
+	if strings.TrimSuffix(strings.TrimPrefix(location, "file://"), "/") == s.root {
+		s.rootListings.Add(1)
+	}
+	return s.LocalStore.List(ctx, location)
+}
+
+// TestStatementCatalogReads checks that a statement lists the warehouse's
+// namespaces once, and reads the link of each table it names once, where
+// resolving the names read them several times.
+func TestStatementCatalogReads(t *testing.T) {
+	dir := t.TempDir()
+	store := catalogReadStore{root: dir, rootListings: &atomic.Int64{}, linkReads: &sync.Map{}}
+	conn := openConn(t, engine.Config{Warehouse: dir, Store: store})
+	mustExec(t, conn, "CREATE DATABASE db", "USE db", "CREATE TABLE t1 (id BIGINT)", "CREATE TABLE t2 (id BIGINT)",
+		"INSERT INTO t1 VALUES (1)", "INSERT INTO t2 VALUES (1)")
+	for _, q := range []string{"SELECT id FROM t1", "SELECT t1.id FROM t1 JOIN t2 ON t1.id = t2.id", "SELECT COUNT(*) FROM db.t1 a, db.t2 b WHERE a.id = b.id"} {
+		store.rootListings.Store(0)
+		store.linkReads.Clear()
+		collect(t, conn, q)
+		if n := store.rootListings.Load(); n != 1 {
+			t.Errorf("%s: listed the warehouse %d times, want once", q, n)
+		}
+		store.linkReads.Range(func(k, v any) bool {
+			if n := v.(*atomic.Int64).Load(); n != 1 {
+				t.Errorf("%s: read %s %d times, want once", q, k, n)
+			}
+			return true
+		})
+	}
+	// A name in another case than the table's still resolves.
+	if got := collect(t, conn, "SELECT id FROM T1"); got != "1" {
+		t.Errorf("SELECT id FROM T1 = %q, want 1", got)
+	}
 }
