@@ -1,0 +1,134 @@
+package engine
+
+import (
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/expression"
+	"github.com/dolthub/go-mysql-server/sql/plan"
+	"github.com/dolthub/go-mysql-server/sql/transform"
+
+	"github.com/icesql/icesql/pushdown/vector"
+)
+
+// Between a TopN and the vectorized GROUP BY it picks from, the planner
+// puts the GroupBy's Project and, for a HAVING clause, a Having (over a
+// Project that names the aggregates HAVING reads). The TopN evaluates
+// them itself on the groups it considers: a HAVING is evaluated by
+// go-mysql-server's own expression on the group's finished row, so it
+// decides exactly as on the row path, and only for the groups that would
+// take a top slot (the rest lose to the groups already kept, which passed
+// it). A GROUP BY of 100,000 groups under HAVING COUNT(*) > 2 kept 10 of
+// them after building and sorting every row on one goroutine.
+
+// topNLayers is the Projects and Havings between the TopN and the GROUP
+// BY, the one under the TopN first, and the node below them.
+func topNLayers(ctx *sql.Context, n sql.Node) ([]sql.Node, sql.Node, string) {
+	var above []sql.Node
+	for {
+		var exprs []sql.Expression
+		switch l := n.(type) {
+		case *plan.Project:
+			exprs = l.Projections
+		case *plan.Having:
+			exprs = []sql.Expression{l.Cond}
+		default:
+			return above, n, ""
+		}
+		// These are evaluated here on the kept groups' rows; a subquery
+		// needs the row path's iterators.
+		for _, e := range exprs {
+			if hasSubquery(ctx, e) {
+				if _, ok := n.(*plan.Having); ok {
+					return nil, nil, "a subquery in HAVING"
+				}
+				return nil, nil, "a subquery in the selected columns"
+			}
+		}
+		above = append(above, n)
+		n = n.Children()[0]
+	}
+}
+
+func hasSubquery(ctx *sql.Context, e sql.Expression) bool {
+	return transform.InspectExpr(ctx, e, func(_ *sql.Context, e sql.Expression) bool {
+		_, sq := e.(*plan.Subquery)
+		return sq
+	})
+}
+
+// hasHaving says a HAVING filters the groups.
+func (top *joinAggTopN) hasHaving() bool {
+	for _, l := range top.above {
+		if _, ok := l.(*plan.Having); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// sortedOutput is the GroupBy output a sort expression reads, through the
+// Projects' columns.
+func (top *joinAggTopN) sortedOutput(e sql.Expression) (int, bool) {
+	gf, ok := e.(*expression.GetField)
+	if !ok {
+		return 0, false
+	}
+	for _, l := range top.above {
+		p, ok := l.(*plan.Project)
+		if !ok {
+			continue // a Having's row is its child's
+		}
+		if gf.Index() < 0 || gf.Index() >= len(p.Projections) {
+			return 0, false
+		}
+		inner, _ := unalias(p.Projections[gf.Index()])
+		if gf, ok = inner.(*expression.GetField); !ok {
+			return 0, false
+		}
+	}
+	if gf.Index() < 0 || gf.Index() >= len(top.src.outputs()) {
+		return 0, false
+	}
+	return gf.Index(), true
+}
+
+// finish is the TopN's row for group g, or nil when a HAVING rejects it.
+func (top *joinAggTopN) finish(ctx *sql.Context, g *vector.Group) (sql.Row, error) {
+	rows, err := groupRows(top.src.outputs(), []vector.Group{*g})
+	if err != nil {
+		return nil, err
+	}
+	row := rows[0]
+	for i := len(top.above) - 1; i >= 0; i-- {
+		switch l := top.above[i].(type) {
+		case *plan.Project:
+			out := make(sql.Row, len(l.Projections))
+			for j, e := range l.Projections {
+				if out[j], err = e.Eval(ctx, row); err != nil {
+					return nil, err
+				}
+			}
+			row = out
+		case *plan.Having:
+			ok, err := sql.EvaluateCondition(ctx, l.Cond, row)
+			if err != nil {
+				return nil, err
+			}
+			if !sql.IsTrue(ok) {
+				return nil, nil
+			}
+		}
+	}
+	return row, nil
+}
+
+// over is the layers rebuilt over child: the row path's plan when the
+// vector path gives up.
+func (top *joinAggTopN) over(ctx *sql.Context, child sql.Node) (sql.Node, error) {
+	for i := len(top.above) - 1; i >= 0; i-- {
+		var err error
+		if child, err = top.above[i].WithChildren(ctx, child); err != nil {
+			return nil, err
+		}
+	}
+	return child, nil
+}
