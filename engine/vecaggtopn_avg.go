@@ -28,36 +28,6 @@ func averaged(o vecOutput) bool {
 	return o.exact != nil && o.exact.avg || o.exact == nil && o.kind == vector.Int
 }
 
-// deriveAverages widens every group's Aggs with the rounded value of each
-// AVG sort key (one allocation for all groups), and points the keys at it.
-func (top *joinAggTopN) deriveAverages(groups []vector.Group) {
-	var keys []int
-	for i, k := range top.by {
-		if averaged(top.src.outputs()[k.out]) {
-			keys = append(keys, i)
-		}
-	}
-	if len(keys) == 0 || len(groups) == 0 {
-		return
-	}
-	width := len(groups[0].Aggs)
-	slab := make([]vector.AggValue, len(groups)*(width+len(keys)))
-	for gi := range groups {
-		g := &groups[gi]
-		aggs := slab[: width+len(keys) : width+len(keys)]
-		slab = slab[len(aggs):]
-		copy(aggs, g.Aggs)
-		for j, ki := range keys {
-			o := top.src.outputs()[top.by[ki].out]
-			aggs[width+j] = roundedAvg(o, g.Aggs[o.agg])
-		}
-		g.Aggs = aggs
-	}
-	for j, ki := range keys {
-		top.by[ki].derived = width + j
-	}
-}
-
 // roundedAvg is the AVG of v as the row path's value orders: Val.I the
 // result's unscaled integer (or, for a float AVG, an order-preserving
 // image of the float), or Sum when it needs more than 64 bits.

@@ -20,9 +20,9 @@ import (
 // them after building and sorting every row on one goroutine.
 
 // topNLayers is the Projects and Havings between the TopN and the GROUP
-// BY, the one under the TopN first, and the node below them.
-func topNLayers(ctx *sql.Context, n sql.Node) ([]sql.Node, sql.Node, string) {
-	var above []sql.Node
+// BY, the one under the TopN first, and the node below them; or why the
+// TopN cannot evaluate them.
+func topNLayers(ctx *sql.Context, n sql.Node) (above []sql.Node, below sql.Node, why string) {
 	for {
 		var exprs []sql.Expression
 		switch l := n.(type) {
@@ -31,16 +31,21 @@ func topNLayers(ctx *sql.Context, n sql.Node) ([]sql.Node, sql.Node, string) {
 		case *plan.Having:
 			exprs = []sql.Expression{l.Cond}
 		default:
-			return above, n, ""
+			return above, n, why
 		}
 		// These are evaluated here on the kept groups' rows; a subquery
 		// needs the row path's iterators.
 		for _, e := range exprs {
-			if hasSubquery(ctx, e) {
-				if _, ok := n.(*plan.Having); ok {
-					return nil, nil, "a subquery in HAVING"
-				}
-				return nil, nil, "a subquery in the selected columns"
+			_, having := n.(*plan.Having)
+			switch {
+			case why != "":
+			case having && nondeterministic(ctx, e):
+				// Evaluated on fewer groups than the row path does.
+				why = "a non-deterministic HAVING"
+			case having && hasSubquery(ctx, e):
+				why = "a subquery in HAVING"
+			case hasSubquery(ctx, e):
+				why = "a subquery in the selected columns"
 			}
 		}
 		above = append(above, n)

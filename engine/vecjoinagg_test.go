@@ -100,6 +100,7 @@ func vecJoinAggQueries() []string {
 		"SELECT p.k, AVG(p.i) AS a FROM {p} p JOIN {b} b ON p.k = b.k GROUP BY p.k ORDER BY a DESC, p.k LIMIT 100",
 		"SELECT b.pr, p.s, SUM(p.x) AS t FROM {p} p JOIN {b} b ON p.k = b.k GROUP BY b.pr, p.s HAVING COUNT(*) > 3 ORDER BY t DESC, b.pr, p.s LIMIT 4",
 		"SELECT p.k, AVG(p.x) AS a, COUNT(*) AS c FROM {p} p JOIN {b} b ON p.k = b.k GROUP BY p.k HAVING c >= 2 AND a IS NOT NULL ORDER BY a DESC, p.k LIMIT 6",
+		"SELECT b.pr, p.s, SUM(p.x) AS t FROM {p} p JOIN {b} b ON p.k = b.k GROUP BY b.pr, p.s ORDER BY SUM(p.x) - SUM(p.y) * 100, b.pr, p.s LIMIT 5",
 		// Conditions on both tables: in the join's ON, in the WHERE clause.
 		"SELECT b.pr, SUM(p.x), COUNT(*) FROM {p} p JOIN {b} b ON p.k = b.k AND p.x > b.`dec` * 100 GROUP BY b.pr",
 		"SELECT b.pr, p.s, SUM(p.x) FROM {p} p JOIN {b} b ON b.k = p.k WHERE p.dt >= b.d AND (p.s < b.s OR b.s IS NULL) GROUP BY b.pr, p.s",

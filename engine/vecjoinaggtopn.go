@@ -20,8 +20,8 @@ import (
 // about a tenth of the query.
 
 // joinAggTopN is a TopN (over the GroupBy's Project and a HAVING, or the
-// GroupBy) whose sort keys are each a grouping key or a SUM, COUNT, MIN,
-// MAX or AVG.
+// GroupBy) whose sort keys are each a grouping key, a SUM, COUNT, MIN, MAX
+// or AVG, or computed from them (vecaggtopn_computed.go).
 type joinAggTopN struct {
 	src topNSource
 	// above is the Projects and Havings between the TopN and the GroupBy,
@@ -29,6 +29,10 @@ type joinAggTopN struct {
 	above []sql.Node
 	limit int64
 	by    []topNKey
+	// ctx and err serve the comparison of computed keys, which evaluates
+	// go-mysql-server's Compare.
+	ctx *sql.Context
+	err error
 }
 
 // topNSource is a vectorized GROUP BY whose groups a TopN picks: a GROUP
@@ -44,8 +48,10 @@ type topNKey struct {
 	out  int // the GroupBy output sorted by
 	desc bool
 	// derived is the index in each group's Aggs of the rounded AVG the
-	// key compares (vecaggtopn_avg.go), or -1.
+	// key compares (vecaggtopn_avg.go), or of its computed value's index
+	// in comp.vals; -1 for neither.
 	derived int
+	comp    *computed // a computed key's expression; nil for an output
 }
 
 // newJoinAggTopN translates n, or says why it cannot.
@@ -78,27 +84,29 @@ func newGroupsTopN(ctx *sql.Context, n *plan.TopN, source func(sql.Node) (topNSo
 		return nil, "LIMIT " + lit.String()
 	}
 	top := &joinAggTopN{limit: limit}
-	above, child, why := topNLayers(ctx, n.Child)
-	if child == nil {
-		return nil, why
-	}
+	above, child, layersWhy := topNLayers(ctx, n.Child)
 	top.above = above
 	src, why := source(child)
 	if src == nil {
 		return nil, why
 	}
+	if layersWhy != "" {
+		return nil, layersWhy
+	}
 	top.src = src
 	for _, sc := range n.SortConditions {
-		out, ok := top.sortedOutput(sc.Expr)
-		switch {
-		case !ok:
-			return nil, "ORDER BY " + sc.Expr.String() + ", which is not a grouping key or an aggregate"
-		case sc.NullOrdering != sql.NullsFirst:
+		if sc.NullOrdering != sql.NullsFirst {
 			return nil, "ORDER BY " + sc.Expr.String() + " with NULLs last"
-		case !sortable(src.outputs()[out]):
-			return nil, "ORDER BY " + sc.Expr.String() + ", a rounded sum or an inexact average, whose rounded values may tie"
 		}
-		top.by = append(top.by, topNKey{out: out, desc: sc.Order == sql.Descending, derived: -1})
+		key := topNKey{out: -1, desc: sc.Order == sql.Descending, derived: -1}
+		if out, ok := top.sortedOutput(sc.Expr); ok && sortable(src.outputs()[out]) {
+			key.out = out
+		} else if e, reads, why := top.computedKey(ctx, sc.Expr); why == "" {
+			key.comp = &computed{expr: e, reads: reads, typ: sc.Expr.Type(ctx)}
+		} else {
+			return nil, "ORDER BY " + sc.Expr.String() + ", " + why
+		}
+		top.by = append(top.by, key)
 	}
 	return top, ""
 }
@@ -168,9 +176,12 @@ func compareValues(x, y vector.Value) int {
 func (top *joinAggTopN) compare(a, b *vector.Group) int {
 	for _, k := range top.by {
 		var c int
-		if k.derived >= 0 {
+		switch {
+		case k.comp != nil:
+			c = top.compareComputed(k.comp, a.Aggs[k.derived], b.Aggs[k.derived])
+		case k.derived >= 0:
 			c = compareRounded(a.Aggs[k.derived], b.Aggs[k.derived])
-		} else {
+		default:
 			c = compareOutput(top.src.outputs()[k.out], a, b)
 		}
 		if k.desc {
@@ -274,8 +285,14 @@ func (top *joinAggTopN) rows(ctx *sql.Context) ([]sql.Row, error) {
 	if err != nil {
 		return nil, err
 	}
-	top.deriveAverages(groups)
+	top.ctx = ctx
+	if err := top.derive(ctx, groups); err != nil {
+		return nil, err
+	}
 	kept, err := top.pick(ctx, groups)
+	if err == nil {
+		err = top.err
+	}
 	if err != nil {
 		return nil, err
 	}
