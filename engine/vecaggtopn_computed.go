@@ -52,20 +52,20 @@ func (top *joinAggTopN) computedKey(ctx *sql.Context, e sql.Expression) (sql.Exp
 			return nil, nil, why
 		}
 	}
+	if hasAggregation(ctx, e) {
+		// An aggregate left over the GroupBy's rows is not one of its
+		// outputs: only the row path evaluates it.
+		return nil, nil, notOutputs
+	}
 	var reads []int
 	n := len(top.src.outputs())
 	transform.InspectExpr(ctx, e, func(_ *sql.Context, e sql.Expression) bool {
-		switch e := e.(type) {
-		case *expression.GetField:
-			if e.Index() < 0 || e.Index() >= n {
+		if gf, isField := e.(*expression.GetField); isField {
+			if gf.Index() < 0 || gf.Index() >= n {
 				ok = false
 			} else {
-				reads = append(reads, e.Index())
+				reads = append(reads, gf.Index())
 			}
-		case sql.Aggregation:
-			// An aggregate left over the GroupBy's rows is not one of its
-			// outputs: only the row path evaluates it.
-			ok = false
 		}
 		return !ok
 	})

@@ -44,6 +44,9 @@ func topNLayers(ctx *sql.Context, n sql.Node) (above []sql.Node, below sql.Node,
 				why = "a non-deterministic HAVING"
 			case having && hasSubquery(ctx, e):
 				why = "a subquery in HAVING"
+			case having && hasAggregation(ctx, e):
+				// Aggregates are evaluated through buffers, not on a row.
+				why = "an aggregate HAVING evaluates itself"
 			case hasSubquery(ctx, e):
 				why = "a subquery in the selected columns"
 			}
@@ -51,6 +54,13 @@ func topNLayers(ctx *sql.Context, n sql.Node) (above []sql.Node, below sql.Node,
 		above = append(above, n)
 		n = n.Children()[0]
 	}
+}
+
+func hasAggregation(ctx *sql.Context, e sql.Expression) bool {
+	return transform.InspectExpr(ctx, e, func(_ *sql.Context, e sql.Expression) bool {
+		_, agg := e.(sql.Aggregation)
+		return agg
+	})
 }
 
 func hasSubquery(ctx *sql.Context, e sql.Expression) bool {
