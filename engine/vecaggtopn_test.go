@@ -148,8 +148,9 @@ func TestVectorAggTopNMatchesRowPath(t *testing.T) {
 // rounded value the row path compares: groups 1 and 2 average 45/101 and
 // 49/110 of 1 (and of 0.01), which differ but round alike (0.4455 and
 // 0.004455), so the next key orders them; groups 3 and 4 likewise below
-// zero. Group 5 averages 0.0003125, a half that rounds away from zero;
-// group 6 its opposite; group 7 holds only NULLs; group 8's sum passes
+// zero. Group 5 averages 1/32 (and 0.0003125), a half that rounds away
+// from zero, to the rounded average of group 10 (10/319); groups 6 and 11
+// are their opposites. Group 7 holds only NULLs; group 8's sum passes
 // 2^63, and group 9's sum times 10^4 does.
 func TestVectorAggTopNAverageTies(t *testing.T) {
 	_, conn, _ := openCounting(t)
@@ -170,6 +171,8 @@ func TestVectorAggTopNAverageTies(t *testing.T) {
 	add("4", 110, 49, "-")
 	add("5", 32, 1, "")
 	add("6", 32, 1, "-")
+	add("10", 319, 10, "")
+	add("11", 319, 10, "-")
 	add("NULL", 3, 2, "")
 	vals = append(vals, "(7, NULL, NULL, NULL)", "(7, NULL, NULL, NULL)",
 		"(8, 1, 1.00, 9000000000000000000)", "(8, 1, 1.00, 9000000000000000000)", "(8, 1, 1.00, 1)",
@@ -178,6 +181,8 @@ func TestVectorAggTopNAverageTies(t *testing.T) {
 	for _, q := range []string{
 		"SELECT g, AVG(i) AS a FROM tavg GROUP BY g ORDER BY a, g LIMIT 20",
 		"SELECT g, AVG(i) AS a FROM tavg GROUP BY g ORDER BY a DESC, g LIMIT 20",
+		"SELECT g, AVG(i) AS a FROM tavg GROUP BY g ORDER BY a, g DESC LIMIT 20",
+		"SELECT g, AVG(i) AS a FROM tavg GROUP BY g ORDER BY a DESC, g DESC LIMIT 100",
 		"SELECT g, AVG(x) AS a FROM tavg GROUP BY g ORDER BY a, g DESC LIMIT 20",
 		"SELECT g, AVG(x) AS a FROM tavg GROUP BY g ORDER BY a DESC, g DESC LIMIT 3",
 		"SELECT g, AVG(b) AS a FROM tavg GROUP BY g ORDER BY a DESC, g LIMIT 20",
