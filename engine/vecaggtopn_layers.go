@@ -80,6 +80,14 @@ func (top *joinAggTopN) hasHaving() bool {
 	return false
 }
 
+// note is EXPLAIN's note on the TopN.
+func (top *joinAggTopN) note() string {
+	if top.hasHaving() {
+		return "the ORDER BY ... LIMIT picks its groups, evaluating HAVING only on those that would take a top slot"
+	}
+	return "the ORDER BY ... LIMIT picks its groups before any row is built"
+}
+
 // sortedOutput is the GroupBy output a sort expression reads, through the
 // Projects' columns.
 func (top *joinAggTopN) sortedOutput(e sql.Expression) (int, bool) {
