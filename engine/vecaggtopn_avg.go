@@ -16,28 +16,23 @@ import (
 // them as on the row path. The TopN computes that rounded value once per
 // group, as an integer at the result's scale (128-bit arithmetic when the
 // sum fits in 64 bits, math/big otherwise), and compares integers: no
-// decimal and no float is built for a group it does not keep. An AVG
-// without the exact wrapper is go-mysql-server's float64 division, which
-// the TopN repeats and compares as floats.
+// decimal is built for a group it does not keep. An AVG without the
+// exact wrapper (a float64) is ordered as a computed key is
+// (vecaggtopn_computed.go).
 
 // averaged says output o is an AVG whose rounded value the TopN computes.
 func averaged(o vecOutput) bool {
 	if o.key >= 0 || o.fn != vector.Avg {
 		return false
 	}
-	return o.exact != nil && o.exact.avg || o.exact == nil && o.kind == vector.Int
+	return o.exact != nil && o.exact.avg
 }
 
 // roundedAvg is the AVG of v as the row path's value orders: Val.I the
-// result's unscaled integer (or, for a float AVG, an order-preserving
-// image of the float), or Sum when it needs more than 64 bits.
+// result's unscaled integer, or Sum when it needs more than 64 bits.
 func roundedAvg(o vecOutput, v vector.AggValue) vector.AggValue {
 	if v.Null || v.Count == 0 {
 		return vector.AggValue{Null: true}
-	}
-	if o.exact == nil {
-		// aggregateValue's float64 division; ExactFloat kept the sum exact.
-		return vector.AggValue{Val: vector.Value{I: floatOrder(float64(v.Sum.Int64()) / float64(v.Count))}}
 	}
 	shift := int64(o.exact.typ.Scale()) - int64(o.scale)
 	if v.Sum.IsInt64() && shift >= 0 && shift <= 18 {
@@ -98,16 +93,6 @@ func roundedQuoBig(sum *big.Int, shift, n int64) *big.Int {
 		q.Neg(q)
 	}
 	return q
-}
-
-// floatOrder maps a float64 (not NaN) to an int64 of the same order, -0
-// and 0 to the same.
-func floatOrder(f float64) int64 {
-	mag := int64(math.Float64bits(f) &^ (1 << 63))
-	if f < 0 {
-		return -mag
-	}
-	return mag
 }
 
 // compareRounded orders two roundedAvg values, NULL first.
