@@ -287,14 +287,17 @@ func (top *joinAggTopN) rows(ctx *sql.Context) ([]sql.Row, error) {
 	}
 	top.ctx = ctx
 	if err := top.derive(ctx, groups); err != nil {
-		return nil, err
+		// A computed key failed on some group; the row path evaluates
+		// it only on the groups HAVING keeps, and decides whether the
+		// query fails.
+		return nil, nil
 	}
 	kept, err := top.pick(ctx, groups)
-	if err == nil {
-		err = top.err
-	}
 	if err != nil {
 		return nil, err
+	}
+	if top.err != nil {
+		return nil, nil
 	}
 	rows := make([]sql.Row, 0, len(kept))
 	for _, p := range kept {
