@@ -54,11 +54,9 @@ func buildAggTopN(ctx *sql.Context, b sql.NodeExecBuilder, n *plan.TopN, row sql
 	if rows != nil {
 		return sql.RowsToRowIter(rows...), nil
 	}
-	var child sql.Node = va.original
-	if top.proj != nil {
-		if child, err = top.proj.WithChildren(ctx, child); err != nil {
-			return nil, err
-		}
+	child, err := top.over(ctx, va.original)
+	if err != nil {
+		return nil, err
 	}
 	rowPath, err := n.WithChildren(ctx, child)
 	if err != nil {
@@ -81,7 +79,7 @@ func noteAggTopN(ctx *sql.Context, n sql.Node) {
 		top, va, why := newAggTopN(ctx, tn, nil)
 		switch {
 		case top != nil:
-			va.t.scan.vectorNote = vectorAggNote + "; the ORDER BY ... LIMIT picks its groups before any row is built"
+			va.t.scan.vectorNote = vectorAggNote + "; " + top.note()
 		case va != nil && why != "":
 			va.t.scan.vectorNote = vectorAggNote + "; the ORDER BY ... LIMIT runs on the row path: " + why
 		}

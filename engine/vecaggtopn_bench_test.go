@@ -3,6 +3,7 @@ package engine_test
 import (
 	"context"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -17,7 +18,8 @@ import (
 
 // BenchmarkVectorAggTopN measures a GROUP BY of 1,000,000 rows into
 // 100,000 groups that keeps the 10 largest sums (vecaggtopn.go), and the
-// same GROUP BY returning every group, for scale.
+// same GROUP BY returning every group, for scale; then under a HAVING, by
+// an AVG and by a computed key, on the vector path and on the row path.
 //
 //	go test ./engine -run '^$' -bench VectorAggTopN -benchtime 5x
 func BenchmarkVectorAggTopN(b *testing.B) {
@@ -63,7 +65,21 @@ func BenchmarkVectorAggTopN(b *testing.B) {
 	for _, q := range []struct{ name, sql string }{
 		{"top10", "SELECT k, SUM(x) AS s FROM big GROUP BY k ORDER BY s DESC LIMIT 10"},
 		{"all_groups", "SELECT k, SUM(x) AS s FROM big GROUP BY k"},
+		{"having_top10", "SELECT k, SUM(x) AS s FROM big GROUP BY k HAVING COUNT(*) > 12 ORDER BY s DESC LIMIT 10"},
+		{"avg_top10", "SELECT k, AVG(x) AS a FROM big GROUP BY k ORDER BY a DESC LIMIT 10"},
+		{"computed_top10", "SELECT k, SUM(x) AS s FROM big GROUP BY k ORDER BY SUM(x) - 100 * COUNT(*) DESC LIMIT 10"},
+		{"row_path", "SET icesql_vectorize = OFF"},
+		{"having_top10_row_path", "SELECT k, SUM(x) AS s FROM big GROUP BY k HAVING COUNT(*) > 12 ORDER BY s DESC LIMIT 10"},
+		{"avg_top10_row_path", "SELECT k, AVG(x) AS a FROM big GROUP BY k ORDER BY a DESC LIMIT 10"},
+		{"computed_top10_row_path", "SELECT k, SUM(x) AS s FROM big GROUP BY k ORDER BY SUM(x) - 100 * COUNT(*) DESC LIMIT 10"},
 	} {
+		if strings.HasPrefix(q.sql, "SET ") {
+			// The queries after it run on the row path, for comparison.
+			if _, err := conn.ExecContext(ctx, q.sql); err != nil {
+				b.Fatal(err)
+			}
+			continue
+		}
 		b.Run(q.name, func(b *testing.B) {
 			cpu0 := cpuTime()
 			for b.Loop() {

@@ -531,7 +531,7 @@ func noteJoinAggregates(ctx *sql.Context, n sql.Node) {
 	walkPlan(ctx, n, func(n sql.Node) {
 		if tn, ok := n.(*plan.TopN); ok {
 			if top, _ := newJoinAggTopN(ctx, tn, nil); top != nil {
-				top.src.(*vectorJoinAgg).vj.left.t.scan.filterNote += "; the ORDER BY ... LIMIT picks its groups before any row is built"
+				top.src.(*vectorJoinAgg).vj.left.t.scan.filterNote += "; " + top.note()
 			}
 		}
 	})

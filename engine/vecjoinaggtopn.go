@@ -8,7 +8,6 @@ import (
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/expression"
 	"github.com/dolthub/go-mysql-server/sql/plan"
-	"github.com/dolthub/go-mysql-server/sql/transform"
 
 	"github.com/icesql/icesql/pushdown/vector"
 )
@@ -20,13 +19,20 @@ import (
 // group and compared decimals through its type conversions, which cost
 // about a tenth of the query.
 
-// joinAggTopN is a TopN (over the GroupBy's Project, or the GroupBy) whose
-// sort keys are each a grouping key or a SUM, COUNT, MIN or MAX.
+// joinAggTopN is a TopN (over the GroupBy's Project and a HAVING, or the
+// GroupBy) whose sort keys are each a grouping key, a SUM, COUNT, MIN, MAX
+// or AVG, or computed from them (vecaggtopn_computed.go).
 type joinAggTopN struct {
-	src   topNSource
-	proj  *plan.Project // nil: the TopN is directly over the GroupBy
+	src topNSource
+	// above is the Projects and Havings between the TopN and the GroupBy,
+	// the one under the TopN first (vecaggtopn_layers.go).
+	above []sql.Node
 	limit int64
 	by    []topNKey
+	// ctx and err serve the comparison of computed keys, which evaluates
+	// go-mysql-server's Compare.
+	ctx *sql.Context
+	err error
 }
 
 // topNSource is a vectorized GROUP BY whose groups a TopN picks: a GROUP
@@ -41,6 +47,11 @@ func (ja *vectorJoinAgg) outputs() []vecOutput { return ja.outs }
 type topNKey struct {
 	out  int // the GroupBy output sorted by
 	desc bool
+	// derived is the index in each group's Aggs of the rounded AVG the
+	// key compares (vecaggtopn_avg.go), or of its computed value's index
+	// in comp.vals; -1 for neither.
+	derived int
+	comp    *computed // a computed key's expression; nil for an output
 }
 
 // newJoinAggTopN translates n, or says why it cannot.
@@ -73,68 +84,40 @@ func newGroupsTopN(ctx *sql.Context, n *plan.TopN, source func(sql.Node) (topNSo
 		return nil, "LIMIT " + lit.String()
 	}
 	top := &joinAggTopN{limit: limit}
-	child := n.Child
-	if p, ok := child.(*plan.Project); ok {
-		// The projection is evaluated here on the kept groups' rows; a
-		// subquery in it needs the row path's iterators.
-		for _, e := range p.Projections {
-			if transform.InspectExpr(ctx, e, func(_ *sql.Context, e sql.Expression) bool {
-				_, sq := e.(*plan.Subquery)
-				return sq
-			}) {
-				return nil, "a subquery in the selected columns"
-			}
-		}
-		top.proj, child = p, p.Child
-	}
+	above, child, layersWhy := topNLayers(ctx, n.Child)
+	top.above = above
 	src, why := source(child)
 	if src == nil {
 		return nil, why
 	}
+	if layersWhy != "" {
+		return nil, layersWhy
+	}
 	top.src = src
 	for _, sc := range n.SortConditions {
-		out, ok := top.sortedOutput(sc.Expr)
-		switch {
-		case !ok:
-			return nil, "ORDER BY " + sc.Expr.String() + ", which is not a grouping key or an aggregate"
-		case sc.NullOrdering != sql.NullsFirst:
+		if sc.NullOrdering != sql.NullsFirst {
 			return nil, "ORDER BY " + sc.Expr.String() + " with NULLs last"
-		case !sortable(src.outputs()[out]):
-			return nil, "ORDER BY " + sc.Expr.String() + ", an average or a rounded sum, whose rounded values may tie"
 		}
-		top.by = append(top.by, topNKey{out: out, desc: sc.Order == sql.Descending})
+		key := topNKey{out: -1, desc: sc.Order == sql.Descending, derived: -1}
+		if out, ok := top.sortedOutput(sc.Expr); ok && sortable(src.outputs()[out]) {
+			key.out = out
+		} else if e, reads, why := top.computedKey(ctx, sc.Expr); why == "" {
+			key.comp = &computed{expr: e, reads: reads, typ: sc.Expr.Type(ctx)}
+		} else {
+			return nil, "ORDER BY " + sc.Expr.String() + ", " + why
+		}
+		top.by = append(top.by, key)
 	}
 	return top, ""
 }
 
-// sortedOutput is the GroupBy output a sort expression reads, through the
-// Project's column when there is one.
-func (top *joinAggTopN) sortedOutput(e sql.Expression) (int, bool) {
-	gf, ok := e.(*expression.GetField)
-	if !ok {
-		return 0, false
-	}
-	if top.proj != nil {
-		if gf.Index() < 0 || gf.Index() >= len(top.proj.Projections) {
-			return 0, false
-		}
-		inner, _ := unalias(top.proj.Projections[gf.Index()])
-		if gf, ok = inner.(*expression.GetField); !ok {
-			return 0, false
-		}
-	}
-	if gf.Index() < 0 || gf.Index() >= len(top.src.outputs()) {
-		return 0, false
-	}
-	return gf.Index(), true
-}
-
 // sortable says the vector path's value of o orders as the row path's:
-// keys, exact sums at one scale, counts, MIN and MAX. An AVG, or a SUM
-// rounded to fewer decimals than its argument has, is compared after
-// rounding, which may tie where the exact values do not.
+// keys, exact sums at one scale, counts, MIN and MAX, and AVGs through
+// their rounded values (vecaggtopn_avg.go). A SUM rounded to fewer
+// decimals than its argument has is compared after rounding, which may
+// tie where the exact values do not.
 func sortable(o vecOutput) bool {
-	if o.key >= 0 {
+	if o.key >= 0 || averaged(o) {
 		return true
 	}
 	if o.exact != nil {
@@ -192,7 +175,15 @@ func compareValues(x, y vector.Value) int {
 // compare orders groups a and b as the ORDER BY does.
 func (top *joinAggTopN) compare(a, b *vector.Group) int {
 	for _, k := range top.by {
-		c := compareOutput(top.src.outputs()[k.out], a, b)
+		var c int
+		switch {
+		case k.comp != nil:
+			c = top.compareComputed(k.comp, a.Aggs[k.derived], b.Aggs[k.derived])
+		case k.derived >= 0:
+			c = compareRounded(a.Aggs[k.derived], b.Aggs[k.derived])
+		default:
+			c = compareOutput(top.src.outputs()[k.out], a, b)
+		}
 		if k.desc {
 			c = -c
 		}
@@ -203,35 +194,71 @@ func (top *joinAggTopN) compare(a, b *vector.Group) int {
 	return 0
 }
 
-// pick is the first limit groups in sort order.
-func (top *joinAggTopN) pick(groups []vector.Group) []vector.Group {
+// picked is a group the TopN keeps, and its row once built.
+type picked struct {
+	g   *vector.Group
+	row sql.Row
+}
+
+// pick is the first limit groups in sort order that a HAVING (if any)
+// accepts, with their rows for those it evaluated HAVING on.
+func (top *joinAggTopN) pick(ctx *sql.Context, groups []vector.Group) ([]picked, error) {
 	n := int(min(top.limit, int64(len(groups))))
 	if n == 0 {
-		return nil
+		return nil, nil
+	}
+	having := top.hasHaving()
+	accept := func(g *vector.Group) (picked, bool, error) {
+		if !having {
+			return picked{g: g}, true, nil
+		}
+		row, err := top.finish(ctx, g)
+		return picked{g: g, row: row}, row != nil, err
 	}
 	if n > 64 {
 		slices.SortStableFunc(groups, func(a, b vector.Group) int { return top.compare(&a, &b) })
-		return groups[:n]
+		kept := make([]picked, 0, n)
+		for i := range groups {
+			if len(kept) == n {
+				break
+			}
+			p, ok, err := accept(&groups[i])
+			if err != nil {
+				return nil, err
+			}
+			if ok {
+				kept = append(kept, p)
+			}
+		}
+		return kept, nil
 	}
-	// Keep the best n in order; most groups lose to the worst kept one.
-	kept := make([]vector.Group, 0, n+1)
+	// Keep the best n in order; most groups lose to the worst kept one,
+	// and HAVING is evaluated only on those that do not.
+	kept := make([]picked, 0, n+1)
 	for i := range groups {
 		g := &groups[i]
-		if len(kept) == n && top.compare(g, &kept[n-1]) >= 0 {
+		if len(kept) == n && top.compare(g, kept[n-1].g) >= 0 {
 			continue
 		}
-		at, _ := slices.BinarySearchFunc(kept, g, func(k vector.Group, g *vector.Group) int {
-			if top.compare(&k, g) <= 0 {
+		p, ok, err := accept(g)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			continue
+		}
+		at, _ := slices.BinarySearchFunc(kept, g, func(k picked, g *vector.Group) int {
+			if top.compare(k.g, g) <= 0 {
 				return -1
 			}
 			return 1
 		})
-		kept = slices.Insert(kept, at, *g)
+		kept = slices.Insert(kept, at, p)
 		if len(kept) > n {
 			kept = kept[:n]
 		}
 	}
-	return kept
+	return kept, nil
 }
 
 // buildJoinAggTopN is the exec builder's hook for a TopN: its rows, or
@@ -258,20 +285,28 @@ func (top *joinAggTopN) rows(ctx *sql.Context) ([]sql.Row, error) {
 	if err != nil {
 		return nil, err
 	}
-	rows, err := groupRows(top.src.outputs(), top.pick(groups))
+	top.ctx = ctx
+	if err := top.derive(ctx, groups); err != nil {
+		// A computed key failed on some group; the row path evaluates
+		// it only on the groups HAVING keeps, and decides whether the
+		// query fails.
+		return nil, nil
+	}
+	kept, err := top.pick(ctx, groups)
 	if err != nil {
 		return nil, err
 	}
-	if top.proj != nil {
-		for i, r := range rows {
-			out := make(sql.Row, len(top.proj.Projections))
-			for j, e := range top.proj.Projections {
-				if out[j], err = e.Eval(ctx, r); err != nil {
-					return nil, err
-				}
+	if top.err != nil {
+		return nil, nil
+	}
+	rows := make([]sql.Row, 0, len(kept))
+	for _, p := range kept {
+		if p.row == nil {
+			if p.row, err = top.finish(ctx, p.g); err != nil {
+				return nil, err
 			}
-			rows[i] = out
 		}
+		rows = append(rows, p.row)
 	}
 	return rows, nil
 }
