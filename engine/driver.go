@@ -323,6 +323,15 @@ func wireValue(ctx *sql.Context, typ sql.Type, v any) (driver.Value, error) {
 	if v == nil {
 		return nil, nil
 	}
+	if dv, ok := directValue(typ, v); ok { // drivervalue.go
+		return dv, nil
+	}
+	return textValue(ctx, typ, v)
+}
+
+// textValue converts v through its MySQL text, as the wire protocol
+// carries it.
+func textValue(ctx *sql.Context, typ sql.Type, v any) (driver.Value, error) {
 	val, err := typ.SQL(ctx, nil, v)
 	if err != nil {
 		return nil, mysqlError(err)
