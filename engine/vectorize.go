@@ -66,6 +66,7 @@ func vectorize(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, scope *plan.S
 	if !vectorizeOn(ctx) || (scope != nil && !scope.IsEmpty()) {
 		return n, transform.SameTree, nil
 	}
+	read := columnsReadAbove(ctx, n) // vecpassthrough.go
 	return transform.Node(ctx, n, func(ctx *sql.Context, n sql.Node) (sql.Node, transform.TreeIdentity, error) {
 		gb, ok := n.(*plan.GroupBy)
 		if !ok {
@@ -87,7 +88,7 @@ func vectorize(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, scope *plan.S
 		if !ok {
 			return n, transform.SameTree, nil
 		}
-		node, why := newVectorAggregate(ctx, t, gb, cond)
+		node, why := newVectorAggregate(ctx, t, gb, cond, read[gb])
 		if node == nil {
 			t.scan.vectorNote = "no, the row path runs the GROUP BY: " + why
 			return n, transform.SameTree, nil
@@ -445,7 +446,9 @@ type vecOutput struct {
 	exact *exactAgg // the exact SUM or AVG wrapping fn, if any
 }
 
-func newVectorAggregate(ctx *sql.Context, t *Table, gb *plan.GroupBy, cond sql.Expression) (*vectorAggregate, string) {
+// newVectorAggregate translates gb; above is what the nodes above it refer
+// to (columnsReadAbove).
+func newVectorAggregate(ctx *sql.Context, t *Table, gb *plan.GroupBy, cond sql.Expression, above map[string]bool) (*vectorAggregate, string) {
 	if t.snapshotID != nil {
 		return nil, "time travel reads are not vectorized"
 	}
@@ -478,11 +481,13 @@ func newVectorAggregate(ctx *sql.Context, t *Table, gb *plan.GroupBy, cond sql.E
 		e, _ := unalias(dep)
 		if gf, ok := e.(*expression.GetField); ok {
 			k, isKey := keyFields[strings.ToLower(gf.String())]
-			if !isKey {
+			if isKey {
+				outs = append(outs, vecOutput{key: k, agg: -1, value: columnValue(p.Keys[k].Type(), keyTypes[k])})
+				continue
+			}
+			if e, ok = passThrough(gf, above); !ok {
 				return nil, "selecting " + gf.String() + ", which is not grouped by"
 			}
-			outs = append(outs, vecOutput{key: k, agg: -1, value: columnValue(p.Keys[k].Type(), keyTypes[k])})
-			continue
 		}
 		out, agg, err := tr.aggregate(e)
 		if err != nil {

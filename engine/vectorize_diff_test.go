@@ -215,3 +215,36 @@ func explainText(t testing.TB, conn *sql.Conn, q string) string {
 	t.Helper()
 	return strings.Join(explainLines(t, conn, q), "\n") + "\n"
 }
+
+// TestVectorizedHavingOnAggregates checks GROUP BYs whose HAVING (or
+// ORDER BY) aggregates a column: go-mysql-server adds the column to the
+// GroupBy's outputs, unread, and the vector path still computes them.
+func TestVectorizedHavingOnAggregates(t *testing.T) {
+	e, conn, _ := openCounting(t)
+	mustExec(t, conn, "CREATE DATABASE db", "USE db")
+	createDiffTable(t, e, "diff", false)
+	mustExec(t, conn, vecEdgeTable...)
+	for _, tbl := range []string{"diff", "edge", "nothing"} {
+		for _, q := range []string{
+			"SELECT s, SUM(i) FROM {t} GROUP BY s HAVING SUM(i) > 10",
+			"SELECT dt, COUNT(*) FROM {t} GROUP BY dt HAVING MIN(s) < 'k05' OR MAX(`dec`) > 40",
+			"SELECT dt, AVG(`dec`) AS a FROM {t} WHERE i > 0 GROUP BY dt HAVING AVG(`dec`) > 5 AND COUNT(l) > 0",
+			"SELECT s FROM {t} GROUP BY s HAVING SUM(l) IS NULL OR SUM(l) > 0",
+			"SELECT s, MAX(i) FROM {t} GROUP BY s ORDER BY MAX(i) DESC, s LIMIT 5",
+		} {
+			q = strings.ReplaceAll(q, "{t}", tbl)
+			if !matchesRowPath(t, conn, q) {
+				continue
+			}
+			if plan := explainText(t, conn, q); !strings.Contains(plan, "VectorizedGroupBy") {
+				t.Errorf("%s: want the vector path, EXPLAIN gives\n%s", q, plan)
+			}
+		}
+	}
+	// A non-grouped column read above the GroupBy stays on the row path.
+	mustExec(t, conn, "SET sql_mode = ''")
+	q := "SELECT g, i FROM edge GROUP BY g HAVING SUM(i) > 0"
+	if plan := explainText(t, conn, q); strings.Contains(plan, "VectorizedGroupBy") {
+		t.Errorf("%s: a non-grouped column the query selects ran on the vector path\n%s", q, plan)
+	}
+}
