@@ -70,6 +70,13 @@ var queries = []query{
 	{"point", `SELECT l_linenumber, l_quantity, l_extendedprice, l_shipdate FROM lineitem WHERE l_orderkey = %d ORDER BY l_linenumber`},
 	{"range1pct", `SELECT COUNT(*), SUM(l_extendedprice) FROM lineitem
 		WHERE l_shipdate >= DATE '1995-06-01' AND l_shipdate < DATE '1995-06-26'`},
+	// Shapes beyond the six above, measured so that they stay fast: a
+	// LIKE, an ORDER BY ... LIMIT of rows, and TPC-H Q18's GROUP BY of 1.5M
+	// groups with a HAVING.
+	{"like", `SELECT COUNT(*), MIN(l_orderkey) FROM lineitem WHERE l_comment LIKE '%ironic%requests%'`},
+	{"topn", `SELECT l_orderkey, l_linenumber, l_extendedprice FROM lineitem WHERE l_shipdate >= DATE '1995-01-01'
+		ORDER BY l_extendedprice DESC, l_orderkey, l_linenumber LIMIT 10`},
+	{"having", `SELECT l_orderkey, SUM(l_quantity) AS q FROM lineitem GROUP BY l_orderkey HAVING SUM(l_quantity) > 300 ORDER BY l_orderkey`},
 }
 
 func main() {

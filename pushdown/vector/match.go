@@ -13,7 +13,7 @@ import (
 // says so, and it is NULL when E is NULL. Test is called from several
 // goroutines at once and must not keep the string it is given. On a
 // dictionary-encoded column each dictionary value is tested once, however
-// many rows hold it.
+// many rows hold it, and a value met before keeps its verdict.
 type Match struct {
 	E    Expr
 	Test func(string) bool
@@ -33,6 +33,12 @@ func checkMatch(e Match) error {
 	}
 	return nil
 }
+
+// maxRemembered is how many distinct values a Match remembers its verdict
+// on, across batches and dictionaries: a column of a few thousand values
+// (TPC-H's comments) has each tested once per goroutine rather than once
+// per row group, and one of unique values stops filling the memory.
+const maxRemembered = 1 << 16
 
 // Verdicts of a dictionary value: not yet tested, false, true.
 const (
@@ -63,7 +69,17 @@ func (c *compiler) match(e Match) (boolFn, error) {
 	if err != nil {
 		return nil, err
 	}
-	test := func(b []byte) bool { return e.Test(unsafe.String(unsafe.SliceData(b), len(b))) }
+	seen := map[string]bool{}
+	test := func(b []byte) bool {
+		if v, ok := seen[string(b)]; ok {
+			return v
+		}
+		v := e.Test(unsafe.String(unsafe.SliceData(b), len(b)))
+		if len(seen) < maxRemembered {
+			seen[string(b)] = v
+		}
+		return v
+	}
 	var memo dictVerdicts
 	out := &boolVec{}
 	return func(b *batch, sel []int32) (*boolVec, error) {

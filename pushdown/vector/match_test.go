@@ -38,8 +38,8 @@ func TestMatchDictionaries(t *testing.T) {
 		want []int32
 	}{
 		{dictBatch([]string{"ax", "bx", "ay"}, []int32{0, 1, 2, 0, 1, 0}, []bool{true, true, true, false, true, true}), []int32{0, 2, 5}},
-		// A new dictionary: index 0 is now "bz".
-		{dictBatch([]string{"bz", "az"}, []int32{0, 1, 1, 0}, nil), []int32{1, 2}},
+		// A new dictionary: index 0 is now "bz"; "ax" was met before.
+		{dictBatch([]string{"bz", "az", "ax"}, []int32{0, 1, 1, 0, 2}, nil), []int32{1, 2, 4}},
 	}
 	plain := array.NewStringBuilder(memory.DefaultAllocator)
 	plain.AppendValues([]string{"a", "", "b", "abc"}, []bool{true, true, false, true})
@@ -56,7 +56,8 @@ func TestMatchDictionaries(t *testing.T) {
 			t.Errorf("batch %d: kept %v, want %v", i, got, c.want)
 		}
 	}
-	// Each dictionary value was tested once: 3 + 2, then 3 plain values.
+	// Each distinct value was tested once: 3, then 2 ("ax" is
+	// remembered from the first dictionary), then 3 plain values.
 	if tested != 8 {
 		t.Errorf("tested %d values, want 8", tested)
 	}
