@@ -116,11 +116,10 @@ func (top *joinAggTopN) sortedOutput(e sql.Expression) (int, bool) {
 
 // finish is the TopN's row for group g, or nil when a HAVING rejects it.
 func (top *joinAggTopN) finish(ctx *sql.Context, g *vector.Group) (sql.Row, error) {
-	rows, err := groupRows(top.src.outputs(), []vector.Group{*g})
+	row, err := groupRow(top.src.outputs(), *g)
 	if err != nil {
 		return nil, err
 	}
-	row := rows[0]
 	for i := len(top.above) - 1; i >= 0; i-- {
 		switch l := top.above[i].(type) {
 		case *plan.Project:

@@ -3,6 +3,7 @@ package engine
 import (
 	"errors"
 	"fmt"
+	"io"
 	"runtime"
 	"slices"
 	"strings"
@@ -172,11 +173,7 @@ func buildJoinAgg(ctx *sql.Context, gb *plan.GroupBy, row sql.Row) (sql.RowIter,
 	if err != nil {
 		return nil, err
 	}
-	rows, err := groupRows(ja.outs, groups)
-	if err != nil {
-		return nil, err
-	}
-	return sql.RowsToRowIter(rows...), nil
+	return &groupIter{outs: ja.outs, groups: groups}, nil
 }
 
 // rowPathAnswers says err leaves the query to the row path: a value
@@ -185,27 +182,46 @@ func rowPathAnswers(err error) bool {
 	return errors.Is(err, vector.ErrInexact) || errors.Is(err, errBatchShape)
 }
 
-// groupRows turns groups into the GroupBy's rows.
-func groupRows(outs []vecOutput, groups []vector.Group) ([]sql.Row, error) {
-	rows := make([]sql.Row, len(groups))
-	for i, g := range groups {
-		r := make(sql.Row, len(outs))
-		for j, o := range outs {
-			if o.key >= 0 {
-				if k := g.Keys[o.key]; !k.Null {
-					r[j] = o.value(k)
-				}
-				continue
+// groupRow is group g as the GroupBy's row.
+func groupRow(outs []vecOutput, g vector.Group) (sql.Row, error) {
+	r := make(sql.Row, len(outs))
+	for j, o := range outs {
+		if o.key >= 0 {
+			if k := g.Keys[o.key]; !k.Null {
+				r[j] = o.value(k)
 			}
-			val, err := o.aggregateValue(g.Aggs[o.agg])
-			if err != nil {
-				return nil, err
-			}
-			r[j] = val
+			continue
 		}
-		rows[i] = r
+		val, err := o.aggregateValue(g.Aggs[o.agg])
+		if err != nil {
+			return nil, err
+		}
+		r[j] = val
 	}
-	return rows, nil
+	return r, nil
+}
+
+// groupIter gives the groups' rows one at a time, each built when asked
+// and its group then dropped: a consumer that keeps few of them (a HAVING
+// over a million groups) never has them all in memory as rows.
+type groupIter struct {
+	outs   []vecOutput
+	groups []vector.Group
+}
+
+func (it *groupIter) Next(*sql.Context) (sql.Row, error) {
+	if len(it.groups) == 0 {
+		return nil, io.EOF
+	}
+	g := it.groups[0]
+	it.groups[0] = vector.Group{}
+	it.groups = it.groups[1:]
+	return groupRow(it.outs, g)
+}
+
+func (it *groupIter) Close(*sql.Context) error {
+	it.groups = nil
+	return nil
 }
 
 // joinBuild is the build side: its kept rows with a non-NULL key, the

@@ -80,25 +80,7 @@ func (v *vectorAggregate) BuildRowIter(ctx *sql.Context, b sql.NodeExecBuilder, 
 	if err != nil {
 		return nil, err
 	}
-	rows := make([]sql.Row, len(groups))
-	for i, g := range groups {
-		r := make(sql.Row, len(v.outs))
-		for j, o := range v.outs {
-			if o.key >= 0 {
-				if k := g.Keys[o.key]; !k.Null {
-					r[j] = o.value(k)
-				}
-				continue
-			}
-			val, err := o.aggregateValue(g.Aggs[o.agg])
-			if err != nil {
-				return nil, err
-			}
-			r[j] = val
-		}
-		rows[i] = r
-	}
-	return sql.RowsToRowIter(rows...), nil
+	return &groupIter{outs: v.outs, groups: groups}, nil // vecjoinagg.go
 }
 
 func (v *vectorAggregate) run(ctx *sql.Context) ([]vector.Group, error) {
