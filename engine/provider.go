@@ -36,7 +36,7 @@ func (p *provider) namespaces(ctx *sql.Context) ([]string, error) {
 		}
 		return out, nil
 	}
-	if sv := statementViewsOf(ctx); sv != nil {
+	if sv := statementReadsOf(ctx); sv != nil {
 		return sv.namespaces(ctx, list)
 	}
 	return list()
@@ -96,7 +96,7 @@ func (p *provider) AllDatabases(ctx *sql.Context) []sql.Database {
 // CreateDatabase implements sql.MutableDatabaseProvider (CREATE DATABASE,
 // CREATE SCHEMA, and Spark's CREATE NAMESPACE).
 func (p *provider) CreateDatabase(ctx *sql.Context, name string) error {
-	defer forgetViews(ctx)
+	defer forgetCatalogReads(ctx)
 	if _, ok, err := p.resolve(ctx, name); err != nil {
 		return err
 	} else if ok {
@@ -112,7 +112,7 @@ func (p *provider) CreateDatabase(ctx *sql.Context, name string) error {
 // DropDatabase implements sql.MutableDatabaseProvider. Like MySQL's DROP
 // DATABASE it drops the tables in it.
 func (p *provider) DropDatabase(ctx *sql.Context, name string) error {
-	defer forgetViews(ctx)
+	defer forgetCatalogReads(ctx)
 	ns, ok, err := p.resolve(ctx, name)
 	if err != nil {
 		return err

@@ -30,18 +30,18 @@ type Session struct {
 	*sql.BaseSession
 	e *Engine
 
-	mu         sync.Mutex
-	staged     map[string]*stage
-	savepoints []savepoint
-	pinPid     uint64 // the statement the pins belong to
-	pins       map[string]*table.Table
-	created    map[string]table.Identifier // tables CREATE TABLE ... AS SELECT made in statement pinPid
-	comments   map[string]string           // CREATE TABLE ... AS SELECT options of statement pinPid, by table name
-	views      map[string]pendingView      // CREATE VIEW columns of statement pinPid, by lower-cased view name
-	replacing  map[string]*replacement     // REPLACE TABLE ... AS SELECT of statement pinPid (replacetable.go)
-	fullPid    uint64                      // the last statement the full analyzer planned (pushrule.go)
-	identities map[string]*identityState   // row-identity scans of statement pinPid, by table (rowidentity.go)
-	viewReads  statementViews              // the views one statement read (viewcache.go)
+	mu           sync.Mutex
+	staged       map[string]*stage
+	savepoints   []savepoint
+	pinPid       uint64 // the statement the pins belong to
+	pins         map[string]*table.Table
+	created      map[string]table.Identifier // tables CREATE TABLE ... AS SELECT made in statement pinPid
+	comments     map[string]string           // CREATE TABLE ... AS SELECT options of statement pinPid, by table name
+	views        map[string]pendingView      // CREATE VIEW columns of statement pinPid, by lower-cased view name
+	replacing    map[string]*replacement     // REPLACE TABLE ... AS SELECT of statement pinPid (replacetable.go)
+	fullPid      uint64                      // the last statement the full analyzer planned (pushrule.go)
+	identities   map[string]*identityState   // row-identity scans of statement pinPid, by table (rowidentity.go)
+	catalogReads statementReads              // the views and namespaces one statement read (viewcache.go)
 }
 
 // stage is what a transaction wrote to one table.

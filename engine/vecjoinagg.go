@@ -80,21 +80,11 @@ func newVectorJoinAgg(ctx *sql.Context, gb *plan.GroupBy, row sql.Row) (*vectorJ
 		}
 		ja.plan.Filter = f
 	}
-	keyFields := map[string]int{}
-	var keyTypes []iceberg.Type
-	for _, k := range gb.GroupByExprs {
-		gf, ok := k.(*expression.GetField)
-		if !ok {
-			return nil, "grouping by " + k.String()
-		}
-		c, it, err := tr.column(gf)
-		if err != nil {
-			return nil, err.Error()
-		}
-		keyFields[strings.ToLower(gf.String())] = len(ja.plan.Keys)
-		ja.plan.Keys = append(ja.plan.Keys, c)
-		keyTypes = append(keyTypes, it)
+	keys, keyFields, keyTypes, why := tr.groupKeys(gb) // vectorize.go
+	if why != "" {
+		return nil, why
 	}
+	ja.plan.Keys = keys
 	for _, dep := range gb.SelectDeps {
 		e, _ := unalias(dep)
 		if gf, ok := e.(*expression.GetField); ok {

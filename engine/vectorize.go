@@ -461,21 +461,11 @@ func newVectorAggregate(ctx *sql.Context, t *Table, gb *plan.GroupBy, cond sql.E
 		}
 		p.Filter = f
 	}
-	keyFields := map[string]int{}
-	keyTypes := []iceberg.Type{}
-	for _, k := range gb.GroupByExprs {
-		gf, ok := k.(*expression.GetField)
-		if !ok {
-			return nil, "grouping by " + k.String()
-		}
-		c, it, err := tr.column(gf)
-		if err != nil {
-			return nil, err.Error()
-		}
-		keyFields[strings.ToLower(gf.String())] = len(p.Keys)
-		p.Keys = append(p.Keys, c)
-		keyTypes = append(keyTypes, it)
+	keys, keyFields, keyTypes, why := tr.groupKeys(gb)
+	if why != "" {
+		return nil, why
 	}
+	p.Keys = keys
 	var outs []vecOutput
 	for _, dep := range gb.SelectDeps {
 		e, _ := unalias(dep)
@@ -507,6 +497,29 @@ func newVectorAggregate(ctx *sql.Context, t *Table, gb *plan.GroupBy, cond sql.E
 		}
 	}
 	return &vectorAggregate{t: t, read: read, plan: p, outs: outs, schema: gb.Schema(ctx), original: gb}, ""
+}
+
+// groupKeys translates gb's grouping columns: the plan's keys, each key's
+// index by its column's lower-case name, and the keys' Iceberg types; or
+// says why one does not translate.
+func (tr *vecTranslator) groupKeys(gb *plan.GroupBy) ([]vector.Expr, map[string]int, []iceberg.Type, string) {
+	var keys []vector.Expr
+	fields := map[string]int{}
+	var types []iceberg.Type
+	for _, k := range gb.GroupByExprs {
+		gf, ok := k.(*expression.GetField)
+		if !ok {
+			return nil, nil, nil, "grouping by " + k.String()
+		}
+		c, it, err := tr.column(gf)
+		if err != nil {
+			return nil, nil, nil, err.Error()
+		}
+		fields[strings.ToLower(gf.String())] = len(keys)
+		keys = append(keys, c)
+		types = append(types, it)
+	}
+	return keys, fields, types, ""
 }
 
 func (tr *vecTranslator) aggregate(e sql.Expression) (vecOutput, vector.Agg, error) {

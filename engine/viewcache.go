@@ -29,11 +29,11 @@ type viewNameLister interface {
 	ListViewNames(ctx context.Context, ns string) (storage.ViewNames, error)
 }
 
-// statementViews is what one statement of a session read of views, and
+// statementReads is what one statement of a session read of views, and
 // of the catalog's namespaces: go-mysql-server resolves the database of
 // names a statement holds several times, and each resolution listed the
 // warehouse (three listings for a one-table SELECT).
-type statementViews struct {
+type statementReads struct {
 	mu    sync.Mutex
 	pid   uint64                       // the statement
 	nss   []string                     // the namespaces, once listed
@@ -49,7 +49,7 @@ func (d *Database) GetViewDefinition(ctx *sql.Context, name string) (sql.ViewDef
 	if !ok {
 		return sql.ViewDefinition{}, false, nil
 	}
-	sv := statementViewsOf(ctx)
+	sv := statementReadsOf(ctx)
 	lister, ok := vc.(viewNameLister)
 	if sv == nil || !ok {
 		return d.loadViewDefinition(ctx, vc, name)
@@ -72,18 +72,18 @@ func (d *Database) GetViewDefinition(ctx *sql.Context, name string) (sql.ViewDef
 	return def, found, err
 }
 
-// statementViewsOf is the session's view cache, or nil when the context
+// statementReadsOf is the session's view cache, or nil when the context
 // names no statement to scope it to.
-func statementViewsOf(ctx *sql.Context) *statementViews {
+func statementReadsOf(ctx *sql.Context) *statementReads {
 	s, ok := ctx.Session.(*Session)
 	if !ok || ctx.Pid() == 0 {
 		return nil
 	}
-	return &s.viewReads
+	return &s.catalogReads
 }
 
 // resetLocked forgets what an earlier statement read.
-func (sv *statementViews) resetLocked(pid uint64) {
+func (sv *statementReads) resetLocked(pid uint64) {
 	if sv.names == nil || sv.pid != pid {
 		sv.pid = pid
 		sv.nss = nil
@@ -93,7 +93,7 @@ func (sv *statementViews) resetLocked(pid uint64) {
 	}
 }
 
-func (sv *statementViews) definition(ctx *sql.Context, key string) (sql.ViewDefinition, bool) {
+func (sv *statementReads) definition(ctx *sql.Context, key string) (sql.ViewDefinition, bool) {
 	sv.mu.Lock()
 	defer sv.mu.Unlock()
 	sv.resetLocked(ctx.Pid())
@@ -101,7 +101,7 @@ func (sv *statementViews) definition(ctx *sql.Context, key string) (sql.ViewDefi
 	return def, ok
 }
 
-func (sv *statementViews) keepDefinition(ctx *sql.Context, key string, def sql.ViewDefinition) {
+func (sv *statementReads) keepDefinition(ctx *sql.Context, key string, def sql.ViewDefinition) {
 	sv.mu.Lock()
 	defer sv.mu.Unlock()
 	sv.resetLocked(ctx.Pid())
@@ -111,7 +111,7 @@ func (sv *statementViews) keepDefinition(ctx *sql.Context, key string, def sql.V
 // viewNames lists the namespace's views once per statement, from its
 // second question on: listed is false on the first, which reads the one
 // name it asks about.
-func (sv *statementViews) viewNames(ctx *sql.Context, lister viewNameLister, ns string) (names storage.ViewNames, listed bool, err error) {
+func (sv *statementReads) viewNames(ctx *sql.Context, lister viewNameLister, ns string) (names storage.ViewNames, listed bool, err error) {
 	sv.mu.Lock()
 	defer sv.mu.Unlock()
 	sv.resetLocked(ctx.Pid())
@@ -131,7 +131,7 @@ func (sv *statementViews) viewNames(ctx *sql.Context, lister viewNameLister, ns 
 }
 
 // namespaces lists the catalog's namespaces once per statement.
-func (sv *statementViews) namespaces(ctx *sql.Context, list func() ([]string, error)) ([]string, error) {
+func (sv *statementReads) namespaces(ctx *sql.Context, list func() ([]string, error)) ([]string, error) {
 	sv.mu.Lock()
 	defer sv.mu.Unlock()
 	sv.resetLocked(ctx.Pid())
@@ -146,10 +146,10 @@ func (sv *statementViews) namespaces(ctx *sql.Context, list func() ([]string, er
 	return nss, nil
 }
 
-// forgetViews drops what the statement read of views and namespaces, once
+// forgetCatalogReads drops what the statement read of views and namespaces, once
 // it changed a view or a namespace.
-func forgetViews(ctx *sql.Context) {
-	if sv := statementViewsOf(ctx); sv != nil {
+func forgetCatalogReads(ctx *sql.Context) {
+	if sv := statementReadsOf(ctx); sv != nil {
 		sv.mu.Lock()
 		defer sv.mu.Unlock()
 		sv.names, sv.asked, sv.defs, sv.nss = nil, nil, nil, nil

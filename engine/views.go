@@ -160,7 +160,7 @@ func (d *Database) views() (viewCatalog, bool) {
 
 // CreateView implements sql.ViewDatabase.
 func (d *Database) CreateView(ctx *sql.Context, name, selectStatement, _ string) error {
-	defer forgetViews(ctx)
+	defer forgetCatalogReads(ctx)
 	vc, ok := d.views()
 	if !ok {
 		return notSupported("views are stored by icesql's embedded catalog only; the %s catalog cannot hold view %s", d.e.catalog.CatalogType(), name)
@@ -227,7 +227,7 @@ func viewError(err error, db, name string) error {
 // DropView implements sql.ViewDatabase. In CREATE OR REPLACE VIEW it does
 // nothing: CreateView replaces the view in one commit.
 func (d *Database) DropView(ctx *sql.Context, name string) error {
-	defer forgetViews(ctx)
+	defer forgetCatalogReads(ctx)
 	vc, ok := d.views()
 	if !ok {
 		return sql.ErrViewDoesNotExist.New(d.name, name)
