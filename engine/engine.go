@@ -119,6 +119,7 @@ func newEngine(cfg Config, cat catalog.Catalog, root string) (*Engine, error) {
 		AddPreAnalyzeRule(bindScanIDsID, bindScanIDs).
 		AddPreAnalyzeRule(resolveQuantifiedID, resolveQuantified).
 		AddPreAnalyzeRule(orderLargeJoinsID, orderLargeJoins).
+		AddPreAnalyzeRule(keepRootColumnsID, keepRootColumns).
 		AddPostAnalyzeRule(pushRowFiltersID, pushRowFilters).
 		AddPostAnalyzeRule(countFromMetadataID, countFromMetadata).
 		AddPostAnalyzeRule(minMaxFromMetadataID, minMaxFromMetadata).
