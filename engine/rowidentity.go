@@ -12,6 +12,8 @@ import (
 	"github.com/apache/iceberg-go/table"
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/types"
+
+	"github.com/icesql/icesql/pushdown"
 )
 
 // Row identity: UPDATE, DELETE and MERGE need to know where each row they
@@ -215,12 +217,24 @@ func (t *Table) identityRows(ctx *sql.Context) (sql.RowIter, error) {
 		return nil, err
 	}
 	t.identity.record(tasks, t.rowFilter())
+	// Planning pruned files with the row filter; reading uses the weakened
+	// one (pushdown.ReadFilter): with the filter itself, iceberg-go skipped
+	// every row group holding as many NULLs as values in the filtered
+	// column, and DELETE ... WHERE k = 78 deleted nothing there. The Filter
+	// above the scan decides each row.
+	var readFilter iceberg.BooleanExpression
+	if f := t.rowFilter(); f != nil {
+		if readFilter, err = pushdown.ReadFilter(t.tbl.Schema(), f); err != nil {
+			return nil, err
+		}
+		tasks = pushdown.ReadTasks(tasks)
+	}
 	numbered := make([]table.FileScanTask, len(tasks))
 	for i, task := range tasks {
 		task.FirstRowID = ptrTo(int64(i+1) << posBits) // rowlineage_v3.go
 		numbered[i] = task
 	}
-	rtbl, rscan, err := t.positionScan(cols, t.rowFilter())
+	rtbl, rscan, err := t.positionScan(cols, readFilter)
 	if err != nil {
 		return nil, err
 	}
