@@ -42,7 +42,7 @@ func AppendFilesToBranch(ctx context.Context, cat catalog.Catalog, ident table.I
 		if err := addOwnFiles(ctx, tbl, tx, files, summary); err != nil {
 			return nil, err
 		}
-		return tx.Commit(ctx)
+		return commitTx(ctx, tbl, tx)
 	})
 }
 

@@ -72,7 +72,7 @@ func Cherrypick(ctx context.Context, cat catalog.Catalog, ident table.Identifier
 		} else if err := tx.AddDataFiles(ctx, files, props, table.WithoutDuplicateCheck(), table.WithoutAutoNameMapping()); err != nil {
 			return nil, fmt.Errorf("cherry-pick snapshot %d into %s: %w", id, ident, err)
 		}
-		return tx.Commit(ctx)
+		return commitTx(ctx, tbl, tx)
 	})
 	if err != nil {
 		return 0, err

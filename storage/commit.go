@@ -99,7 +99,7 @@ func AppendFiles(ctx context.Context, cat catalog.Catalog, ident table.Identifie
 		if err := addOwnFiles(ctx, tbl, tx, files, summary); err != nil {
 			return nil, err
 		}
-		return tx.Commit(ctx)
+		return commitTx(ctx, tbl, tx)
 	})
 }
 

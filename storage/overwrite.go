@@ -55,7 +55,7 @@ func CommitFileChange(ctx context.Context, cat catalog.Catalog, ident table.Iden
 		if err != nil {
 			return nil, fmt.Errorf("stage the change of %s: %w", ident, err)
 		}
-		return tx.Commit(ctx)
+		return commitTx(ctx, tbl, tx)
 	})
 }
 

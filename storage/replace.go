@@ -144,7 +144,7 @@ func CommitReplacement(ctx context.Context, cat catalog.Catalog, ident table.Ide
 			table.AssertLastAssignedFieldID(r.LastColumnID),
 			table.AssertCurrentSchemaID(tbl.Metadata().CurrentSchema().ID),
 		}
-		meta, loc, err := cat.CommitTable(ctx, ident, reqs, updates)
+		meta, loc, err := commitUpdates(ctx, cat, tbl, reqs, updates)
 		if err != nil {
 			return nil, err
 		}

@@ -22,7 +22,7 @@ func CommitTransaction(ctx context.Context, cat catalog.Catalog, ident table.Ide
 		if err := stage(tbl, tx); err != nil {
 			return nil, err
 		}
-		return tx.Commit(ctx)
+		return commitTx(ctx, tbl, tx)
 	})
 }
 
@@ -44,7 +44,7 @@ func CommitUpdates(ctx context.Context, cat catalog.Catalog, ident table.Identif
 		if len(updates) == 0 {
 			return tbl, nil
 		}
-		meta, loc, err := cat.CommitTable(ctx, ident, reqs, updates)
+		meta, loc, err := commitUpdates(ctx, cat, tbl, reqs, updates)
 		if err != nil {
 			return nil, fmt.Errorf("commit %s: %w", ident, err)
 		}

@@ -33,7 +33,7 @@ func UpdateTable(ctx context.Context, cat catalog.Catalog, ident table.Identifie
 		if len(tc.Updates) == 0 {
 			return tbl, nil
 		}
-		meta, loc, err := cat.CommitTable(ctx, ident, baseRequirements(tc.Requirements), tc.Updates)
+		meta, loc, err := commitUpdates(ctx, cat, tbl, baseRequirements(tc.Requirements), tc.Updates)
 		if err != nil {
 			return nil, err
 		}
