@@ -18,7 +18,7 @@ import (
 // publishes); snapshots of other operations can only be fast-forwarded to.
 // It returns main's snapshot afterwards.
 func Cherrypick(ctx context.Context, cat catalog.Catalog, ident table.Identifier, id int64, summary iceberg.Properties) (int64, error) {
-	tbl, err := retryCommit(ctx, func() (*table.Table, error) {
+	tbl, err := retryCommit(ctx, cat, ident, func() (*table.Table, error) {
 		tbl, err := cat.LoadTable(ctx, ident)
 		if err != nil {
 			return nil, err

@@ -72,7 +72,7 @@ func CommitRowDelta(ctx context.Context, cat catalog.Catalog, ident table.Identi
 			return nil, err
 		}
 	}
-	return retryCommit(ctx, func() (*table.Table, error) {
+	return retryCommit(ctx, cat, ident, func() (*table.Table, error) {
 		tbl, err := cat.LoadTable(ctx, ident)
 		if err != nil {
 			return nil, err

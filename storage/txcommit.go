@@ -13,7 +13,7 @@ import (
 // staging again when another writer committed first. stage must decide from
 // the table it is given, as UpdateTable's change does.
 func CommitTransaction(ctx context.Context, cat catalog.Catalog, ident table.Identifier, stage func(*table.Table, *table.Transaction) error) (*table.Table, error) {
-	return retryCommit(ctx, func() (*table.Table, error) {
+	return retryCommit(ctx, cat, ident, func() (*table.Table, error) {
 		tbl, err := cat.LoadTable(ctx, ident)
 		if err != nil {
 			return nil, err
@@ -32,7 +32,7 @@ func CommitTransaction(ctx context.Context, cat catalog.Catalog, ident table.Ide
 // reloaded table after a lost race. No updates means nothing to commit: the
 // table is returned as loaded.
 func CommitUpdates(ctx context.Context, cat catalog.Catalog, ident table.Identifier, build func(*table.Table) ([]table.Requirement, []table.Update, error)) (*table.Table, error) {
-	return retryCommit(ctx, func() (*table.Table, error) {
+	return retryCommit(ctx, cat, ident, func() (*table.Table, error) {
 		tbl, err := cat.LoadTable(ctx, ident)
 		if err != nil {
 			return nil, err
