@@ -334,11 +334,14 @@ func (s *Session) CommitTransaction(ctx *sql.Context, _ sql.Transaction) error {
 // validateCommit checks every table the transaction read with a lock or
 // changed rows of against the newest commits, before anything commits.
 func (s *Session) validateCommit(ctx *sql.Context, stages []*stage, locked map[string]lockedRead) error {
-	written := map[string]bool{}
+	checked := map[string]bool{} // tables whose commit checks the locked read itself
 	for _, st := range stages {
-		written[key(st.ident)] = true
-		if st.change != nil || len(stages) == 1 {
-			continue // validated by its own commit, before it writes anything
+		if st.change != nil || st.target.wapID != "" {
+			continue // validated by its own commit, before it writes anything; a locked read is checked below
+		}
+		checked[key(st.ident)] = true
+		if len(stages) == 1 {
+			continue // its commit validates atomically
 		}
 		if err := storage.ValidateRowDelta(ctx, s.e.catalog, st.ident, st.delta()); err != nil {
 			return commitError(err, key(st.ident), "")
@@ -346,8 +349,8 @@ func (s *Session) validateCommit(ctx *sql.Context, stages []*stage, locked map[s
 	}
 	for _, k := range slices.Sorted(maps.Keys(locked)) {
 		r := locked[k]
-		if written[k] {
-			continue // checked above, with the stage
+		if checked[k] {
+			continue // checked above and again by the stage's commit
 		}
 		if err := storage.ValidateRead(ctx, s.e.catalog, r.ident, r.meta); err != nil {
 			if errors.Is(err, catalog.ErrNoSuchTable) {
