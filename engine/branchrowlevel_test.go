@@ -71,7 +71,9 @@ func raceSetup(props string, more ...string) []string {
 
 // raceCommit runs setup, then mine in a transaction while another session
 // commits theirs, and checks that COMMIT fails with 1213 exactly when
-// conflicts says so. It returns the first session.
+// conflicts says so: once in-process (database/sql driver) and once over
+// the MySQL wire, where the code reaches the client only if no layer
+// wrapped the error. It returns the first wire session.
 func raceCommit(t *testing.T, setup, mine []string, theirs string, conflicts bool) *sql.Conn {
 	t.Helper()
 	e := openEngine(t, engine.Config{Warehouse: t.TempDir()})
@@ -87,7 +89,18 @@ func raceCommit(t *testing.T, setup, mine []string, theirs string, conflicts boo
 	case !conflicts && err != nil:
 		t.Fatalf("COMMIT: %v", err)
 	}
-	return me
+
+	c := wireSessions(t, 2, setup...)
+	mustExec(t, c[0], append([]string{"BEGIN"}, mine...)...)
+	mustExec(t, c[1], theirs)
+	_, err = c[0].ExecContext(context.Background(), "COMMIT")
+	switch {
+	case conflicts:
+		wantDeadlock(t, "COMMIT over the wire", err)
+	case err != nil:
+		t.Fatalf("COMMIT over the wire: %v", err)
+	}
+	return c[0]
 }
 
 // idValues lists the rows of a table with columns id and v as id:v.

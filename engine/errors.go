@@ -3,10 +3,13 @@ package engine
 import (
 	"context"
 	"errors"
+	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/apache/iceberg-go/catalog"
+	"github.com/apache/iceberg-go/table"
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/plan"
 	"github.com/dolthub/go-mysql-server/sql/types"
@@ -15,6 +18,8 @@ import (
 	querypb "github.com/dolthub/vitess/go/vt/proto/query"
 	"github.com/dolthub/vitess/go/vt/sqlparser"
 	goerrors "gopkg.in/src-d/go-errors.v1"
+
+	"github.com/icesql/icesql/storage"
 )
 
 // notSupported is MySQL error 1235 (ER_NOT_SUPPORTED_YET) for a statement
@@ -25,8 +30,59 @@ func notSupported(format string, args ...any) error {
 }
 
 // conflict is MySQL error 1213 (ER_LOCK_DEADLOCK), the code clients retry on.
-func conflict(format string, args ...any) error {
+func conflict(format string, args ...any) *mysql.SQLError {
 	return mysql.NewSQLError(mysql.ERLockDeadlock, "40001", format, args...)
+}
+
+// annotated prefixes err's message with what was being done. Unlike
+// fmt.Errorf it keeps the MySQL code of a coded error for wire clients:
+// go-mysql-server's handler only recognises an unwrapped *mysql.SQLError.
+func annotated(err error, doing string) error {
+	var coded *mysql.SQLError
+	if errors.As(err, &coded) {
+		return mysql.NewSQLError(coded.Num, coded.State, "%s: %s", doing, coded.Message)
+	}
+	if isConflict(err) {
+		return conflict("%s: %v", doing, err)
+	}
+	return fmt.Errorf("%s: %w", doing, err)
+}
+
+// isConflict reports whether err is a commit that lost to a concurrent
+// change, whatever wrapped it on the way up.
+func isConflict(err error) bool {
+	var coded *mysql.SQLError
+	if errors.As(err, &coded) && coded.Num == mysql.ERLockDeadlock {
+		return false // already coded, with its own message
+	}
+	return errors.Is(err, storage.ErrConflict) || errors.Is(err, storage.ErrRowConflict) ||
+		errors.Is(err, table.ErrCommitFailed) || errors.Is(err, table.ErrCommitDiverged)
+}
+
+// wrappedCode finds the code of a *mysql.SQLError that was wrapped by
+// fmt.Errorf before go-mysql-server's wire handler flattened the chain to
+// its text (sql.CastSQLError only recognises an unwrapped *mysql.SQLError,
+// so the client would get 1105): SQLError.Error() writes the code into the
+// text as " (errno N) (sqlstate S)". A conflict that reached the handler as
+// a storage sentinel is recognised by the sentinel's text.
+var (
+	wrappedCode  = regexp.MustCompile(` \(errno (\d+)\) \(sqlstate (\w{5})\)`)
+	conflictText = regexp.MustCompile(regexp.QuoteMeta(storage.ErrConflict.Error()) + ` after \d+ attempts|` +
+		regexp.QuoteMeta(storage.ErrRowConflict.Error()) + `|` + regexp.QuoteMeta(table.ErrCommitFailed.Error()))
+)
+
+// innerCode is the coded error a flattened 1105 message stands for, or nil.
+func innerCode(msg string) *mysql.SQLError {
+	if m := wrappedCode.FindStringSubmatchIndex(msg); m != nil {
+		num, err := strconv.Atoi(msg[m[2]:m[3]])
+		if err == nil && num != mysql.ERUnknownError {
+			return mysql.NewSQLError(num, msg[m[4]:m[5]], "%s", msg[:m[0]]+msg[m[1]:])
+		}
+	}
+	if conflictText.MatchString(msg) {
+		return conflict("%s", msg)
+	}
+	return nil
 }
 
 // catalogError turns the catalog's sentinel errors about name into the
@@ -114,6 +170,9 @@ func mysqlError(err error) *mysql.SQLError {
 		return nil
 	}
 	err = sql.UnwrapError(err)
+	if isConflict(err) {
+		return conflict("%s", err.Error())
+	}
 	var coded *mysql.SQLError
 	if errors.As(err, &coded) && coded.Num != mysql.ERUnknownError {
 		// Already coded, maybe by go-mysql-server's handler with a code
@@ -133,6 +192,9 @@ func mysqlError(err error) *mysql.SQLError {
 	se := sql.CastSQLError(err)
 	if se.Num != mysql.ERUnknownError {
 		return se
+	}
+	if inner := innerCode(se.Message); inner != nil {
+		return inner
 	}
 	for _, k := range mysqlCodes {
 		if k.match.MatchString(se.Message) {

@@ -54,6 +54,9 @@ type rowChanges struct {
 	// overwrite: an INSERT OVERWRITE replaced rows (overwrite_tx.go), so
 	// the commit is validated even when it removes nothing committed.
 	overwrite bool
+	// readAt is the metadata the transaction read the table at with a
+	// lock (isolation.go); its commit fails if rows changed since.
+	readAt table.Metadata
 }
 
 func (c rowChanges) any() bool { return len(c.removed) > 0 || len(c.deletes) > 0 }
@@ -81,7 +84,7 @@ func (s *Session) stagedChanges(ident table.Identifier, w writeTarget) rowChange
 
 // delta is the stage as the storage layer commits it.
 func (st *stage) delta() storage.RowDelta {
-	d := storage.RowDelta{Added: st.files, Removed: st.removed, Deletes: st.deletes, RemovedDeletes: st.removedDeletes, Validate: st.based, Base: st.base, Serializable: st.serializable, Branch: st.target.branch}
+	d := storage.RowDelta{Added: st.files, Removed: st.removed, Deletes: st.deletes, RemovedDeletes: st.removedDeletes, Validate: st.based, Base: st.base, Serializable: st.serializable, Branch: st.target.branch, ReadAt: st.readAt}
 	if !st.unfiltered {
 		d.Filter = st.filter
 	}
@@ -93,8 +96,8 @@ func (s *Session) commitStage(ctx *sql.Context, st *stage) error {
 	if st.change != nil {
 		return s.commitFileChange(ctx, st) // TRUNCATE, INSERT OVERWRITE, REPLACE TABLE (filechange.go)
 	}
-	if !st.any() && !st.overwrite {
-		return st.commit(ctx, s.e.catalog, snapshotSummary())
+	if !st.any() && !st.overwrite && (st.readAt == nil || st.target.wapID != "") {
+		return st.commit(ctx, s.e.catalog, snapshotSummary()) // a WAP stage's locked read was checked by validateCommit
 	}
 	_, err := storage.CommitRowDelta(ctx, s.e.catalog, st.ident, st.delta(), snapshotSummary())
 	if errors.Is(err, storage.ErrRowConflict) {

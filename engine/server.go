@@ -56,7 +56,7 @@ func (e *Engine) NewServer(cfg ServerConfig) (*Server, error) {
 		Listener: l,
 		Version:  "8.0.33-icesql-" + Version,
 	}, e.sqle, sql.NewContext, e.sessionBuilder, nil, func(h mysql.Handler) (mysql.Handler, error) {
-		return codeMappingHandler{h}, nil
+		return statusHandler{codeMappingHandler{h}}, nil
 	})
 	if err != nil {
 		l.Close()

@@ -30,11 +30,22 @@ type Session struct {
 	*sql.BaseSession
 	e *Engine
 
-	mu           sync.Mutex
-	staged       map[string]*stage
-	savepoints   []savepoint
-	pinPid       uint64 // the statement the pins belong to
-	pins         map[string]*table.Table
+	mu         sync.Mutex
+	staged     map[string]*stage
+	savepoints []savepoint
+	pinPid     uint64 // the statement the pins belong to
+	pins       map[string]*table.Table
+	// txPins are the snapshots the open transaction reads (isolation.go):
+	// each table's is pinned by the transaction's first read or write of
+	// it and kept until COMMIT or ROLLBACK.
+	txPins map[string]*table.Table
+	// locked are the tables the open transaction read with FOR UPDATE, FOR
+	// SHARE or under SERIALIZABLE, at the metadata it read; COMMIT checks
+	// that their rows did not change since (storage/readcheck.go).
+	locked map[string]lockedRead
+	// lockPid is the statement locking was decided for (isolation.go).
+	lockPid      uint64
+	locking      bool
 	created      map[string]table.Identifier // tables CREATE TABLE ... AS SELECT made in statement pinPid
 	comments     map[string]string           // CREATE TABLE ... AS SELECT options of statement pinPid, by table name
 	views        map[string]pendingView      // CREATE VIEW columns of statement pinPid, by lower-cased view name
@@ -92,19 +103,40 @@ func sessionOf(ctx *sql.Context) *Session {
 func key(ident table.Identifier) string { return strings.Join(ident, ".") }
 
 // pinnedTable loads a table once per statement, so every reference to it in
-// the statement (a self-join, a subquery) reads the same snapshot.
+// the statement (a self-join, a subquery) reads the same snapshot; inside a
+// REPEATABLE READ or SERIALIZABLE transaction, once per transaction
+// (isolation.go). Every read and write of a table resolves it here.
 func (s *Session) pinnedTable(ctx *sql.Context, cat catalog.Catalog, ident table.Identifier) (*table.Table, error) {
+	iso := sessionIsolation(ctx)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.resetPinsLocked(ctx.Pid())
-	if t, ok := s.pins[key(ident)]; ok {
-		return t, nil
+	k := key(ident)
+	t, ok := s.pins[k]
+	if !ok && iso.snapshotPerTransaction() {
+		t, ok = s.txPins[k]
 	}
-	t, err := cat.LoadTable(ctx, ident)
-	if err != nil {
-		return nil, err
+	if !ok {
+		var err error
+		if t, err = cat.LoadTable(ctx, ident); err != nil {
+			return nil, err
+		}
 	}
-	s.pins[key(ident)] = t
+	s.pins[k] = t
+	if iso.explicit && iso.snapshotPerTransaction() {
+		if s.txPins == nil {
+			s.txPins = map[string]*table.Table{}
+		}
+		s.txPins[k] = t
+	}
+	if iso.explicit && (iso.level == serializableTx || s.lockingReadLocked(ctx)) {
+		if _, seen := s.locked[k]; !seen {
+			if s.locked == nil {
+				s.locked = map[string]lockedRead{}
+			}
+			s.locked[k] = lockedRead{ident: ident, meta: t.Metadata()}
+		}
+	}
 	return t, nil
 }
 
@@ -189,6 +221,7 @@ func (s *Session) unpin(ident table.Identifier) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	delete(s.pins, key(ident))
+	delete(s.txPins, key(ident))
 }
 
 // createdInStatement records a table that CREATE TABLE ... AS SELECT made,
@@ -243,25 +276,47 @@ func (s *Session) stageFiles(ident table.Identifier, files []iceberg.DataFile) {
 
 // StartTransaction implements sql.TransactionSession. It is cheap: go-mysql-server
 // starts one for every statement, and snapshots are pinned lazily.
+// It does not reset the session's transaction state: go-mysql-server also
+// starts one inside a CALL within an open transaction.
 func (s *Session) StartTransaction(_ *sql.Context, tc sql.TransactionCharacteristic) (sql.Transaction, error) {
 	return &transaction{readOnly: tc == sql.ReadOnly}, nil
 }
 
-// CommitTransaction implements sql.TransactionSession: one append snapshot
-// per table the transaction wrote. Tables commit one after another; Iceberg
-// catalogs without multi-table transactions cannot do better, so if a later
-// table's commit fails the earlier ones stay committed (the error says which).
+// endTransactionLocked forgets what the transaction pinned, read and staged.
+func (s *Session) endTransactionLocked() {
+	s.staged = map[string]*stage{}
+	s.savepoints = nil
+	s.pins = nil
+	s.txPins = nil
+	s.locked = nil
+}
+
+// CommitTransaction implements sql.TransactionSession: one snapshot per
+// table the transaction wrote. First every table is checked against what
+// others committed since the transaction read it (locked reads, and the
+// rows its UPDATE, DELETE and MERGE statements changed), so that a
+// conflict (1213) writes nothing. Then tables commit one after another,
+// each validated again atomically with its own commit; Iceberg catalogs
+// without multi-table transactions cannot do better, so if a later table's
+// commit fails the earlier ones stay committed (the error says which).
 func (s *Session) CommitTransaction(ctx *sql.Context, _ sql.Transaction) error {
 	s.mu.Lock()
 	stages := make([]*stage, 0, len(s.staged))
 	for _, k := range slices.Sorted(maps.Keys(s.staged)) {
 		stages = append(stages, s.staged[k])
 	}
-	s.staged = map[string]*stage{}
-	s.savepoints = nil
-	s.pins = nil
+	locked := s.locked
+	s.endTransactionLocked()
 	s.mu.Unlock()
 
+	for _, st := range stages {
+		if r, ok := locked[key(st.ident)]; ok {
+			st.readAt = r.meta
+		}
+	}
+	if err := s.validateCommit(ctx, stages, locked); err != nil {
+		return err
+	}
 	var committed []string
 	for _, st := range stages {
 		if err := s.commitStage(ctx, st); err != nil {
@@ -269,14 +324,55 @@ func (s *Session) CommitTransaction(ctx *sql.Context, _ sql.Transaction) error {
 			if len(committed) > 0 {
 				done = fmt.Sprintf(" (already committed: %s)", strings.Join(committed, ", "))
 			}
-			if errors.Is(err, storage.ErrConflict) {
-				return conflict("commit to %s kept conflicting with concurrent commits; retry the transaction%s: %v", key(st.ident), done, err)
-			}
-			return fmt.Errorf("commit to %s: %w%s", key(st.ident), catalogError(err, key(st.ident)), done)
+			return commitError(err, key(st.ident), done)
 		}
 		committed = append(committed, key(st.ident))
 	}
 	return nil
+}
+
+// validateCommit checks every table the transaction read with a lock or
+// changed rows of against the newest commits, before anything commits.
+func (s *Session) validateCommit(ctx *sql.Context, stages []*stage, locked map[string]lockedRead) error {
+	checked := map[string]bool{} // tables whose commit checks the locked read itself
+	for _, st := range stages {
+		if st.change != nil || st.target.wapID != "" {
+			continue // validated by its own commit, before it writes anything; a locked read is checked below
+		}
+		checked[key(st.ident)] = true
+		if len(stages) == 1 {
+			continue // its commit validates atomically
+		}
+		if err := storage.ValidateRowDelta(ctx, s.e.catalog, st.ident, st.delta()); err != nil {
+			return commitError(err, key(st.ident), "")
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(locked)) {
+		r := locked[k]
+		if checked[k] {
+			continue // checked above and again by the stage's commit
+		}
+		if err := storage.ValidateRead(ctx, s.e.catalog, r.ident, r.meta); err != nil {
+			if errors.Is(err, catalog.ErrNoSuchTable) {
+				err = fmt.Errorf("%w: the table was dropped", storage.ErrRowConflict)
+			}
+			return commitError(err, k, "")
+		}
+	}
+	return nil
+}
+
+// commitError is the error of a failed commit to table: 1213 for a
+// conflict with a concurrent commit, else the cause with its MySQL code.
+// done names the tables the transaction had already committed.
+func commitError(err error, table, done string) error {
+	if isConflict(err) {
+		if done == "" {
+			done = "; nothing of the transaction was written"
+		}
+		return conflict("commit to %s conflicted with a concurrent commit%s; retry the transaction: %v", table, done, err)
+	}
+	return annotated(catalogError(err, table), fmt.Sprintf("commit to %s%s", table, done))
 }
 
 // snapshotSummary are the properties icesql adds to every snapshot summary.
@@ -288,9 +384,7 @@ func snapshotSummary() iceberg.Properties {
 func (s *Session) Rollback(*sql.Context, sql.Transaction) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.staged = map[string]*stage{}
-	s.savepoints = nil
-	s.pins = nil
+	s.endTransactionLocked()
 	return nil
 }
 

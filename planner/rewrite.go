@@ -34,6 +34,7 @@ func (r rewriter) rewrite(text string) (out, ctasComment string, err error) {
 		icebergAlter,
 		timeTravel,
 		quantified,
+		forShare,
 	}
 	s := lexStatement(text, r.opts)
 	replaceEdits, replace := replaceTable(s)

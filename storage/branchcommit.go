@@ -29,7 +29,7 @@ func AppendFilesToBranch(ctx context.Context, cat catalog.Catalog, ident table.I
 	if branch == "" || branch == table.MainBranch {
 		return AppendFiles(ctx, cat, ident, files, summary)
 	}
-	return retryCommit(ctx, func() (*table.Table, error) {
+	return retryCommit(ctx, cat, ident, func() (*table.Table, error) {
 		tbl, err := cat.LoadTable(ctx, ident)
 		if err != nil {
 			return nil, err
@@ -42,7 +42,7 @@ func AppendFilesToBranch(ctx context.Context, cat catalog.Catalog, ident table.I
 		if err := addOwnFiles(ctx, tbl, tx, files, summary); err != nil {
 			return nil, err
 		}
-		return tx.Commit(ctx)
+		return commitTx(ctx, tbl, tx)
 	})
 }
 

@@ -18,7 +18,7 @@ import (
 // publishes); snapshots of other operations can only be fast-forwarded to.
 // It returns main's snapshot afterwards.
 func Cherrypick(ctx context.Context, cat catalog.Catalog, ident table.Identifier, id int64, summary iceberg.Properties) (int64, error) {
-	tbl, err := retryCommit(ctx, func() (*table.Table, error) {
+	tbl, err := retryCommit(ctx, cat, ident, func() (*table.Table, error) {
 		tbl, err := cat.LoadTable(ctx, ident)
 		if err != nil {
 			return nil, err
@@ -72,7 +72,7 @@ func Cherrypick(ctx context.Context, cat catalog.Catalog, ident table.Identifier
 		} else if err := tx.AddDataFiles(ctx, files, props, table.WithoutDuplicateCheck(), table.WithoutAutoNameMapping()); err != nil {
 			return nil, fmt.Errorf("cherry-pick snapshot %d into %s: %w", id, ident, err)
 		}
-		return tx.Commit(ctx)
+		return commitTx(ctx, tbl, tx)
 	})
 	if err != nil {
 		return 0, err

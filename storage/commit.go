@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"math/rand/v2"
+	"strings"
 	"time"
 
 	"github.com/apache/iceberg-go"
@@ -74,6 +75,15 @@ func (w *Warehouse) CommitTable(ctx context.Context, ident table.Identifier, req
 	return updated, next, nil
 }
 
+// queueCommit takes the in-process queue of commits to table ident and
+// returns its release. It is not the lock CommitTable takes, which it
+// encloses.
+func (w *Warehouse) queueCommit(ident table.Identifier) func() {
+	l := w.lockFor("queue\x00" + strings.Join(ident, "."))
+	l.Lock()
+	return l.Unlock
+}
+
 // Retry limits for commits that lose a race. Appends never conflict with
 // other changes, so they may retry until the budget runs out.
 const (
@@ -89,7 +99,7 @@ var ErrConflict = errors.New("commit conflict")
 // snapshot. On a lost race it reloads the table and tries again: an append
 // never conflicts with what others committed meanwhile.
 func AppendFiles(ctx context.Context, cat catalog.Catalog, ident table.Identifier, files []iceberg.DataFile, summary iceberg.Properties) (*table.Table, error) {
-	return retryCommit(ctx, func() (*table.Table, error) {
+	return retryCommit(ctx, cat, ident, func() (*table.Table, error) {
 		tbl, err := cat.LoadTable(ctx, ident)
 		if err != nil {
 			return nil, err
@@ -99,7 +109,7 @@ func AppendFiles(ctx context.Context, cat catalog.Catalog, ident table.Identifie
 		if err := addOwnFiles(ctx, tbl, tx, files, summary); err != nil {
 			return nil, err
 		}
-		return tx.Commit(ctx)
+		return commitTx(ctx, tbl, tx)
 	})
 }
 
@@ -116,8 +126,19 @@ func addOwnFiles(ctx context.Context, tbl *table.Table, tx *table.Transaction, f
 
 // retryCommit runs attempt until it succeeds, fails for a reason other than
 // a lost race, or the retry budget is spent. Waits grow exponentially with
-// jitter so racing writers spread out.
-func retryCommit(ctx context.Context, attempt func() (*table.Table, error)) (*table.Table, error) {
+// jitter so racing writers spread out. Each attempt (reload, validate,
+// stage, commit) holds the table's in-process commit queue when the catalog
+// has one, so that sessions of this process never race each other: under
+// contention each commit then validates and writes its manifests once,
+// instead of once per lost race.
+func retryCommit(ctx context.Context, cat catalog.Catalog, ident table.Identifier, attempt func() (*table.Table, error)) (*table.Table, error) {
+	if q, ok := cat.(interface{ queueCommit(table.Identifier) func() }); ok {
+		inner := attempt
+		attempt = func() (*table.Table, error) {
+			defer q.queueCommit(ident)()
+			return inner()
+		}
+	}
 	deadline := time.Now().Add(commitBudget)
 	wait := 2 * time.Millisecond
 	for i := 1; ; i++ {

@@ -1,8 +1,6 @@
 package storage
 
 import (
-	"reflect"
-
 	"github.com/apache/iceberg-go/table"
 )
 
@@ -16,19 +14,8 @@ import (
 // snapshots a commit adds pointers of their own before the catalog applies
 // them, which ends the chain; the values stay the same.
 func detachAddedSnapshots(updates []table.Update) {
-	for _, u := range updates {
-		if u.Action() != table.UpdateAddSnapshot {
-			continue
-		}
-		rv := reflect.ValueOf(u)
-		if rv.Kind() != reflect.Pointer || rv.IsNil() || rv.Elem().Kind() != reflect.Struct {
-			continue
-		}
-		f := rv.Elem().FieldByName("Snapshot")
-		if !f.IsValid() || f.Type() != reflect.TypeFor[*table.Snapshot]() || f.IsNil() {
-			continue
-		}
-		detach(f.Interface().(*table.Snapshot))
+	for _, s := range addedSnapshots(updates) {
+		detach(s)
 	}
 }
 

@@ -34,7 +34,7 @@ type FileChange struct {
 // writers committed since ch.Base: a removed file that is gone, or an added
 // file ch.Overlaps, fails with ErrConflict; anything else is re-applied.
 func CommitFileChange(ctx context.Context, cat catalog.Catalog, ident table.Identifier, ch FileChange) (*table.Table, error) {
-	return retryCommit(ctx, func() (*table.Table, error) {
+	return retryCommit(ctx, cat, ident, func() (*table.Table, error) {
 		tbl, err := cat.LoadTable(ctx, ident)
 		if err != nil {
 			return nil, err
@@ -55,7 +55,7 @@ func CommitFileChange(ctx context.Context, cat catalog.Catalog, ident table.Iden
 		if err != nil {
 			return nil, fmt.Errorf("stage the change of %s: %w", ident, err)
 		}
-		return tx.Commit(ctx)
+		return commitTx(ctx, tbl, tx)
 	})
 }
 

@@ -91,7 +91,7 @@ func RefNamed(meta table.Metadata, name string) (table.SnapshotRef, bool) {
 // A change returning no updates commits nothing.
 func UpdateRefs(ctx context.Context, cat catalog.Catalog, ident table.Identifier,
 	change func(*table.Table) ([]table.Requirement, []table.Update, error)) (*table.Table, error) {
-	return retryCommit(ctx, func() (*table.Table, error) {
+	return retryCommit(ctx, cat, ident, func() (*table.Table, error) {
 		tbl, err := cat.LoadTable(ctx, ident)
 		if err != nil {
 			return nil, err

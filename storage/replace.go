@@ -103,7 +103,7 @@ func (r Replacement) updates(tbl *table.Table) ([]table.Update, error) {
 // concurrent schema change that assigned new column ids is a conflict
 // (ErrConflict), since files' field ids would then be ambiguous.
 func CommitReplacement(ctx context.Context, cat catalog.Catalog, ident table.Identifier, r Replacement, files []iceberg.DataFile, summary iceberg.Properties) (*table.Table, error) {
-	return retryCommit(ctx, func() (*table.Table, error) {
+	return retryCommit(ctx, cat, ident, func() (*table.Table, error) {
 		tbl, err := cat.LoadTable(ctx, ident)
 		if err != nil {
 			return nil, err
@@ -144,7 +144,7 @@ func CommitReplacement(ctx context.Context, cat catalog.Catalog, ident table.Ide
 			table.AssertLastAssignedFieldID(r.LastColumnID),
 			table.AssertCurrentSchemaID(tbl.Metadata().CurrentSchema().ID),
 		}
-		meta, loc, err := cat.CommitTable(ctx, ident, reqs, updates)
+		meta, loc, err := commitUpdates(ctx, cat, tbl, reqs, updates)
 		if err != nil {
 			return nil, err
 		}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"reflect"
 
 	"github.com/apache/iceberg-go"
 	"github.com/apache/iceberg-go/catalog"
@@ -39,6 +38,12 @@ type RowDelta struct {
 	// Branch is the branch the changes commit to ("" is main); Base is
 	// then a snapshot of its ancestry (branchrowdelta.go).
 	Branch string
+
+	// ReadAt is the metadata a transaction read the table at with reads
+	// that must stay unchanged until it commits (readcheck.go); nil for
+	// none. The commit fails if rows changed since, checked on the same
+	// reload the commit builds on.
+	ReadAt table.Metadata
 }
 
 // ErrRowConflict is returned when a commit made since the statements' base
@@ -55,7 +60,7 @@ func (d RowDelta) hasRowChanges() bool { return len(d.Removed) > 0 || len(d.Dele
 // commits made since Base are checked against d, and the commit is replayed
 // on the new snapshot when they do not conflict.
 func CommitRowDelta(ctx context.Context, cat catalog.Catalog, ident table.Identifier, d RowDelta, summary iceberg.Properties) (*table.Table, error) {
-	if !d.hasRowChanges() && !d.Validate {
+	if !d.hasRowChanges() && !d.Validate && d.ReadAt == nil {
 		return AppendFilesToBranch(ctx, cat, ident, d.Branch, d.Added, summary)
 	}
 	if len(d.Removed) > 0 && len(d.Deletes) > 0 {
@@ -67,12 +72,15 @@ func CommitRowDelta(ctx context.Context, cat catalog.Catalog, ident table.Identi
 			return nil, err
 		}
 	}
-	return retryCommit(ctx, func() (*table.Table, error) {
+	return retryCommit(ctx, cat, ident, func() (*table.Table, error) {
 		tbl, err := cat.LoadTable(ctx, ident)
 		if err != nil {
 			return nil, err
 		}
 		if err := validateSince(ctx, tbl, d); err != nil {
+			return nil, err
+		}
+		if err := checkRead(tbl, ident, d.ReadAt); err != nil {
 			return nil, err
 		}
 		tx, err := newTransactionOn(tbl, d.Branch)
@@ -88,13 +96,30 @@ func CommitRowDelta(ctx context.Context, cat catalog.Catalog, ident table.Identi
 			return nil, fmt.Errorf("commit row changes of %s: %w", ident, err)
 		}
 		setOperation(tc.Updates, op)
-		meta, loc, err := cat.CommitTable(ctx, ident, baseRequirements(tc.Requirements), tc.Updates)
+		meta, loc, err := commitUpdates(ctx, cat, tbl, baseRequirements(tc.Requirements), tc.Updates)
 		if err != nil {
 			return nil, err
 		}
 		tx.MarkCommitted()
 		return table.New(ident, meta, loc, tbl.FS, nil), nil
 	})
+}
+
+// ValidateRowDelta checks d against the table's newest metadata as its
+// commit would, without committing: a transaction that changes several
+// tables checks them all before it commits the first.
+func ValidateRowDelta(ctx context.Context, cat catalog.Catalog, ident table.Identifier, d RowDelta) error {
+	if !d.Validate && d.ReadAt == nil {
+		return nil
+	}
+	tbl, err := cat.LoadTable(ctx, ident)
+	if err != nil {
+		return err
+	}
+	if err := validateSince(ctx, tbl, d); err != nil {
+		return err
+	}
+	return checkRead(tbl, ident, d.ReadAt)
 }
 
 // ApplyRowDelta stages d on tx, a transaction on tbl, for a commit or for
@@ -144,19 +169,8 @@ func setOperation(updates []table.Update, op table.Operation) {
 	if op == "" {
 		return
 	}
-	for _, u := range updates {
-		if u.Action() != table.UpdateAddSnapshot {
-			continue
-		}
-		v := reflect.ValueOf(u)
-		if v.Kind() != reflect.Pointer || v.Elem().Kind() != reflect.Struct {
-			continue
-		}
-		f := v.Elem().FieldByName("Snapshot")
-		if !f.IsValid() {
-			continue
-		}
-		if snap, ok := f.Interface().(*table.Snapshot); ok && snap != nil && snap.Summary != nil {
+	for _, snap := range addedSnapshots(updates) {
+		if snap.Summary != nil {
 			snap.Summary.Operation = op
 		}
 	}

@@ -13,7 +13,7 @@ import (
 // staging again when another writer committed first. stage must decide from
 // the table it is given, as UpdateTable's change does.
 func CommitTransaction(ctx context.Context, cat catalog.Catalog, ident table.Identifier, stage func(*table.Table, *table.Transaction) error) (*table.Table, error) {
-	return retryCommit(ctx, func() (*table.Table, error) {
+	return retryCommit(ctx, cat, ident, func() (*table.Table, error) {
 		tbl, err := cat.LoadTable(ctx, ident)
 		if err != nil {
 			return nil, err
@@ -22,7 +22,7 @@ func CommitTransaction(ctx context.Context, cat catalog.Catalog, ident table.Ide
 		if err := stage(tbl, tx); err != nil {
 			return nil, err
 		}
-		return tx.Commit(ctx)
+		return commitTx(ctx, tbl, tx)
 	})
 }
 
@@ -32,7 +32,7 @@ func CommitTransaction(ctx context.Context, cat catalog.Catalog, ident table.Ide
 // reloaded table after a lost race. No updates means nothing to commit: the
 // table is returned as loaded.
 func CommitUpdates(ctx context.Context, cat catalog.Catalog, ident table.Identifier, build func(*table.Table) ([]table.Requirement, []table.Update, error)) (*table.Table, error) {
-	return retryCommit(ctx, func() (*table.Table, error) {
+	return retryCommit(ctx, cat, ident, func() (*table.Table, error) {
 		tbl, err := cat.LoadTable(ctx, ident)
 		if err != nil {
 			return nil, err
@@ -44,7 +44,7 @@ func CommitUpdates(ctx context.Context, cat catalog.Catalog, ident table.Identif
 		if len(updates) == 0 {
 			return tbl, nil
 		}
-		meta, loc, err := cat.CommitTable(ctx, ident, reqs, updates)
+		meta, loc, err := commitUpdates(ctx, cat, tbl, reqs, updates)
 		if err != nil {
 			return nil, fmt.Errorf("commit %s: %w", ident, err)
 		}

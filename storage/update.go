@@ -17,7 +17,7 @@ import (
 //
 // change may stage several schema or spec changes one after another.
 func UpdateTable(ctx context.Context, cat catalog.Catalog, ident table.Identifier, change func(*table.Table, *table.Transaction) error) (*table.Table, error) {
-	return retryCommit(ctx, func() (*table.Table, error) {
+	return retryCommit(ctx, cat, ident, func() (*table.Table, error) {
 		tbl, err := cat.LoadTable(ctx, ident)
 		if err != nil {
 			return nil, err
@@ -33,7 +33,7 @@ func UpdateTable(ctx context.Context, cat catalog.Catalog, ident table.Identifie
 		if len(tc.Updates) == 0 {
 			return tbl, nil
 		}
-		meta, loc, err := cat.CommitTable(ctx, ident, baseRequirements(tc.Requirements), tc.Updates)
+		meta, loc, err := commitUpdates(ctx, cat, tbl, baseRequirements(tc.Requirements), tc.Updates)
 		if err != nil {
 			return nil, err
 		}
