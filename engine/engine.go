@@ -69,6 +69,9 @@ type Engine struct {
 	procedures *procedures.Registry
 	// deletePaths caches what position delete files name (deletepaths.go).
 	deletePaths deletePathCache
+	// root is the warehouse location ("" when unknown): procedures read
+	// server-side files only under it.
+	root string
 }
 
 // Open opens the warehouse (creating its folder when absent) and builds the
@@ -109,7 +112,7 @@ var newEngineMu sync.Mutex
 
 func newEngine(cfg Config, cat catalog.Catalog, root string) (*Engine, error) {
 	addVectorizeVar()
-	e := &Engine{cfg: cfg, catalog: cat, procedures: procedures.Builtin()}
+	e := &Engine{cfg: cfg, catalog: cat, procedures: procedures.Builtin(), root: root}
 	registerSessionVariables()
 	e.provider = newProvider(e)
 	a := analyzer.NewBuilder(e.provider).

@@ -106,7 +106,7 @@ func (p *provider) CreateDatabase(ctx *sql.Context, name string) error {
 	if errors.Is(err, catalog.ErrNamespaceAlreadyExists) {
 		return sql.ErrDatabaseExists.New(name)
 	}
-	return err
+	return catalogError(err, name)
 }
 
 // DropDatabase implements sql.MutableDatabaseProvider. Like MySQL's DROP
