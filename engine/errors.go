@@ -146,6 +146,7 @@ var mysqlCodes = func() []codedKind {
 		{kind: sql.ErrViewDoesNotExist, code: mysql.ERBadTable, state: mysql.SSUnknownTable},
 		{kind: sql.ErrDatabaseNotFound, code: mysql.ERBadDb, state: mysql.SSClientError},
 		{kind: sql.ErrDuplicateColumn, code: mysql.ERDupFieldName, state: "42S21"},
+		{kind: sql.ErrInvalidIdentifier, code: mysql.ERTooLongIdent, state: "42000"}, // its one use: a name over 64 bytes
 		badTimeValue,
 		{kind: sql.ErrInvalidValue, code: mysql.ERTruncatedWrongValueForField, state: "HY000"},
 		{kind: types.ErrConvertingToTime, code: mysql.ERTruncatedWrongValue, state: "22007"},

@@ -163,6 +163,12 @@ func (w *Warehouse) RegisterTable(ctx context.Context, ident table.Identifier, l
 		return nil, err
 	}
 	file := strings.TrimRight(location, "/")
+	if file == "" {
+		file = location // the root folder
+	}
+	if err := w.checkForeign(file); err != nil {
+		return nil, fmt.Errorf("register %s.%s: %w", ns, name, err)
+	}
 	if !strings.HasSuffix(file, ".json") {
 		if file, err = w.NewestMetadataFile(ctx, file); err != nil {
 			return nil, err
