@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -79,8 +80,15 @@ func TestHostileNames(t *testing.T) {
 		add("CREATE TABLE d.%s (id BIGINT)", q)
 		add("INSERT INTO d.%s VALUES (1)", q)
 		add("INSERT INTO d.%s VALUES (2)", q)
-		add("CALL system.expire_snapshots(table => %s, retain_last => 1)", sqlString("d."+q))
+		// The sibling's data files added, then deleted from this table and
+		// expired: they stay, being outside this table's folder.
+		add("CALL system.add_files(table => %s, source_table => %s)", sqlString("d."+q), sqlString("`parquet`.`"+filepath.Join(wh, "d", "sib", "data")+"`"))
+		add("DELETE FROM d.%s WHERE id = 1", q)
+		add("CALL system.expire_snapshots(table => %s, older_than => TIMESTAMP '2999-01-01 00:00:00', retain_last => 1)", sqlString("d."+q))
 		add("CALL system.rewrite_data_files(table => %s)", sqlString("d."+q))
+		add("CALL system.rewrite_manifests(%s)", sqlString("d."+q))
+		add("CALL system.rewrite_position_delete_files(%s)", sqlString("d."+q))
+		add("CALL system.ancestors_of(%s)", sqlString("d."+q))
 		add("CALL system.remove_orphan_files(table => %s, dry_run => true)", sqlString("d."+q))
 		add("RENAME TABLE d.%s TO d.renamed", q)
 		add("RENAME TABLE d.renamed TO d.%s", q)
@@ -282,6 +290,24 @@ func TestAddFilesAndRegisterStayInWarehouse(t *testing.T) {
 	writeFile(t, inside, string(data))
 	mustExec(t, conn, "CALL system.add_files(table => 'd.added', source_table => "+sqlString("`parquet`.`"+inside+"`")+")")
 
+	// Another table's file added, deleted and expired stays where it is:
+	// expire_snapshots deletes only in the table's own folder.
+	mustExec(t, conn, "CALL system.add_files(table => 'd.added', source_table => "+sqlString("`parquet`.`"+file+"`")+", check_duplicate_files => false)")
+	mustExec(t, conn, "DELETE FROM d.added")
+	mustExec(t, conn, "CALL system.expire_snapshots(table => 'd.added', older_than => TIMESTAMP '2999-01-01 00:00:00', retain_last => 1)")
+	var level, msg string
+	var code int
+	if err := conn.QueryRowContext(ctx, "SHOW WARNINGS").Scan(&level, &code, &msg); err != nil || code != 1011 || !strings.Contains(msg, "outside the table's folder") {
+		t.Errorf("warning after expire_snapshots = %d %q (%v); want 1011 naming the files left outside the table's folder", code, msg, err)
+	}
+	if _, err := os.Stat(strings.TrimPrefix(file, "file://")); err != nil {
+		t.Errorf("expire_snapshots of d.added deleted d.t's data file: %v", err)
+	}
+	var n int
+	if err := conn.QueryRowContext(ctx, "SELECT COUNT(*) FROM d.t").Scan(&n); err != nil || n != 1 {
+		t.Errorf("d.t reads %d rows (%v); want 1", n, err)
+	}
+
 	// Metadata naming an outside folder, put in the server-side file area.
 	meta := filepath.Join(wh, ".icesql", "files", "evil.metadata.json")
 	src, err := os.ReadFile(filepath.Join(wh, "d", "t", "metadata", "v2.metadata.json"))
@@ -297,10 +323,57 @@ func TestAddFilesAndRegisterStayInWarehouse(t *testing.T) {
 	}
 }
 
+// failingRemoveAll is a local store whose RemoveAll fails while fail is
+// set, as on a read-only folder (tests run as root, whom chmod does not stop).
+type failingRemoveAll struct {
+	storage.LocalStore
+	fail *atomic.Bool
+}
+
+func (s failingRemoveAll) RemoveAll(ctx context.Context, location string) error {
+	if s.fail.Load() {
+		return errors.New("injected: read-only folder")
+	}
+	return s.LocalStore.RemoveAll(ctx, location)
+}
+
+// TestDropTableDeleteFailureIsAWarning drops a table whose files cannot be
+// deleted: the table is gone (the drop's one step succeeded), the client
+// gets warning 1011, not an error, and the name can be used again.
+func TestDropTableDeleteFailureIsAWarning(t *testing.T) {
+	ctx := context.Background()
+	var fail atomic.Bool
+	conn := wireConnWith(t, engine.Config{Warehouse: t.TempDir(), Store: failingRemoveAll{fail: &fail}})
+	mustExec(t, conn, "CREATE DATABASE d")
+	mustExec(t, conn, "CREATE TABLE d.t (id BIGINT)")
+	mustExec(t, conn, "INSERT INTO d.t VALUES (1)")
+	fail.Store(true)
+	mustExec(t, conn, "DROP TABLE d.t")
+	var level, msg string
+	var code int
+	if err := conn.QueryRowContext(ctx, "SHOW WARNINGS").Scan(&level, &code, &msg); err != nil || code != 1011 || !strings.Contains(msg, "the table is dropped") {
+		t.Errorf("warning after DROP TABLE = %d %q (%v); want 1011 saying the table is dropped", code, msg, err)
+	}
+	var n int
+	if err := conn.QueryRowContext(ctx, "SELECT COUNT(*) FROM d.t").Scan(&n); errorCode(err) != 1146 {
+		t.Errorf("SELECT from the dropped table: %v; want 1146", err)
+	}
+	fail.Store(false)
+	mustExec(t, conn, "CREATE TABLE d.t (id BIGINT)")
+	if err := conn.QueryRowContext(ctx, "SELECT COUNT(*) FROM d.t").Scan(&n); err != nil || n != 0 {
+		t.Errorf("the new d.t has %d rows (%v); want 0", n, err)
+	}
+}
+
 // wireConn serves a warehouse over the MySQL wire and connects to it.
 func wireConn(t *testing.T, warehouse string) *gosql.Conn {
 	t.Helper()
-	e, err := engine.Open(context.Background(), engine.Config{Warehouse: warehouse})
+	return wireConnWith(t, engine.Config{Warehouse: warehouse})
+}
+
+func wireConnWith(t *testing.T, cfg engine.Config) *gosql.Conn {
+	t.Helper()
+	e, err := engine.Open(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -311,9 +384,9 @@ func wireConn(t *testing.T, warehouse string) *gosql.Conn {
 	}
 	go srv.Start()
 	t.Cleanup(func() { srv.Close() })
-	cfg := mysql.NewConfig()
-	cfg.User, cfg.Net, cfg.Addr = "root", "tcp", srv.Addr()
-	connector, err := mysql.NewConnector(cfg)
+	mc := mysql.NewConfig()
+	mc.User, mc.Net, mc.Addr = "root", "tcp", srv.Addr()
+	connector, err := mysql.NewConnector(mc)
 	if err != nil {
 		t.Fatal(err)
 	}
