@@ -40,7 +40,8 @@ type Config struct {
 	// the S3 store the warehouse URI names.
 	Store storage.Store
 	// Catalog, when set, is served instead of the embedded warehouse (which
-	// Warehouse, S3 and Store then do not configure).
+	// S3 and Store then do not configure; Warehouse, when given, names the
+	// catalog's folder, to which server-side file access is confined).
 	Catalog catalog.Catalog
 	// CatalogProperties, when set, name a catalog to open and serve instead
 	// of the embedded warehouse, with the properties Spark and PyIceberg

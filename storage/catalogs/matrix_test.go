@@ -59,15 +59,17 @@ var matrix = []catalogCase{
 		return external(p)
 	}},
 	{"hadoop", func(t *testing.T) engine.Config {
-		// A catalog opened by the caller, as Go programs may pass one.
+		// A catalog opened by the caller, as Go programs may pass one, with
+		// the folder it keeps its tables in.
+		warehouse := filepath.Join(t.TempDir(), "warehouse")
 		cat, err := catalogs.Load(context.Background(), "icesql", iceberg.Properties{
-			"type": "hadoop", "warehouse": filepath.Join(t.TempDir(), "warehouse"),
+			"type": "hadoop", "warehouse": warehouse,
 		})
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { cat.(catalog.Closer).Close() })
-		return engine.Config{Catalog: cat}
+		return engine.Config{Catalog: cat, Warehouse: warehouse}
 	}},
 }
 
