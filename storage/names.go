@@ -28,13 +28,11 @@ func (e *NameError) Error() string {
 
 func (e *NameError) Is(target error) bool { return target == ErrInvalidName }
 
-// Limits of a name. MySQL's identifiers have at most 64 characters; the
-// byte bound keeps every file the layout derives from a segment
-// (<segment>.json, <segment>-<id>) under the 255 bytes file systems allow.
-const (
-	maxNameChars   = 64
-	maxSegmentSize = 200
-)
+// maxSegmentSize bounds a segment so that every file the layout derives
+// from it (<segment>.json, <segment>-<id>) stays under the 255 bytes file
+// systems allow. MySQL's 64-character limit on new names is the SQL layer's
+// (tables registered from other engines may have longer names).
+const maxSegmentSize = 200
 
 // nameEscape starts an escape in a segment: ~ and two upper-case hex digits
 // stand for one byte of the name. '~' is unreserved in URIs and plain in
@@ -60,8 +58,8 @@ const nameEscape = '~'
 //     their first letter escaped, so no table folder looks like a part of
 //     another table;
 //   - an empty name, NUL (which MySQL refuses too), a name ending in a
-//     space (MySQL's rule, as most file systems drop it) and names longer
-//     than 64 characters are refused.
+//     space (MySQL's rule, as most file systems drop it) and a name whose
+//     segment would be longer than 200 bytes are refused.
 //
 // Segments differing only in case are different folders; callers refuse a
 // new name that equals an existing one ignoring case (case-insensitive
@@ -79,9 +77,9 @@ func NameSegment(kind, name string) (string, error) {
 		return refuse("it contains the NUL character")
 	case strings.HasSuffix(name, " "):
 		return refuse("it ends with a space")
-	case utf8.RuneCountInString(name) > maxNameChars:
+	case len(name) > maxSegmentSize:
 		return "", &NameError{Kind: kind, Name: name, TooLong: true,
-			Reason: fmt.Sprintf("it is longer than %d characters", maxNameChars)}
+			Reason: fmt.Sprintf("it is longer than %d bytes", maxSegmentSize)}
 	}
 	var b strings.Builder
 	for i, r := range name {
@@ -100,7 +98,7 @@ func NameSegment(kind, name string) (string, error) {
 	}
 	if len(seg) > maxSegmentSize {
 		return "", &NameError{Kind: kind, Name: name, TooLong: true,
-			Reason: fmt.Sprintf("it takes more than %d bytes on disk", maxSegmentSize)}
+			Reason: fmt.Sprintf("it takes more than %d bytes as a file name", maxSegmentSize)}
 	}
 	return seg, nil
 }
