@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"net/url"
+	"os"
 	"path"
 	"path/filepath"
 	"strings"
@@ -97,16 +98,20 @@ func hasDotDot(p string) bool {
 }
 
 // resolveLinks resolves the symbolic links of the longest part of p that
-// exists; the rest does not exist yet and so holds no link.
+// exists; the rest does not exist yet and so holds no link. A link whose
+// target does not exist is refused: what it would lead to is unknown.
 func resolveLinks(p string) (string, error) {
 	rest := ""
 	for cur := p; ; {
-		real, err := filepath.EvalSymlinks(cur)
+		target, err := filepath.EvalSymlinks(cur)
 		if err == nil {
-			return filepath.Join(real, rest), nil
+			return filepath.Join(target, rest), nil
 		}
 		if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR) {
 			return "", err
+		}
+		if fi, lerr := os.Lstat(cur); lerr == nil && fi.Mode()&fs.ModeSymlink != 0 {
+			return "", fmt.Errorf("%s is a symbolic link to nothing", cur)
 		}
 		parent := filepath.Dir(cur)
 		if parent == cur {

@@ -96,6 +96,9 @@ func TestInside(t *testing.T) {
 	if err := os.Symlink(outside, filepath.Join(root, "d", "t", "link")); err != nil {
 		t.Fatal(err)
 	}
+	if err := os.Symlink(filepath.Join(outside, "nothing"), filepath.Join(root, "d", "t", "dangling")); err != nil {
+		t.Fatal(err)
+	}
 	rootURI, err := LocalLocation(root)
 	if err != nil {
 		t.Fatal(err)
