@@ -117,7 +117,10 @@ func (c *callNode) RowIter(ctx *sql.Context, row sql.Row) (sql.RowIter, error) {
 
 // procedureError gives a procedure's error its MySQL code.
 func procedureError(err error) error {
+	var bad *storage.NameError
 	switch {
+	case errors.As(err, &bad):
+		return nameError(bad)
 	case errors.Is(err, errors.ErrUnsupported):
 		return notSupported("%s", err.Error())
 	case errors.Is(err, storage.ErrConflict):

@@ -35,6 +35,10 @@ func (e *Engine) procedureEnv(ctx *sql.Context) procedures.Env {
 			return sortOrder(tbl.Schema(), terms, strings.Join(tbl.Identifier(), "."))
 		},
 		Progress: e.cfg.Log,
+		Warn: func(format string, args ...any) {
+			ctx.Warn(erCantDeleteFile, format, args...)
+		},
+		Root: e.root,
 	}
 }
 

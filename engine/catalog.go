@@ -24,21 +24,32 @@ func (cfg Config) useExternalCatalog() bool {
 // else "".
 func openExternalCatalog(ctx context.Context, cfg Config) (cat catalog.Catalog, root string, err error) {
 	if cfg.Catalog != nil {
-		return cfg.Catalog, "", nil
+		// The caller's catalog does not say where its files are; Warehouse,
+		// when given, does (server-side files are confined to it).
+		return cfg.Catalog, localRoot(cfg.Warehouse), nil
 	}
 	cat, err = catalogs.Load(ctx, cfg.CatalogName, cfg.CatalogProperties)
 	if err != nil {
 		return nil, "", err
 	}
-	if w := cfg.CatalogProperties["warehouse"]; w != "" && cfg.CatalogProperties["type"] != "rest" {
-		root = w // REST's warehouse is a name the server resolves, not a location
-		if !strings.Contains(w, "://") {
-			if root, err = filepath.Abs(w); err != nil {
-				return nil, "", fmt.Errorf("warehouse %q: %w", w, err)
-			}
-		}
+	if cfg.CatalogProperties["type"] != "rest" { // REST's warehouse is a name the server resolves, not a location
+		root = localRoot(cfg.CatalogProperties["warehouse"])
 	}
 	return cat, root, nil
+}
+
+// localRoot is a warehouse given as a location or a folder, as a location
+// or an absolute path; "" when none is given or the folder cannot be made
+// absolute.
+func localRoot(w string) string {
+	if w == "" || strings.Contains(w, "://") {
+		return w
+	}
+	abs, err := filepath.Abs(w)
+	if err != nil {
+		return ""
+	}
+	return abs
 }
 
 // embedded returns the embedded warehouse when the engine serves it.

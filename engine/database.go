@@ -12,6 +12,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql"
 
 	"github.com/icesql/icesql/planner"
+	"github.com/icesql/icesql/storage"
 )
 
 // Database is one catalog namespace seen as a MySQL database.
@@ -257,7 +258,21 @@ func (d *Database) DropTable(ctx *sql.Context, name string) error {
 	if !ok {
 		return sql.ErrTableNotFound.New(name)
 	}
-	return catalogError(d.e.catalog.DropTable(ctx, d.ident(real)), name)
+	return catalogError(filesLeft(ctx, d.e.catalog.DropTable(ctx, d.ident(real))), name)
+}
+
+// erCantDeleteFile is MySQL's ER_CANT_DELETE_FILE (1011), which vitess
+// does not name.
+const erCantDeleteFile = 1011
+
+// filesLeft turns storage.ErrFilesLeft, a drop that took effect but could
+// not delete every file, into a warning on a statement that succeeded.
+func filesLeft(ctx *sql.Context, err error) error {
+	if errors.Is(err, storage.ErrFilesLeft) {
+		ctx.Warn(erCantDeleteFile, "%v", err)
+		return nil
+	}
+	return err
 }
 
 // RenameTable implements sql.TableRenamer (RENAME TABLE, ALTER TABLE ... RENAME TO).

@@ -40,7 +40,8 @@ type Config struct {
 	// the S3 store the warehouse URI names.
 	Store storage.Store
 	// Catalog, when set, is served instead of the embedded warehouse (which
-	// Warehouse, S3 and Store then do not configure).
+	// S3 and Store then do not configure; Warehouse, when given, names the
+	// catalog's folder, to which server-side file access is confined).
 	Catalog catalog.Catalog
 	// CatalogProperties, when set, name a catalog to open and serve instead
 	// of the embedded warehouse, with the properties Spark and PyIceberg
@@ -69,6 +70,9 @@ type Engine struct {
 	procedures *procedures.Registry
 	// deletePaths caches what position delete files name (deletepaths.go).
 	deletePaths deletePathCache
+	// root is the warehouse location ("" when unknown): procedures read
+	// server-side files only under it.
+	root string
 }
 
 // Open opens the warehouse (creating its folder when absent) and builds the
@@ -109,7 +113,7 @@ var newEngineMu sync.Mutex
 
 func newEngine(cfg Config, cat catalog.Catalog, root string) (*Engine, error) {
 	addVectorizeVar()
-	e := &Engine{cfg: cfg, catalog: cat, procedures: procedures.Builtin()}
+	e := &Engine{cfg: cfg, catalog: cat, procedures: procedures.Builtin(), root: root}
 	registerSessionVariables()
 	e.provider = newProvider(e)
 	a := analyzer.NewBuilder(e.provider).

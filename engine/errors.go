@@ -88,9 +88,12 @@ func innerCode(msg string) *mysql.SQLError {
 // catalogError turns the catalog's sentinel errors about name into the
 // go-mysql-server errors that carry the MySQL codes clients expect.
 func catalogError(err error, name string) error {
+	var bad *storage.NameError
 	switch {
 	case err == nil:
 		return nil
+	case errors.As(err, &bad):
+		return nameError(bad)
 	case errors.Is(err, catalog.ErrNoSuchTable):
 		return sql.ErrTableNotFound.New(name)
 	case errors.Is(err, catalog.ErrTableAlreadyExists):
@@ -101,6 +104,19 @@ func catalogError(err error, name string) error {
 		return sql.ErrDatabaseExists.New(name)
 	}
 	return err
+}
+
+// nameError is the MySQL error for a name that cannot be stored:
+// ER_TOO_LONG_IDENT for its length, else ER_WRONG_DB_NAME or
+// ER_WRONG_TABLE_NAME (views share the table's).
+func nameError(e *storage.NameError) error {
+	switch {
+	case e.TooLong:
+		return mysql.NewSQLError(mysql.ERTooLongIdent, mysql.SSClientError, "%s", e.Error())
+	case e.Kind == "database":
+		return mysql.NewSQLError(mysql.ERWrongDbName, mysql.SSClientError, "%s", e.Error())
+	}
+	return mysql.NewSQLError(mysql.ERWrongTableName, mysql.SSClientError, "%s", e.Error())
 }
 
 // codedKind is a go-mysql-server error kind and the MySQL code it means.
@@ -130,6 +146,7 @@ var mysqlCodes = func() []codedKind {
 		{kind: sql.ErrViewDoesNotExist, code: mysql.ERBadTable, state: mysql.SSUnknownTable},
 		{kind: sql.ErrDatabaseNotFound, code: mysql.ERBadDb, state: mysql.SSClientError},
 		{kind: sql.ErrDuplicateColumn, code: mysql.ERDupFieldName, state: "42S21"},
+		{kind: sql.ErrInvalidIdentifier, code: mysql.ERTooLongIdent, state: "42000"}, // its one use: a name over 64 bytes
 		badTimeValue,
 		{kind: sql.ErrInvalidValue, code: mysql.ERTruncatedWrongValueForField, state: "HY000"},
 		{kind: types.ErrConvertingToTime, code: mysql.ERTruncatedWrongValue, state: "22007"},

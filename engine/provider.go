@@ -2,12 +2,16 @@ package engine
 
 import (
 	"errors"
+	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/apache/iceberg-go"
 	"github.com/apache/iceberg-go/catalog"
 	"github.com/apache/iceberg-go/table"
 	"github.com/dolthub/go-mysql-server/sql"
+
+	"github.com/icesql/icesql/storage"
 )
 
 // provider presents the catalog's namespaces as MySQL databases.
@@ -97,6 +101,11 @@ func (p *provider) AllDatabases(ctx *sql.Context) []sql.Database {
 // CREATE SCHEMA, and Spark's CREATE NAMESPACE).
 func (p *provider) CreateDatabase(ctx *sql.Context, name string) error {
 	defer forgetCatalogReads(ctx)
+	// MySQL's limit on identifiers; go-mysql-server checks it for tables only.
+	if utf8.RuneCountInString(name) > sql.MaxIdentifierLength {
+		return nameError(&storage.NameError{Kind: "database", Name: name, TooLong: true,
+			Reason: fmt.Sprintf("it is longer than %d characters", sql.MaxIdentifierLength)})
+	}
 	if _, ok, err := p.resolve(ctx, name); err != nil {
 		return err
 	} else if ok {
@@ -106,7 +115,7 @@ func (p *provider) CreateDatabase(ctx *sql.Context, name string) error {
 	if errors.Is(err, catalog.ErrNamespaceAlreadyExists) {
 		return sql.ErrDatabaseExists.New(name)
 	}
-	return err
+	return catalogError(err, name)
 }
 
 // DropDatabase implements sql.MutableDatabaseProvider. Like MySQL's DROP

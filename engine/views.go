@@ -235,7 +235,7 @@ func (d *Database) DropView(ctx *sql.Context, name string) error {
 	if sessionOf(ctx).keepsView(ctx, name) {
 		return nil
 	}
-	return viewError(vc.DropView(ctx, d.ident(name)), d.name, name)
+	return viewError(filesLeft(ctx, vc.DropView(ctx, d.ident(name))), d.name, name)
 }
 
 // loadViewDefinition reads a view from the catalog. go-mysql-server asks

@@ -52,6 +52,14 @@ func addFiles() *Procedure {
 		if strings.HasPrefix(root, "/") {
 			root = "file://" + root
 		}
+		// Files are read on the server, so only where a client may put
+		// them: in the warehouse (its server-side file area included).
+		if env.Root == "" {
+			return nil, argError(p, "argument 'source_table': the catalog has no warehouse folder on this server, so no server-side files can be added")
+		}
+		if err := storage.Inside(env.Root, root, false); err != nil {
+			return nil, argError(p, "argument 'source_table': %s is not inside the warehouse %s; add_files reads server-side files from the warehouse only", parts[1], env.Root)
+		}
 		var opts []table.AddFilesOption
 		if n, ok := args.Int64("parallelism"); ok {
 			if n < 1 {
@@ -63,7 +71,7 @@ func addFiles() *Procedure {
 		var files []string
 		tbl, err := storage.CommitTransaction(ctx, env.Catalog, ident, func(tbl *table.Table, tx *table.Transaction) error {
 			if files == nil {
-				if files, err = parquetFiles(ctx, tbl, root, filter); err != nil {
+				if files, err = parquetFiles(ctx, tbl, env.Root, root, filter); err != nil {
 					return err
 				}
 				if len(files) == 0 {
@@ -99,7 +107,7 @@ func filterText(filter map[string]string) string {
 // parquetFiles lists the Parquet files at root (a file or a folder), leaving
 // out hidden and marker files (.crc, _SUCCESS) as Spark does, and those not
 // under every key=value folder of filter.
-func parquetFiles(ctx context.Context, tbl *table.Table, root string, filter map[string]string) ([]string, error) {
+func parquetFiles(ctx context.Context, tbl *table.Table, warehouse, root string, filter map[string]string) ([]string, error) {
 	fsys, err := tbl.FS(ctx)
 	if err != nil {
 		return nil, err
@@ -111,6 +119,9 @@ func parquetFiles(ctx context.Context, tbl *table.Table, root string, filter map
 	var out []string
 	err = lister.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
+			return err
+		}
+		if err := ctx.Err(); err != nil {
 			return err
 		}
 		name := d.Name()
@@ -125,6 +136,9 @@ func parquetFiles(ctx context.Context, tbl *table.Table, root string, filter map
 		}
 		if !inPartition(p, filter) {
 			return nil
+		}
+		if err := storage.Inside(warehouse, locationOf(root, p), false); err != nil {
+			return fmt.Errorf("%w: argument 'source_table': %s leads outside the warehouse (a symbolic link)", ErrArgument, p)
 		}
 		out = append(out, locationOf(root, p))
 		return nil

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/apache/iceberg-go"
@@ -66,6 +68,16 @@ func expireSnapshots() *Procedure {
 		explicit := args.Int64List("snapshot_ids")
 		clean := args.Bool("clean_expired_metadata")
 
+		tbl, err := env.Catalog.LoadTable(ctx, ident)
+		if err != nil {
+			return nil, err
+		}
+		// Only files in the table's own folder are ever deleted; a table
+		// without one is refused before anything is committed.
+		home, err := storage.TableRoot(tbl)
+		if err != nil {
+			return nil, fmt.Errorf("expire_snapshots %s: %w", dotted(ident), err)
+		}
 		var before *table.Table
 		after, err := storage.CommitUpdates(ctx, env.Catalog, ident, func(tbl *table.Table) ([]table.Requirement, []table.Update, error) {
 			before = tbl
@@ -76,9 +88,15 @@ func expireSnapshots() *Procedure {
 		}
 		removed := removedSnapshots(before, after)
 		env.progress("CALL system.expire_snapshots: %s: %d snapshots expired; deleting the files only they reached", dotted(ident), len(removed))
-		counts, err := deleteExpiredFiles(ctx, before, after, removed, workers)
+		// The snapshots are expired from here on, whatever happens to their
+		// files: a failure to delete them is a warning on a statement that
+		// succeeded, never an error on one that changed the table.
+		counts, left, err := deleteExpiredFiles(ctx, before, after, removed, home, workers)
 		if err != nil {
-			return nil, fmt.Errorf("expire_snapshots %s: the snapshots are expired, but deleting their files failed (remove_orphan_files deletes what is left): %w", dotted(ident), err)
+			env.warn("expire_snapshots %s: the snapshots are expired, but deleting their files failed (remove_orphan_files deletes what is left): %v", dotted(ident), err)
+		}
+		if len(left) > 0 {
+			env.warn("expire_snapshots %s: %d files outside the table's folder %s were left in place (files added from elsewhere belong to whoever wrote them): %s", dotted(ident), len(left), home, strings.Join(left, ", "))
 		}
 		env.progress("CALL system.expire_snapshots: %s: deleted %d data, %d position delete, %d equality delete, %d manifest, %d manifest list and %d statistics files",
 			dotted(ident), counts.data, counts.posDeletes, counts.eqDeletes, counts.manifests, counts.manifestLists, counts.statistics)
@@ -201,14 +219,14 @@ type expiredCounts struct {
 // files and statistics files that the removed snapshots reached and no
 // remaining snapshot does. A file live in a remaining snapshot's manifest
 // stays whichever snapshot added it.
-func deleteExpiredFiles(ctx context.Context, before, after *table.Table, removed []table.Snapshot, workers int) (expiredCounts, error) {
+func deleteExpiredFiles(ctx context.Context, before, after *table.Table, removed []table.Snapshot, home string, workers int) (expiredCounts, []string, error) {
 	var counts expiredCounts
 	if len(removed) == 0 {
-		return counts, nil
+		return counts, nil, nil
 	}
 	fsys, err := before.FS(ctx)
 	if err != nil {
-		return counts, err
+		return counts, nil, err
 	}
 	keepManifests := map[string]bool{}
 	keepLists := map[string]bool{}
@@ -217,7 +235,7 @@ func deleteExpiredFiles(ctx context.Context, before, after *table.Table, removed
 		keepLists[s.ManifestList] = true
 		mans, err := s.Manifests(fsys)
 		if err != nil {
-			return counts, fmt.Errorf("read manifests of snapshot %d: %w", s.SnapshotID, err)
+			return counts, nil, fmt.Errorf("read manifests of snapshot %d: %w", s.SnapshotID, err)
 		}
 		for _, m := range mans {
 			if !keepManifests[m.FilePath()] {
@@ -235,7 +253,7 @@ func deleteExpiredFiles(ctx context.Context, before, after *table.Table, removed
 		}
 		mans, err := s.Manifests(fsys)
 		if err != nil {
-			return counts, fmt.Errorf("read manifests of expired snapshot %d: %w", s.SnapshotID, err)
+			return counts, nil, fmt.Errorf("read manifests of expired snapshot %d: %w", s.SnapshotID, err)
 		}
 		for _, m := range mans {
 			if keepManifests[m.FilePath()] || seen[m.FilePath()] {
@@ -245,7 +263,7 @@ func deleteExpiredFiles(ctx context.Context, before, after *table.Table, removed
 			doomed[m.FilePath()] = &counts.manifests
 			for entry, err := range m.Entries(fsys, false) {
 				if err != nil {
-					return counts, fmt.Errorf("read manifest %s: %w", m.FilePath(), err)
+					return counts, nil, fmt.Errorf("read manifest %s: %w", m.FilePath(), err)
 				}
 				df := entry.DataFile()
 				switch df.ContentType() {
@@ -262,7 +280,7 @@ func deleteExpiredFiles(ctx context.Context, before, after *table.Table, removed
 	for _, m := range kept {
 		for entry, err := range m.Entries(fsys, true) {
 			if err != nil {
-				return counts, fmt.Errorf("read manifest %s: %w", m.FilePath(), err)
+				return counts, nil, fmt.Errorf("read manifest %s: %w", m.FilePath(), err)
 			}
 			delete(doomed, entry.DataFile().FilePath())
 		}
@@ -287,20 +305,28 @@ func deleteExpiredFiles(ctx context.Context, before, after *table.Table, removed
 	for psf := range after.Metadata().PartitionStatistics() {
 		delete(doomed, psf.StatisticsPath)
 	}
-	return counts, removeFiles(ctx, fsys, doomed, workers)
+	left, err := removeFiles(ctx, fsys, home, doomed, workers)
+	return counts, left, err
 }
 
 // removeFiles deletes each file and adds one to its counter; a file
-// already gone counts as deleted (a retried call finishing the job).
-func removeFiles(ctx context.Context, fsys icebergio.IO, files map[string]*int64, workers int) error {
+// already gone counts as deleted (a retried call finishing the job). Files
+// not inside home (decoded, links resolved: storage.Inside) are not touched;
+// they are returned, sorted.
+func removeFiles(ctx context.Context, fsys icebergio.IO, home string, files map[string]*int64, workers int) ([]string, error) {
 	type result struct {
 		counter *int64
 		err     error
 	}
+	var left []string
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(workers)
 	results := make(chan result, len(files))
 	for path, counter := range files {
+		if storage.Inside(home, path, true) != nil {
+			left = append(left, path)
+			continue
+		}
 		g.Go(func() error {
 			if err := gctx.Err(); err != nil {
 				return err
@@ -318,5 +344,6 @@ func removeFiles(ctx context.Context, fsys icebergio.IO, files map[string]*int64
 	for r := range results {
 		*r.counter++
 	}
-	return err
+	slices.Sort(left)
+	return left, err
 }

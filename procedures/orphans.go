@@ -13,6 +13,8 @@ import (
 	"github.com/apache/iceberg-go"
 	icebergio "github.com/apache/iceberg-go/io"
 	"github.com/apache/iceberg-go/table"
+
+	"github.com/icesql/icesql/storage"
 )
 
 // Spark's defaults and guard for remove_orphan_files: files must be three
@@ -80,10 +82,14 @@ func removeOrphanFiles() *Procedure {
 		if err != nil {
 			return nil, err
 		}
-		root := tbl.Location()
+		home, err := storage.TableRoot(tbl)
+		if err != nil {
+			return nil, fmt.Errorf("remove_orphan_files %s: %w", dotted(ident), err)
+		}
+		root := home
 		if loc, ok := args["location"].(string); ok {
-			if !within(normalPath(loc), normalPath(root)) {
-				return nil, argError(p, "argument 'location': '%s' is not inside the folder of table %s (%s); other tables' files would look orphaned there", loc, strings.Join(ident, "."), root)
+			if err := storage.Inside(home, loc, false); err != nil {
+				return nil, argError(p, "argument 'location': '%s' is not inside the folder of table %s (%s); other tables' files would look orphaned there", loc, strings.Join(ident, "."), home)
 			}
 			root = loc
 		}
@@ -102,8 +108,10 @@ func removeOrphanFiles() *Procedure {
 			for _, o := range orphans {
 				files[o] = &n
 			}
-			if err := removeFiles(ctx, fsys, files, workers); err != nil {
+			if left, err := removeFiles(ctx, fsys, home, files, workers); err != nil {
 				return nil, fmt.Errorf("remove_orphan_files %s: %w", dotted(ident), err)
+			} else if len(left) > 0 {
+				env.warn("remove_orphan_files %s: %d files lead outside the table's folder %s (a symbolic link) and were left: %s", dotted(ident), len(left), home, strings.Join(left, ", "))
 			}
 		}
 		rows := make([][]any, len(orphans))
@@ -245,11 +253,6 @@ func normalPath(p string) string {
 		p = strings.TrimPrefix(p, "file:")
 	}
 	return path.Clean(p)
-}
-
-// within says p is dir or inside it.
-func within(p, dir string) bool {
-	return p == dir || strings.HasPrefix(p, strings.TrimSuffix(dir, "/")+"/")
 }
 
 // locationOf writes a walked path as a location in the form the table's

@@ -7,6 +7,8 @@ import (
 	"strconv"
 
 	"github.com/apache/iceberg-go/table"
+
+	"github.com/icesql/icesql/storage"
 )
 
 // Registrar is a catalog that can register an existing table without
@@ -40,6 +42,9 @@ func registerTable() *Procedure {
 				return nil, fmt.Errorf("register_table: the %s catalog cannot register tables: %w", env.Catalog.CatalogType(), errors.ErrUnsupported)
 			}
 			tbl, err := reg.RegisterTable(ctx, ident, args.String("metadata_file"))
+			if errors.Is(err, storage.ErrOutside) {
+				return nil, fmt.Errorf("%w: procedure system.register_table: argument 'metadata_file': %v", ErrArgument, err)
+			}
 			if err != nil {
 				return nil, err
 			}

@@ -74,6 +74,21 @@ type Env struct {
 	// Progress reports how far a long procedure got (to the server log);
 	// nil to stay silent.
 	Progress func(format string, args ...any)
+	// Warn tells the client something went partly wrong after the
+	// procedure's change was committed (files it could not delete); nil to
+	// stay silent.
+	Warn func(format string, args ...any)
+	// Root is the warehouse location: the only place add_files reads
+	// files from. "" when the catalog has none on this machine, which
+	// disables add_files.
+	Root string
+}
+
+// warn reports through env.Warn when set.
+func (env Env) warn(format string, args ...any) {
+	if env.Warn != nil {
+		env.Warn(format, args...)
+	}
 }
 
 // progress reports through env.Progress when set.

@@ -163,19 +163,47 @@ func (w *Warehouse) RegisterTable(ctx context.Context, ident table.Identifier, l
 		return nil, err
 	}
 	file := strings.TrimRight(location, "/")
+	if file == "" {
+		file = location // the root folder
+	}
+	if err := w.checkForeign(file); err != nil {
+		return nil, fmt.Errorf("register %s.%s: %w", ns, name, err)
+	}
 	if !strings.HasSuffix(file, ".json") {
 		if file, err = w.NewestMetadataFile(ctx, file); err != nil {
 			return nil, err
 		}
 	}
+	if err := w.checkForeign(file); err != nil {
+		return nil, fmt.Errorf("register %s.%s: %w", ns, name, err)
+	}
 	meta, err := w.readMetadata(ctx, file)
 	if err != nil {
 		return nil, fmt.Errorf("register %s.%s: %w", ns, name, err)
+	}
+	if err := w.checkForeign(meta.Location()); err != nil {
+		return nil, fmt.Errorf("register %s.%s: the table's location: %w", ns, name, err)
 	}
 	if err := w.bindLink(ctx, ns, name, link{Location: meta.Location(), Metadata: file}); err != nil {
 		return nil, err
 	}
 	return w.newTable(ident, meta, file), nil
+}
+
+// checkForeign refuses to register a location inside the warehouse or
+// holding it. Tables in the warehouse are found by their folder, and
+// everything else there is the catalog's or the server-side file area's
+// (where a client may write files with SELECT ... INTO DUMPFILE): a table
+// registered there would let maintenance (remove_orphan_files,
+// expire_snapshots) delete other tables' files.
+func (w *Warehouse) checkForeign(location string) error {
+	if Inside(w.root, location, false) == nil {
+		return fmt.Errorf("%w: %s is inside the warehouse %s; only tables outside it are registered", ErrOutside, location, w.root)
+	}
+	if Inside(location, w.root, false) == nil {
+		return fmt.Errorf("%w: %s holds the warehouse %s", ErrOutside, location, w.root)
+	}
+	return nil
 }
 
 var (

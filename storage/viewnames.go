@@ -18,7 +18,7 @@ type ViewNames struct {
 // Has reports whether the listing holds a view of that name, in whatever
 // case the client wrote it (the key rule of lookupView).
 func (n ViewNames) Has(name string) bool {
-	return validObjectName(name) && n.keys[strings.ToLower(name)]
+	return validObjectName(name) && n.keys[viewKey(name)]
 }
 
 // ListViewNames lists the view links of namespace ns with one List of its

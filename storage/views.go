@@ -9,7 +9,6 @@ import (
 	"iter"
 	"slices"
 	"strings"
-	"unicode"
 
 	"github.com/apache/iceberg-go"
 	"github.com/apache/iceberg-go/catalog"
@@ -38,13 +37,16 @@ type viewLink struct {
 func (w *Warehouse) viewsDir(ns string) string { return Join(w.hiddenDir(ns), "views") }
 
 func (w *Warehouse) viewLinkFile(ns, name string) string {
-	return Join(w.viewsDir(ns), strings.ToLower(name)+".json")
+	return Join(w.viewsDir(ns), viewKey(name)+".json")
 }
 
-// validObjectName reports whether name can be a file name in the layout.
+// viewKey is the segment of a view's lower-cased name.
+func viewKey(name string) string { return seg(strings.ToLower(name)) }
+
+// validObjectName reports whether name can be stored in the layout.
 func validObjectName(name string) bool {
-	return name != "" && !strings.HasPrefix(name, ".") && !strings.ContainsAny(name, "/\\") &&
-		!strings.ContainsFunc(name, unicode.IsControl)
+	_, err := NameSegment("", name)
+	return err == nil
 }
 
 // lookupView finds the view a name means, ignoring case.
@@ -133,7 +135,7 @@ func (w *Warehouse) CreateView(ctx context.Context, ident table.Identifier, vers
 	if err != nil {
 		return nil, err
 	}
-	loc := Join(w.viewsDir(ns), strings.ToLower(name)+"-"+newID())
+	loc := Join(w.viewsDir(ns), viewKey(name)+"-"+newID())
 	built, err := b.SetLoc(loc).SetCurrentVersion(version, schema).SetProperties(cfg.Properties).Build()
 	if err != nil {
 		return nil, fmt.Errorf("create view %s.%s: %w", ns, name, err)
@@ -243,11 +245,14 @@ func (w *Warehouse) DropView(ctx context.Context, ident table.Identifier) error 
 	if !ok {
 		return fmt.Errorf("%w: %s.%s", catalog.ErrNoSuchView, ns, name)
 	}
+	if err := Inside(w.viewsDir(ns), l.Location, true); err != nil {
+		return fmt.Errorf("drop view %s.%s: %w", ns, l.Name, err)
+	}
 	if err := w.store.Remove(ctx, w.viewLinkFile(ns, name)); err != nil {
 		return fmt.Errorf("drop view %s.%s: %w", ns, l.Name, err)
 	}
 	if err := w.store.RemoveAll(ctx, l.Location); err != nil {
-		return fmt.Errorf("drop view %s.%s: remove metadata files: %w", ns, l.Name, err)
+		return fmt.Errorf("%w: drop view %s.%s: remove metadata files: %v", ErrFilesLeft, ns, l.Name, err)
 	}
 	return nil
 }
@@ -272,7 +277,11 @@ func (w *Warehouse) viewNames(ctx context.Context, ns table.Identifier) ([]strin
 		if !ok || e.IsDir {
 			continue
 		}
-		l, found, err := w.lookupView(ctx, name, key)
+		lower, ok := SegmentName(key)
+		if !ok {
+			continue
+		}
+		l, found, err := w.lookupView(ctx, name, lower)
 		if err != nil {
 			return nil, err
 		}

@@ -75,15 +75,39 @@ func (w *Warehouse) Store() Store { return w.store }
 
 func (w *Warehouse) CatalogType() catalog.Type { return CatalogType }
 
-func (w *Warehouse) nsFolder(ns string) string    { return Join(w.root, ns) }
-func (w *Warehouse) hiddenDir(ns string) string   { return Join(w.root, ns, ".icesql") }
-func (w *Warehouse) linkFile(ns, n string) string { return Join(w.hiddenDir(ns), "links", n+".json") }
-func (w *Warehouse) hideMark(ns, n string) string { return Join(w.hiddenDir(ns), "hidden", n) }
+// Every path below is built from names through seg, that is NameSegment:
+// the public methods refuse an invalid name (splitIdent, checkNamespace)
+// before any path is made of it.
+func (w *Warehouse) nsFolder(ns string) string       { return Join(w.root, seg(ns)) }
+func (w *Warehouse) hiddenDir(ns string) string      { return Join(w.nsFolder(ns), ".icesql") }
+func (w *Warehouse) tableFolder(ns, n string) string { return Join(w.nsFolder(ns), seg(n)) }
+func (w *Warehouse) linkFile(ns, n string) string {
+	return Join(w.hiddenDir(ns), "links", seg(n)+".json")
+}
+func (w *Warehouse) hideMark(ns, n string) string { return Join(w.hiddenDir(ns), "hidden", seg(n)) }
+
+// seg is the path segment of a name already checked by splitIdent or
+// checkNamespace. Should an unchecked name reach it, it answers "~", a name
+// NameSegment never produces: the path then names nothing and stays in its
+// folder, rather than the name's characters taking on a meaning.
+func seg(name string) string {
+	s, err := NameSegment("", name)
+	if err != nil {
+		return string(nameEscape)
+	}
+	return s
+}
 
 func splitIdent(ident table.Identifier) (ns, name string, err error) {
 	if len(ident) != 2 || ident[0] == "" || ident[1] == "" {
 		return "", "", fmt.Errorf("%w: table names have the form namespace.table, got %q",
 			catalog.ErrNoSuchTable, strings.Join(ident, "."))
+	}
+	if _, err := NameSegment("database", ident[0]); err != nil {
+		return "", "", err
+	}
+	if _, err := NameSegment("table", ident[1]); err != nil {
+		return "", "", err
 	}
 	return ident[0], ident[1], nil
 }
@@ -92,8 +116,8 @@ func checkNamespace(ns table.Identifier) (string, error) {
 	if len(ns) != 1 || ns[0] == "" {
 		return "", fmt.Errorf("%w: namespaces have one level, got %q", catalog.ErrNoSuchNamespace, strings.Join(ns, "."))
 	}
-	if strings.HasPrefix(ns[0], ".") || strings.ContainsAny(ns[0], "/\\") {
-		return "", fmt.Errorf("invalid namespace name %q: it may not start with '.' or contain a slash", ns[0])
+	if _, err := NameSegment("database", ns[0]); err != nil {
+		return "", err
 	}
 	return ns[0], nil
 }
@@ -110,7 +134,7 @@ func (w *Warehouse) CheckNamespaceExists(ctx context.Context, ns table.Identifie
 		return false, fmt.Errorf("list warehouse %s: %w", w.root, err)
 	}
 	for _, e := range entries {
-		if e.IsDir && e.Name == name {
+		if e.IsDir && e.Name == seg(name) {
 			return true, nil
 		}
 	}
@@ -129,7 +153,20 @@ func (w *Warehouse) CreateNamespace(ctx context.Context, ns table.Identifier, pr
 	if exists {
 		return fmt.Errorf("%w: %s", catalog.ErrNamespaceAlreadyExists, name)
 	}
-	if err := w.store.MakeFolder(ctx, w.nsFolder(name)); err != nil {
+	others, err := w.ListNamespaces(ctx, nil)
+	if err != nil {
+		return err
+	}
+	for _, o := range others {
+		if strings.EqualFold(o[0], name) {
+			return fmt.Errorf("%w: %s (as %s)", catalog.ErrNamespaceAlreadyExists, name, o[0])
+		}
+	}
+	folder := w.nsFolder(name)
+	if err := Inside(w.root, folder, true); err != nil {
+		return fmt.Errorf("create namespace %s: %w", name, err)
+	}
+	if err := w.store.MakeFolder(ctx, folder); err != nil {
 		return fmt.Errorf("create namespace %s: %w", name, err)
 	}
 	// The properties file also makes the namespace exist on object stores,
@@ -137,7 +174,15 @@ func (w *Warehouse) CreateNamespace(ctx context.Context, ns table.Identifier, pr
 	if props == nil {
 		props = iceberg.Properties{}
 	}
-	return w.writeNamespaceProps(ctx, name, props)
+	if err := w.writeNamespaceProps(ctx, name, props); err != nil {
+		// On a local disk the folder alone is the namespace: take it back,
+		// so that a failed CREATE DATABASE leaves nothing behind.
+		if rerr := w.store.RemoveAll(ctx, folder); rerr != nil {
+			return fmt.Errorf("%w (the folder %s it made is left: %v)", err, folder, rerr)
+		}
+		return err
+	}
+	return nil
 }
 
 // DropNamespace drops the namespace with all its tables, as MySQL's DROP
@@ -155,7 +200,32 @@ func (w *Warehouse) DropNamespace(ctx context.Context, ns table.Identifier) erro
 	if !exists {
 		return fmt.Errorf("%w: %s", catalog.ErrNoSuchNamespace, name)
 	}
-	if err := w.store.RemoveAll(ctx, w.nsFolder(name)); err != nil {
+	folder := w.nsFolder(name)
+	if err := Inside(w.root, folder, true); err != nil {
+		return fmt.Errorf("drop namespace %s: %w", name, err)
+	}
+	// Views and tables go one by one, each unreachable before its files
+	// are deleted, so that a failure midway leaves every object either
+	// whole or gone, never half-deleted; the folder goes last.
+	views, err := w.viewNames(ctx, ns)
+	if err != nil {
+		return fmt.Errorf("drop namespace %s: %w", name, err)
+	}
+	for _, v := range views {
+		if err := w.DropView(ctx, table.Identifier{name, v}); err != nil && !errors.Is(err, ErrFilesLeft) {
+			return fmt.Errorf("drop namespace %s: %w", name, err)
+		}
+	}
+	tables, err := w.tableNames(ctx, ns)
+	if err != nil {
+		return fmt.Errorf("drop namespace %s: %w", name, err)
+	}
+	for _, t := range tables {
+		if err := w.DropTable(ctx, table.Identifier{name, t}); err != nil && !errors.Is(err, ErrFilesLeft) {
+			return fmt.Errorf("drop namespace %s: %w", name, err)
+		}
+	}
+	if err := w.store.RemoveAll(ctx, folder); err != nil {
 		return fmt.Errorf("drop namespace %s: %w", name, err)
 	}
 	return nil
@@ -171,8 +241,8 @@ func (w *Warehouse) ListNamespaces(ctx context.Context, parent table.Identifier)
 	}
 	var out []table.Identifier
 	for _, e := range entries {
-		if e.IsDir && !strings.HasPrefix(e.Name, ".") {
-			out = append(out, table.Identifier{e.Name})
+		if n, ok := SegmentName(e.Name); ok && e.IsDir {
+			out = append(out, table.Identifier{n})
 		}
 	}
 	return out, nil
@@ -270,7 +340,7 @@ func (w *Warehouse) lookup(ctx context.Context, ns, name string) (l link, ok boo
 	if err != nil || hidden {
 		return link{}, false, err
 	}
-	folder := Join(w.nsFolder(ns), name)
+	folder := w.tableFolder(ns, name)
 	if _, cached := w.cachedCurrent(ctx, folder); cached {
 		return link{Location: folder}, true, nil
 	}
@@ -358,13 +428,14 @@ func (w *Warehouse) tableNames(ctx context.Context, ns table.Identifier) ([]stri
 	}
 	set := map[string]bool{}
 	for _, e := range entries {
-		if !e.IsDir || strings.HasPrefix(e.Name, ".") {
+		n, ok := SegmentName(e.Name)
+		if !ok || !e.IsDir {
 			continue
 		}
-		if _, ok, err := w.tableLocation(ctx, name, e.Name); err != nil {
+		if _, ok, err := w.tableLocation(ctx, name, n); err != nil {
 			return nil, err
 		} else if ok {
-			set[e.Name] = true
+			set[n] = true
 		}
 	}
 	links, err := w.store.List(ctx, Join(w.hiddenDir(name), "links"))
@@ -372,8 +443,10 @@ func (w *Warehouse) tableNames(ctx context.Context, ns table.Identifier) ([]stri
 		return nil, fmt.Errorf("list table links of %s: %w", name, err)
 	}
 	for _, e := range links {
-		if n, ok := strings.CutSuffix(e.Name, ".json"); ok && !e.IsDir {
-			set[n] = true
+		if key, ok := strings.CutSuffix(e.Name, ".json"); ok && !e.IsDir {
+			if n, ok := SegmentName(key); ok {
+				set[n] = true
+			}
 		}
 	}
 	names := slices.Collect(maps.Keys(set))
@@ -460,13 +533,19 @@ func (w *Warehouse) CreateTable(ctx context.Context, ident table.Identifier, sc 
 
 	// The folder named after the table may still hold a table renamed away
 	// from it; then the new table gets a folder of its own and a link.
-	loc := Join(w.nsFolder(ns), name)
+	loc := w.tableFolder(ns, name)
 	linked := false
 	if v, err := w.latestVersion(ctx, loc); err != nil {
 		return nil, err
 	} else if v > 0 {
-		loc = Join(w.hiddenDir(ns), "tables", name+"-"+newID())
+		loc = Join(w.hiddenDir(ns), "tables", seg(name)+"-"+newID())
 		linked = true
+	} else if err := w.store.Remove(ctx, w.hideMark(ns, name)); err != nil {
+		// A mark a failed DROP TABLE left behind would hide the new table.
+		return nil, fmt.Errorf("create table %s.%s: %w", ns, name, err)
+	}
+	if err := Inside(w.nsFolder(ns), loc, true); err != nil {
+		return nil, fmt.Errorf("create table %s.%s: %w", ns, name, err)
 	}
 
 	meta, err := table.NewMetadata(sc, cfg.PartitionSpec, cfg.SortOrder, loc, cfg.Properties)
@@ -498,15 +577,31 @@ func (w *Warehouse) checkNewName(ctx context.Context, ns, name string) error {
 	} else if !exists {
 		return fmt.Errorf("%w: %s", catalog.ErrNoSuchNamespace, ns)
 	}
-	if strings.HasPrefix(name, ".") || strings.ContainsAny(name, "/\\") {
-		return fmt.Errorf("invalid table name %q: it may not start with '.' or contain a slash", name)
-	}
 	if _, ok, err := w.tableLocation(ctx, ns, name); err != nil {
 		return err
 	} else if ok {
 		return fmt.Errorf("%w: %s.%s", catalog.ErrTableAlreadyExists, ns, name)
 	}
+	if err := w.checkNoCaseTwin(ctx, ns, name, ""); err != nil {
+		return err
+	}
 	return w.checkNoView(ctx, ns, name)
+}
+
+// checkNoCaseTwin fails when another table's name equals name but for case
+// (except, the table being renamed, aside): names resolve ignoring case, and
+// a case-insensitive file system would give both one folder.
+func (w *Warehouse) checkNoCaseTwin(ctx context.Context, ns, name, except string) error {
+	names, err := w.tableNames(ctx, table.Identifier{ns})
+	if err != nil {
+		return err
+	}
+	for _, n := range names {
+		if n != except && n != name && strings.EqualFold(n, name) {
+			return fmt.Errorf("%w: %s.%s (as %s)", catalog.ErrTableAlreadyExists, ns, name, n)
+		}
+	}
+	return nil
 }
 
 // checkNoView fails when a view has the name: tables and views share names.
@@ -527,7 +622,7 @@ func (w *Warehouse) bind(ctx context.Context, ns, name, location string) error {
 
 // bindLink makes name resolve to l.
 func (w *Warehouse) bindLink(ctx context.Context, ns, name string, l link) error {
-	if l.Metadata == "" && l.Location == Join(w.nsFolder(ns), name) {
+	if l.Metadata == "" && l.Location == w.tableFolder(ns, name) {
 		return w.store.Remove(ctx, w.hideMark(ns, name))
 	}
 	data, err := json.Marshal(l)
@@ -543,15 +638,20 @@ func (w *Warehouse) bindLink(ctx context.Context, ns, name string, l link) error
 	return nil
 }
 
-// unbind makes name stop resolving, leaving the table's files where they are.
+// unbind makes name stop resolving, leaving the table's files where they
+// are. The folder named after the table is marked hidden before the link
+// goes: the mark is ignored while a link exists, and the link's removal is
+// the one step that makes the name stop resolving. A failure before it
+// changes nothing a reader sees.
 func (w *Warehouse) unbind(ctx context.Context, ns, name string) error {
-	if err := w.store.Remove(ctx, w.linkFile(ns, name)); err != nil {
+	if v, err := w.latestVersion(ctx, w.tableFolder(ns, name)); err != nil {
 		return err
+	} else if v > 0 {
+		if err := w.store.WriteFile(ctx, w.hideMark(ns, name), nil); err != nil {
+			return err
+		}
 	}
-	if v, err := w.latestVersion(ctx, Join(w.nsFolder(ns), name)); err != nil || v == 0 {
-		return err
-	}
-	return w.store.WriteFile(ctx, w.hideMark(ns, name), nil)
+	return w.store.Remove(ctx, w.linkFile(ns, name))
 }
 
 func (w *Warehouse) writeMetadata(ctx context.Context, location string, meta table.Metadata) error {
@@ -588,6 +688,14 @@ func (w *Warehouse) DropTable(ctx context.Context, ident table.Identifier) error
 		return fmt.Errorf("%w: %s.%s", catalog.ErrNoSuchTable, ns, name)
 	}
 	loc := l.Location
+	if l.Metadata == "" {
+		if err := Inside(w.nsFolder(ns), loc, true); err != nil {
+			return fmt.Errorf("drop table %s.%s: %w", ns, name, err)
+		}
+	}
+	// The name stops resolving first, in one step; only then are files
+	// deleted. A failure before that step leaves the table as it was; a
+	// failure after it leaves unreachable files, never half a table.
 	if err := w.unbind(ctx, ns, name); err != nil {
 		return fmt.Errorf("drop table %s.%s: %w", ns, name, err)
 	}
@@ -596,15 +704,23 @@ func (w *Warehouse) DropTable(ctx context.Context, ident table.Identifier) error
 		return nil // a registered table's files belong to whoever wrote it
 	}
 	if err := w.store.RemoveAll(ctx, loc); err != nil {
-		return fmt.Errorf("drop table %s.%s: remove files: %w", ns, name, err)
+		return fmt.Errorf("%w: drop table %s.%s: the table is dropped, but deleting its files under %s failed: %v", ErrFilesLeft, ns, name, loc, err)
 	}
 	// The folder's name is free again once its own files are gone; a linked
 	// table's name may hide another table's folder, which must stay hidden.
-	if loc == Join(w.nsFolder(ns), name) {
-		return w.store.Remove(ctx, w.hideMark(ns, name))
+	// A mark left by a failure here is cleared by the next CREATE TABLE.
+	if loc == w.tableFolder(ns, name) {
+		if err := w.store.Remove(ctx, w.hideMark(ns, name)); err != nil {
+			return fmt.Errorf("%w: drop table %s.%s: %v", ErrFilesLeft, ns, name, err)
+		}
 	}
 	return nil
 }
+
+// ErrFilesLeft says an object was dropped, and so is gone for every reader,
+// but some of its files could not be deleted; remove_orphan_files or a
+// later DROP DATABASE deletes them. Callers report it as a warning.
+var ErrFilesLeft = errors.New("dropped, but files were left behind")
 
 // RenameTable renames within a namespace without moving a file: the new name
 // is bound to the table's location first, then the old name unbound, so a
@@ -633,6 +749,9 @@ func (w *Warehouse) RenameTable(ctx context.Context, from, to table.Identifier) 
 		return nil, err
 	} else if exists {
 		return nil, fmt.Errorf("%w: %s.%s", catalog.ErrTableAlreadyExists, tns, tname)
+	}
+	if err := w.checkNoCaseTwin(ctx, tns, tname, fname); err != nil {
+		return nil, err
 	}
 	if err := w.checkNoView(ctx, tns, tname); err != nil {
 		return nil, err

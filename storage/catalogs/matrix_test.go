@@ -59,15 +59,17 @@ var matrix = []catalogCase{
 		return external(p)
 	}},
 	{"hadoop", func(t *testing.T) engine.Config {
-		// A catalog opened by the caller, as Go programs may pass one.
+		// A catalog opened by the caller, as Go programs may pass one, with
+		// the folder it keeps its tables in.
+		warehouse := filepath.Join(t.TempDir(), "warehouse")
 		cat, err := catalogs.Load(context.Background(), "icesql", iceberg.Properties{
-			"type": "hadoop", "warehouse": filepath.Join(t.TempDir(), "warehouse"),
+			"type": "hadoop", "warehouse": warehouse,
 		})
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { cat.(catalog.Closer).Close() })
-		return engine.Config{Catalog: cat}
+		return engine.Config{Catalog: cat, Warehouse: warehouse}
 	}},
 }
 
@@ -98,6 +100,13 @@ func logicFiles(t *testing.T, catalog string) []string {
 			// Views are kept by the embedded catalog only; the others
 			// refuse them (testdata/views_refused.test).
 			files = append(files, "testdata/views_refused.test")
+		case name == "names.test":
+			// Names that are no plain folder names are escaped by the
+			// embedded catalog only; the catalogs icesql wraps refuse them
+			// (REST leaves the decision to its server).
+			if catalog != "rest" {
+				files = append(files, "testdata/names_refused.test")
+			}
 		case name == "procedures.test":
 			// Its register_table error cases are the embedded catalog's (a
 			// folder for a metadata file, names checked before files are

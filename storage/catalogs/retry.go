@@ -9,6 +9,8 @@ import (
 	"github.com/apache/iceberg-go"
 	"github.com/apache/iceberg-go/catalog"
 	"github.com/apache/iceberg-go/table"
+
+	"github.com/icesql/icesql/storage"
 )
 
 // retryable decorates a catalog whose CommitTable reports a lost race as a
@@ -103,12 +105,46 @@ func (r retryable) LoadTable(ctx context.Context, ident table.Identifier) (*tabl
 
 // CreateTable implements catalog.Catalog.
 func (r retryable) CreateTable(ctx context.Context, ident table.Identifier, sc *iceberg.Schema, opts ...catalog.CreateTableOpt) (*table.Table, error) {
+	if err := plainNames(ident, "database", "table"); err != nil {
+		return nil, err
+	}
 	return r.rebind(r.Catalog.CreateTable(ctx, ident, sc, opts...))
 }
 
 // RenameTable implements catalog.Catalog.
 func (r retryable) RenameTable(ctx context.Context, from, to table.Identifier) (*table.Table, error) {
+	if err := plainNames(to, "database", "table"); err != nil {
+		return nil, err
+	}
 	return r.rebind(r.Catalog.RenameTable(ctx, from, to))
+}
+
+// CreateNamespace implements catalog.Catalog.
+func (r retryable) CreateNamespace(ctx context.Context, ns table.Identifier, props iceberg.Properties) error {
+	if err := plainNames(ns, "database"); err != nil {
+		return err
+	}
+	return r.Catalog.CreateNamespace(ctx, ns, props)
+}
+
+// plainNames refuses a new name that is not its own path segment
+// (storage.NameSegment would escape it). The catalogs wrapped here (the
+// Hadoop, SQL and Glue catalogs of iceberg-go) make a new object's folder of
+// its raw name, so only names that mean nothing to a file system or a URI
+// may reach them; the last kind applies to the remaining parts.
+func plainNames(ident table.Identifier, kinds ...string) error {
+	for i, part := range ident {
+		kind := kinds[min(i, len(kinds)-1)]
+		seg, err := storage.NameSegment(kind, part)
+		if err != nil {
+			return err
+		}
+		if seg != part {
+			return &storage.NameError{Kind: kind, Name: part,
+				Reason: "the catalog stores it as a folder name, so it may hold only letters, digits, '-', '_' and inner dots"}
+		}
+	}
+	return nil
 }
 
 // Close closes the decorated catalog when it holds resources (the SQL
