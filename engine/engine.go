@@ -125,7 +125,6 @@ func newEngine(cfg Config, cat catalog.Catalog, root string) (*Engine, error) {
 		AddPreAnalyzeRule(orderLargeJoinsID, orderLargeJoins).
 		AddPreAnalyzeRule(keepRootColumnsID, keepRootColumns).
 		AddPostAnalyzeRule(stopIfCancelledID, stopIfCancelled).
-		AddPostAnalyzeRule(guardRegexpsID, guardRegexps).
 		AddPostAnalyzeRule(pushRowFiltersID, pushRowFilters).
 		AddPostAnalyzeRule(countFromMetadataID, countFromMetadata).
 		AddPostAnalyzeRule(minMaxFromMetadataID, minMaxFromMetadata).

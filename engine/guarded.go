@@ -1,8 +1,6 @@
 package engine
 
 import (
-	"fmt"
-
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/expression"
 )
@@ -13,8 +11,8 @@ type guardCheck func(ctx *sql.Context, vals []any) (null bool, err error)
 
 // guarded is a go-mysql-server function that runs only once check allowed
 // its arguments. It evaluates the arguments once, checks them, and hands
-// the values to the function through argRef placeholders (packetlimit.go
-// bounds result sizes this way, regexguard.go search times).
+// the values to the function as a row of its own (packetlimit.go bounds
+// result sizes this way, regexguard.go search times).
 type guarded struct {
 	args  []sql.Expression // the function's own arguments
 	inner sql.Expression   // the function over argRefs
@@ -35,7 +33,10 @@ func newGuarded(ctx *sql.Context, f sql.Expression, check guardCheck) (sql.Expre
 		if _, ok := a.(*expression.Literal); ok {
 			refs[i] = a
 		} else {
-			refs[i] = argRef{idx: i, arg: a}
+			// A field of the row of evaluated arguments: go-mysql-server's
+			// functions take what is no field reference for a constant,
+			// and keep its first result (REGEXP_LIKE does).
+			refs[i] = expression.NewGetField(i, a.Type(ctx), a.String(), a.IsNullable(ctx))
 		}
 	}
 	inner, err := f.WithChildren(ctx, refs...)
@@ -97,34 +98,4 @@ func (g *guarded) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 		return nil, err
 	}
 	return g.inner.Eval(ctx, vals)
-}
-
-// argRef stands in for an argument of a guarded function: it is the
-// argument's already evaluated value, found at its index in the row.
-type argRef struct {
-	idx int
-	arg sql.Expression
-}
-
-var _ sql.CollationCoercible = argRef{}
-
-func (a argRef) Resolved() bool                   { return true }
-func (a argRef) String() string                   { return a.arg.String() }
-func (a argRef) Type(ctx *sql.Context) sql.Type   { return a.arg.Type(ctx) }
-func (a argRef) IsNullable(ctx *sql.Context) bool { return a.arg.IsNullable(ctx) }
-func (a argRef) Children() []sql.Expression       { return nil }
-func (a argRef) Eval(_ *sql.Context, row sql.Row) (any, error) {
-	if a.idx >= len(row) {
-		return nil, fmt.Errorf("argument %d of %d", a.idx, len(row))
-	}
-	return row[a.idx], nil
-}
-func (a argRef) WithChildren(_ *sql.Context, children ...sql.Expression) (sql.Expression, error) {
-	if len(children) != 0 {
-		return nil, sql.ErrInvalidChildrenNumber.New(a, len(children), 0)
-	}
-	return a, nil
-}
-func (a argRef) CollationCoercibility(ctx *sql.Context) (sql.CollationID, byte) {
-	return sql.GetCoercibility(ctx, a.arg)
 }

@@ -86,8 +86,26 @@ func (l *statementLimits) begin(ctx context.Context, conn uint32, query string) 
 			debug.FreeOSMemory() // what the statement held goes back to the system now
 			return outOfMemory(false)
 		}
+		if interrupted(err) {
+			return mysql.NewSQLError(erQueryInterrupted, "70100", "Query execution was interrupted")
+		}
 		return err
 	}
+}
+
+// erQueryInterrupted is MySQL's ER_QUERY_INTERRUPTED, what KILL QUERY's
+// victim receives.
+const erQueryInterrupted = 1317
+
+// interrupted reports whether err is a statement's context cancelled (by
+// KILL QUERY), which go-mysql-server's handler reports as 1105 "context
+// canceled".
+func interrupted(err error) bool {
+	if errors.Is(err, context.Canceled) {
+		return true
+	}
+	var coded *mysql.SQLError
+	return errors.As(err, &coded) && strings.Contains(coded.Message, context.Canceled.Error())
 }
 
 // closed forgets a connection.

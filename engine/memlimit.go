@@ -12,17 +12,20 @@ import (
 	"github.com/dolthub/vitess/go/mysql"
 )
 
-// applyMemoryLimit sets Config.MemoryLimit as the process's soft memory
-// limit. Scans hold a few Arrow batches per core, but between collections
-// the Go heap grows to twice what is live (GOGC=100): a full TPC-H SF1
-// scan (Q1) peaked at 600-650 MB resident with 170-220 MB live. A limit
-// makes the collector run before the heap reaches it (Q1 peaked at 490 MB
-// under a 384 MiB limit, for 5-10% more CPU). The limit is the process's,
-// not the engine's: the last Open with a positive limit sets it, as the
-// GOMEMLIMIT environment variable does for programs that do not.
+// applyMemoryLimit makes Config.MemoryLimit a limit on the process: the Go
+// runtime's soft memory limit is runtimePercent of it, the rest being for
+// what the runtime does not count (the binary's pages, ICU's data and
+// allocations in C), which in an idle server is 60-100 MB resident. Scans
+// hold a few Arrow batches per core, but between collections the Go heap
+// grows to twice what is live (GOGC=100): a full TPC-H SF1 scan (Q1)
+// peaked at 600-650 MB resident with 170-220 MB live. A limit makes the
+// collector run before the heap reaches it (Q1 peaked at 490 MB under a
+// 384 MiB limit, for 5-10% more CPU). The limit is the process's, not the
+// engine's: the last Open with a positive limit sets it, as the GOMEMLIMIT
+// environment variable does for programs that do not.
 func applyMemoryLimit(limit int64) {
 	if limit > 0 {
-		debug.SetMemoryLimit(limit)
+		debug.SetMemoryLimit(limit / 100 * runtimePercent)
 	}
 }
 
@@ -37,11 +40,14 @@ func applyMemoryLimit(limit int64) {
 // what is live, never has to run back to back (the soft limit would let
 // the heap pass it then).
 const (
-	// budgetPercent of the limit is what statements may keep live.
-	budgetPercent = 80
+	// runtimePercent of the limit is the Go runtime's soft limit.
+	runtimePercent = 80
+	// budgetPercent of the limit is what statements may keep live: the
+	// collector keeps the heap under twice that, or the soft limit.
+	budgetPercent = 55
 	// watchdogPercent of the limit live is where the watchdog stops a
 	// statement that grows where no check is (memwatch.go).
-	watchdogPercent = 90
+	watchdogPercent = 65
 )
 
 // MySQL's codes for a statement that ran out of memory.
@@ -95,9 +101,10 @@ func outOfMemory(sort bool) *mysql.SQLError {
 		code, what = erOutOfSortMemory, "the rows it sorts"
 	}
 	// The process's limit is the one Open set (applyMemoryLimit).
+	limit := debug.SetMemoryLimit(-1) / runtimePercent * 100
 	return mysql.NewSQLError(code, "HY000",
 		"Out of memory: %s would take the server past its memory limit (%d MiB); "+
-			"add a LIMIT or a narrower WHERE, or raise --memory-limit-mib", what, debug.SetMemoryLimit(-1)>>20)
+			"add a LIMIT or a narrower WHERE, or raise --memory-limit-mib", what, limit>>20)
 }
 
 // statementGrowth checks, every checkEvery calls, that a statement may keep

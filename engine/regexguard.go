@@ -5,11 +5,8 @@ import (
 	"strings"
 
 	"github.com/dolthub/go-mysql-server/sql"
-	"github.com/dolthub/go-mysql-server/sql/analyzer"
-	"github.com/dolthub/go-mysql-server/sql/expression/function"
-	"github.com/dolthub/go-mysql-server/sql/plan"
-	"github.com/dolthub/go-mysql-server/sql/transform"
 	"github.com/dolthub/vitess/go/mysql"
+	ast "github.com/dolthub/vitess/go/vt/sqlparser"
 
 	"github.com/icesql/icesql/engine/internal/regexlimit"
 )
@@ -20,51 +17,32 @@ const (
 	erRegexpTimeOut       = 3699 // ER_REGEXP_TIME_OUT
 )
 
-// guardRegexpsID is the id of guardRegexps, apart from rules.go's.
-const guardRegexpsID analyzer.RuleId = 1101
-
-// guardRegexps puts every REGEXP, RLIKE and REGEXP_* function under
-// MySQL's regexp_time_limit and regexp_stack_limit. go-mysql-server
-// searches with ICU, a backtracking engine, without either limit:
-// REGEXP_LIKE(REPEAT('a', 32), '(a+)+b') ran for hours in C, past KILL
-// QUERY. Each search is first run with ICU's limits (package regexlimit);
-// one that runs out fails the statement with MySQL's 3699 (or 3698), and
-// one that completes within them is then evaluated by go-mysql-server.
-// The operators are built by go-mysql-server's planner, not looked up as
-// functions, so this is a rule rather than an entry of providedFunctions.
-func guardRegexps(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
-	return transform.NodeExprs(ctx, n, func(ctx *sql.Context, e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
-		flagsAt, ok := regexpFlagsAt(e)
-		if !ok {
-			return e, transform.SameTree, nil
+// regexpOperators turns a REGEXP b (RLIKE too) into regexp_like(a, b) = 1
+// and a NOT REGEXP b into regexp_like(a, b) = 0, the same values NULL
+// included: go-mysql-server's planner builds the operators itself rather
+// than through the function registry, where regexpFunction puts the
+// limits. The select list keeps its text, and so its column names.
+func regexpOperators(node ast.SQLNode) {
+	_ = ast.Walk(func(n ast.SQLNode) (bool, error) {
+		c, ok := n.(*ast.ComparisonExpr)
+		if !ok || (c.Operator != ast.RegexpStr && c.Operator != ast.NotRegexpStr) {
+			return true, nil
 		}
-		g, err := guardRegexp(ctx, e, flagsAt)
-		if err != nil {
-			return nil, transform.SameTree, err
+		want := "1"
+		if c.Operator == ast.NotRegexpStr {
+			want = "0"
 		}
-		return g, transform.NewTree, nil
-	})
+		c.Left = &ast.FuncExpr{Name: ast.NewColIdent("regexp_like"), Exprs: ast.SelectExprs{
+			&ast.AliasedExpr{Expr: c.Left}, &ast.AliasedExpr{Expr: c.Right}}}
+		c.Right = ast.NewIntVal([]byte(want))
+		c.Operator = ast.EqualStr
+		return true, nil
+	}, node)
 }
 
 // regexpFunctions are the REGEXP functions by name, with the position of
 // their match type argument.
 var regexpFunctions = map[string]int{"regexp_like": 2, "regexp_substr": 4, "regexp_instr": 5, "regexp_replace": 5}
-
-// regexpFlagsAt is the position of a go-mysql-server REGEXP function's
-// match type argument; ok is false for other expressions.
-func regexpFlagsAt(e sql.Expression) (int, bool) {
-	switch e.(type) {
-	case *function.RegexpLike:
-		return regexpFunctions["regexp_like"], true
-	case *function.RegexpSubstr:
-		return regexpFunctions["regexp_substr"], true
-	case *function.RegexpInstr:
-		return regexpFunctions["regexp_instr"], true
-	case *function.RegexpReplace:
-		return regexpFunctions["regexp_replace"], true
-	}
-	return 0, false
-}
 
 func guardRegexp(ctx *sql.Context, e sql.Expression, flagsAt int) (sql.Expression, error) {
 	return newGuarded(ctx, e, func(ctx *sql.Context, vals []any) (bool, error) {
@@ -72,9 +50,7 @@ func guardRegexp(ctx *sql.Context, e sql.Expression, flagsAt int) (sql.Expressio
 	})
 }
 
-// regexpFunction is go-mysql-server's REGEXP function name under the limits
-// (the function-call syntax, which some statements plan without the rules
-// that guardRegexps is one of).
+// regexpFunction is go-mysql-server's REGEXP function name under the limits.
 func regexpFunction(name string, flagsAt int) sql.Function {
 	builtin := builtinFunction(name)
 	return sql.FunctionN{Name: name, Fn: func(ctx *sql.Context, args ...sql.Expression) (sql.Expression, error) {

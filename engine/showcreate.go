@@ -49,6 +49,7 @@ func (p parser) ParseOneWithOptions(ctx context.Context, query string, opts ast.
 func (p parser) intercept(stmt ast.Statement) ast.Statement {
 	explainAsTree(stmt)
 	balanceSetOps(stmt)                        // planlimits.go
+	regexpOperators(stmt)                      // regexguard.go
 	if err := checkNesting(stmt); err != nil { // planlimits.go
 		return refused(err)
 	}
