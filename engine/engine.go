@@ -73,6 +73,9 @@ type Engine struct {
 	// root is the warehouse location ("" when unknown): procedures read
 	// server-side files only under it.
 	root string
+	// budget is what statements may keep live under Config.MemoryLimit;
+	// nil without a limit (memlimit.go).
+	budget *memoryBudget
 }
 
 // Open opens the warehouse (creating its folder when absent) and builds the
@@ -117,6 +120,7 @@ func newEngine(cfg Config, cat catalog.Catalog, root string) (*Engine, error) {
 	registerSessionVariables()
 	e.provider = newProvider(e)
 	a := analyzer.NewBuilder(e.provider).
+		AddPreAnalyzeRule(stopIfCancelledID, stopIfCancelled).
 		AddPreAnalyzeRule(rememberCTASOptionsID, rememberCTASOptions).
 		AddPreAnalyzeRule(viewStatementsID, viewStatements).
 		AddPreAnalyzeRule(markFullAnalysisID, markFullAnalysis).
@@ -124,6 +128,7 @@ func newEngine(cfg Config, cat catalog.Catalog, root string) (*Engine, error) {
 		AddPreAnalyzeRule(resolveQuantifiedID, resolveQuantified).
 		AddPreAnalyzeRule(orderLargeJoinsID, orderLargeJoins).
 		AddPreAnalyzeRule(keepRootColumnsID, keepRootColumns).
+		AddPostAnalyzeRule(stopIfCancelledID, stopIfCancelled).
 		AddPostAnalyzeRule(pushRowFiltersID, pushRowFilters).
 		AddPostAnalyzeRule(countFromMetadataID, countFromMetadata).
 		AddPostAnalyzeRule(minMaxFromMetadataID, minMaxFromMetadata).
@@ -136,7 +141,13 @@ func newEngine(cfg Config, cat catalog.Catalog, root string) (*Engine, error) {
 	newEngineMu.Lock()
 	e.sqle = sqle.New(a, nil)
 	newEngineMu.Unlock()
-	a.ExecBuilder.PriorityBuilder = vectorBuilder{next: explainBuilder{base: a.ExecBuilder}, base: a.ExecBuilder}
+	a.ExecBuilder.PriorityBuilder = sortBuilder{ // sortlimit.go
+		next: vectorBuilder{next: explainBuilder{base: a.ExecBuilder}, base: a.ExecBuilder},
+		base: a.ExecBuilder,
+	}
+	if e.budget = newMemoryBudget(cfg.MemoryLimit); e.budget != nil { // memlimit.go
+		e.sqle.MemoryManager = sql.NewMemoryManager(e.budget)
+	}
 	if err := setServerVariables(root); err != nil {
 		return nil, err
 	}
@@ -158,6 +169,8 @@ func setServerVariables(root string) error {
 		"version":          "8.0.33-icesql-" + Version,
 		"version_comment":  "icesql " + Version,
 		"secure_file_priv": files,
+		// MySQL 8's default; go-mysql-server's is 1 GiB (packetlimit.go).
+		"max_allowed_packet": defaultMaxAllowedPacket,
 	})
 }
 

@@ -190,6 +190,9 @@ func mysqlError(err error) *mysql.SQLError {
 	if isConflict(err) {
 		return conflict("%s", err.Error())
 	}
+	if isNoMemory(err) {
+		return outOfMemory(false) // memlimit.go
+	}
 	var coded *mysql.SQLError
 	if errors.As(err, &coded) && coded.Num != mysql.ERUnknownError {
 		// Already coded, maybe by go-mysql-server's handler with a code

@@ -9,11 +9,20 @@ import (
 
 // providedFunctions are the functions icesql puts in place of, or beside,
 // go-mysql-server's built-ins of the same name.
-var providedFunctions = map[string]sql.Function{
-	"sum":                      exactAggregateFunction("sum"),
-	"avg":                      exactAggregateFunction("avg"),
-	planner.QuantifiedFunction: quantifiedFunction,
-}
+var providedFunctions = func() map[string]sql.Function {
+	fs := map[string]sql.Function{
+		"sum":                      exactAggregateFunction("sum"),
+		"avg":                      exactAggregateFunction("avg"),
+		planner.QuantifiedFunction: quantifiedFunction,
+	}
+	for name, bound := range packetBoundedFunctions { // packetlimit.go
+		fs[name] = packetBoundedFunction(name, bound)
+	}
+	for name, flagsAt := range regexpFunctions { // regexguard.go
+		fs[name] = regexpFunction(name, flagsAt)
+	}
+	return fs
+}()
 
 // Function implements sql.FunctionProvider: go-mysql-server's catalog asks
 // the database provider before its built-in functions.

@@ -25,6 +25,7 @@ type ServerConfig struct {
 type Server struct {
 	srv      *server.Server
 	listener net.Listener
+	stop     chan struct{} // closed by Close: ends the memory watchdog
 }
 
 // NewServer listens on cfg.Addr. Start serves; Close stops.
@@ -50,19 +51,29 @@ func (e *Engine) NewServer(cfg ServerConfig) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("listen on %s: %w", cfg.Addr, err)
 	}
+	limits := newStatementLimits() // limits.go
+	sessions := func(ctx context.Context, conn *mysql.Conn, addr string) (sql.Session, error) {
+		s, err := e.sessionBuilder(ctx, conn, addr)
+		if err == nil {
+			limits.session(conn.ConnectionID, s)
+		}
+		return s, err
+	}
 	srv, err := server.NewServerWithHandler(server.Config{
 		Protocol: "tcp",
 		Address:  l.Addr().String(),
 		Listener: l,
 		Version:  "8.0.33-icesql-" + Version,
-	}, e.sqle, sql.NewContext, e.sessionBuilder, nil, func(h mysql.Handler) (mysql.Handler, error) {
-		return statusHandler{codeMappingHandler{h}}, nil
+	}, e.sqle, sql.NewContext, sessions, nil, func(h mysql.Handler) (mysql.Handler, error) {
+		return statusHandler{codeMappingHandler{limitHandler{Handler: h, l: limits}}}, nil
 	})
 	if err != nil {
 		l.Close()
 		return nil, fmt.Errorf("start MySQL server: %w", err)
 	}
-	return &Server{srv: srv, listener: l}, nil
+	stop := make(chan struct{})
+	go watchMemory(limits, e.cfg.MemoryLimit, stop) // memwatch.go
+	return &Server{srv: srv, listener: l, stop: stop}, nil
 }
 
 // Addr is the address the server listens on, with the real port.
@@ -72,7 +83,14 @@ func (s *Server) Addr() string { return s.listener.Addr().String() }
 func (s *Server) Start() error { return s.srv.Start() }
 
 // Close stops accepting connections and closes the open ones.
-func (s *Server) Close() error { return s.srv.Close() }
+func (s *Server) Close() error {
+	select {
+	case <-s.stop:
+	default:
+		close(s.stop)
+	}
+	return s.srv.Close()
+}
 
 func (e *Engine) sessionBuilder(_ context.Context, conn *mysql.Conn, addr string) (sql.Session, error) {
 	user, host := "", ""

@@ -48,6 +48,11 @@ func (p parser) ParseOneWithOptions(ctx context.Context, query string, opts ast.
 // the ALTER TABLE statements icesql runs itself (see alterStatement).
 func (p parser) intercept(stmt ast.Statement) ast.Statement {
 	explainAsTree(stmt)
+	balanceSetOps(stmt)                        // planlimits.go
+	regexpOperators(stmt)                      // regexguard.go
+	if err := checkNesting(stmt); err != nil { // planlimits.go
+		return refused(err)
+	}
 	if err := recordForeignKeys(stmt); err != nil {
 		return refused(err)
 	}

@@ -502,6 +502,8 @@ func (p *joinAggProber) aggregate(rec arrow.RecordBatch, pi, bi []int32) error {
 // goroutine's number. A source that splits is read by each goroutine
 // itself (pushdown's native reader decodes on the goroutine that asks).
 func eachBatch(ctx *sql.Context, t *Table, cols []string, workers int, fn func(w int, rec arrow.RecordBatch) error) error {
+	ctx, stop := watchBudget(ctx, t.db.e.budget) // memlimit.go
+	defer stop()
 	src, _, err := t.openBatches(t.withNativeDecode(ctx), cols, false)
 	if err != nil {
 		return err

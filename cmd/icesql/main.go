@@ -90,7 +90,7 @@ func commonFlags(name string, stderr io.Writer) (*flag.FlagSet, *engine.Config) 
 	fs.StringVar(&cfg.S3.SecretAccessKey, "s3-secret-access-key", "", "S3 secret key (default: AWS_SECRET_ACCESS_KEY or the AWS config)")
 	fs.BoolVar(&cfg.S3.AllowUnsafeCommits, "allow-unsafe-commits", false,
 		"write to an object store that ignores conditional writes (safe only with a single writer)")
-	fs.Func("memory-limit-mib", "soft limit on the process's memory in MiB; the garbage collector works harder near it (default: GOMEMLIMIT, else none)", func(v string) error {
+	fs.Func("memory-limit-mib", "limit on the server's memory in MiB: a statement that would pass it fails with MySQL error 1038 or 1041 (default: GOMEMLIMIT as a soft limit, else none)", func(v string) error {
 		n, err := strconv.ParseInt(v, 10, 64)
 		if err != nil || n < 0 || n > 1<<40 {
 			return fmt.Errorf("--memory-limit-mib wants a number of MiB, not %q", v)

@@ -60,7 +60,7 @@ func freeAddr(t *testing.T) string {
 }
 
 // startServer runs `icesql serve` and waits until it accepts connections.
-func startServer(t *testing.T, bin string, args ...string) {
+func startServer(t *testing.T, bin string, args ...string) *exec.Cmd {
 	t.Helper()
 	cmd := exec.Command(bin, append([]string{"serve"}, args...)...)
 	var out bytes.Buffer
@@ -81,10 +81,11 @@ func startServer(t *testing.T, bin string, args ...string) {
 	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
 		if c, err := net.Dial("tcp", addr); err == nil {
 			c.Close()
-			return
+			return cmd
 		}
 	}
 	t.Fatalf("icesql serve did not start listening on %s:\n%s", addr, out.String())
+	return nil
 }
 
 // mysqlClient runs the real mysql command-line client (Debian's

@@ -1,0 +1,213 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"regexp"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/vitess/go/mysql"
+	"github.com/dolthub/vitess/go/sqltypes"
+	querypb "github.com/dolthub/vitess/go/vt/proto/query"
+)
+
+// erQueryTimeout is MySQL's ER_QUERY_TIMEOUT.
+const erQueryTimeout = 3024
+
+// Why a statement was stopped by the server rather than by its client.
+var (
+	errStatementTimeout = errors.New("max_execution_time exceeded")
+	errStatementMemory  = errors.New("memory limit exceeded")
+)
+
+// statementLimits stops the wire statements that run past their
+// max_execution_time (the session variable or the MAX_EXECUTION_TIME hint
+// of a SELECT, as in MySQL) or that the memory watchdog picks
+// (memwatch.go). go-mysql-server already stops a statement on KILL QUERY
+// and when its client disconnects; all of these reach the statement as its
+// context's cancellation, which every loop of a long statement checks.
+type statementLimits struct {
+	mu       sync.Mutex
+	sessions map[uint32]sql.Session   // by connection id
+	running  map[uint32]*runningQuery // by connection id
+}
+
+// runningQuery is a statement in progress on a connection.
+type runningQuery struct {
+	cancel  context.CancelCauseFunc
+	started time.Time
+	stopped bool // by stopOldest, and still unwinding
+}
+
+func newStatementLimits() *statementLimits {
+	return &statementLimits{sessions: map[uint32]sql.Session{}, running: map[uint32]*runningQuery{}}
+}
+
+// session records the session of a connection, for its max_execution_time.
+func (l *statementLimits) session(conn uint32, s sql.Session) {
+	l.mu.Lock()
+	l.sessions[conn] = s
+	l.mu.Unlock()
+}
+
+// begin starts a statement of conn; the caller runs it under the returned
+// context and passes its error to end.
+func (l *statementLimits) begin(ctx context.Context, conn uint32, query string) (context.Context, func(error) error) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	l.mu.Lock()
+	sess := l.sessions[conn]
+	l.running[conn] = &runningQuery{cancel: cancel, started: time.Now()}
+	l.mu.Unlock()
+	var timer *time.Timer
+	if d := statementTimeout(ctx, sess, query); d > 0 {
+		timer = time.AfterFunc(d, func() { cancel(errStatementTimeout) })
+	}
+	return ctx, func(err error) error {
+		if timer != nil {
+			timer.Stop()
+		}
+		l.mu.Lock()
+		delete(l.running, conn)
+		l.mu.Unlock()
+		cause := context.Cause(ctx)
+		cancel(nil)
+		if err == nil {
+			return nil
+		}
+		switch cause {
+		case errStatementTimeout:
+			return mysql.NewSQLError(erQueryTimeout, "HY000", "Query execution was interrupted, maximum statement execution time exceeded")
+		case errStatementMemory:
+			debug.FreeOSMemory() // what the statement held goes back to the system now
+			return outOfMemory(false)
+		}
+		if interrupted(err) {
+			return mysql.NewSQLError(erQueryInterrupted, "70100", "Query execution was interrupted")
+		}
+		return err
+	}
+}
+
+// erQueryInterrupted is MySQL's ER_QUERY_INTERRUPTED, what KILL QUERY's
+// victim receives.
+const erQueryInterrupted = 1317
+
+// interrupted reports whether err is a statement's context cancelled (by
+// KILL QUERY), which go-mysql-server's handler reports as 1105 "context
+// canceled".
+func interrupted(err error) bool {
+	if errors.Is(err, context.Canceled) {
+		return true
+	}
+	var coded *mysql.SQLError
+	return errors.As(err, &coded) && strings.Contains(coded.Message, context.Canceled.Error())
+}
+
+// closed forgets a connection.
+func (l *statementLimits) closed(conn uint32) {
+	l.mu.Lock()
+	delete(l.sessions, conn)
+	delete(l.running, conn)
+	l.mu.Unlock()
+}
+
+// stopOldest cancels the statement that has run longest with cause, and
+// reports whether there was one.
+func (l *statementLimits) stopOldest(cause error) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var oldest *runningQuery
+	for _, q := range l.running {
+		if !q.stopped && (oldest == nil || q.started.Before(oldest.started)) {
+			oldest = q
+		}
+	}
+	if oldest == nil {
+		return false
+	}
+	oldest.stopped = true
+	oldest.cancel(cause)
+	return true
+}
+
+// anyStopping reports whether a statement stopOldest stopped still runs.
+func (l *statementLimits) anyStopping() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, q := range l.running {
+		if q.stopped {
+			return true
+		}
+	}
+	return false
+}
+
+// statementTimeout is how long query may run: the MAX_EXECUTION_TIME hint
+// of a SELECT, else the session's max_execution_time (milliseconds; 0 is
+// no limit). As in MySQL, both apply to SELECT statements only.
+func statementTimeout(ctx context.Context, sess sql.Session, query string) time.Duration {
+	head := strings.TrimLeft(query, " \t\r\n(")
+	if len(head) < 6 || !strings.EqualFold(head[:6], "select") {
+		return 0
+	}
+	if m := executionTimeHint.FindStringSubmatch(head); m != nil {
+		ms, err := strconv.ParseInt(m[1], 10, 64)
+		if err == nil {
+			return time.Duration(ms) * time.Millisecond
+		}
+	}
+	if sess == nil {
+		return 0
+	}
+	v, err := sess.GetSessionVariable(sql.NewContext(ctx, sql.WithSession(sess)), "max_execution_time")
+	if err != nil {
+		return 0
+	}
+	ms, ok := v.(int64)
+	if !ok || ms <= 0 {
+		return 0
+	}
+	return time.Duration(ms) * time.Millisecond
+}
+
+// executionTimeHint finds MAX_EXECUTION_TIME(n) in the optimizer hint
+// comment that follows a SELECT keyword (the only place MySQL reads it).
+var executionTimeHint = regexp.MustCompile(`(?is)^select\s*/\*\+(?:[^*]|\*[^/])*?\bmax_execution_time\s*\(\s*(\d+)\s*\)`)
+
+// limitHandler runs each wire statement under its connection's limits.
+type limitHandler struct {
+	mysql.Handler
+	l *statementLimits
+}
+
+func (h limitHandler) ComQuery(ctx context.Context, c *mysql.Conn, query string, callback mysql.ResultSpoolFn) error {
+	ctx, end := h.l.begin(ctx, c.ConnectionID, query)
+	return end(h.Handler.ComQuery(ctx, c, query, callback))
+}
+
+func (h limitHandler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query string, callback mysql.ResultSpoolFn) (string, error) {
+	ctx, end := h.l.begin(ctx, c.ConnectionID, query)
+	rest, err := h.Handler.ComMultiQuery(ctx, c, query, callback)
+	return rest, end(err)
+}
+
+func (h limitHandler) ComStmtExecute(ctx context.Context, c *mysql.Conn, prepare *mysql.PrepareData, callback func(*sqltypes.Result) error) error {
+	ctx, end := h.l.begin(ctx, c.ConnectionID, prepare.PrepareStmt)
+	return end(h.Handler.ComStmtExecute(ctx, c, prepare, callback))
+}
+
+func (h limitHandler) ComPrepare(ctx context.Context, c *mysql.Conn, query string, prepare *mysql.PrepareData) ([]*querypb.Field, error) {
+	ctx, end := h.l.begin(ctx, c.ConnectionID, "") // planning only: no time limit, but the watchdog's
+	fields, err := h.Handler.ComPrepare(ctx, c, query, prepare)
+	return fields, end(err)
+}
+
+func (h limitHandler) ConnectionClosed(c *mysql.Conn) {
+	h.l.closed(c.ConnectionID)
+	h.Handler.ConnectionClosed(c)
+}

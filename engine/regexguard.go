@@ -1,0 +1,116 @@
+package engine
+
+import (
+	"errors"
+	"strings"
+
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/vitess/go/mysql"
+	ast "github.com/dolthub/vitess/go/vt/sqlparser"
+
+	"github.com/icesql/icesql/engine/internal/regexlimit"
+)
+
+// MySQL's codes for a regular expression search that ran into a limit.
+const (
+	erRegexpStackOverflow = 3698 // ER_REGEXP_STACK_OVERFLOW
+	erRegexpTimeOut       = 3699 // ER_REGEXP_TIME_OUT
+)
+
+// regexpOperators turns a REGEXP b (RLIKE too) into regexp_like(a, b) = 1
+// and a NOT REGEXP b into regexp_like(a, b) = 0, the same values NULL
+// included: go-mysql-server's planner builds the operators itself rather
+// than through the function registry, where regexpFunction puts the
+// limits. The select list keeps its text, and so its column names.
+func regexpOperators(node ast.SQLNode) {
+	_ = ast.Walk(func(n ast.SQLNode) (bool, error) {
+		c, ok := n.(*ast.ComparisonExpr)
+		if !ok || (c.Operator != ast.RegexpStr && c.Operator != ast.NotRegexpStr) {
+			return true, nil
+		}
+		want := "1"
+		if c.Operator == ast.NotRegexpStr {
+			want = "0"
+		}
+		c.Left = &ast.FuncExpr{Name: ast.NewColIdent("regexp_like"), Exprs: ast.SelectExprs{
+			&ast.AliasedExpr{Expr: c.Left}, &ast.AliasedExpr{Expr: c.Right}}}
+		c.Right = ast.NewIntVal([]byte(want))
+		c.Operator = ast.EqualStr
+		return true, nil
+	}, node)
+}
+
+// regexpFunctions are the REGEXP functions by name, with the position of
+// their match type argument.
+var regexpFunctions = map[string]int{"regexp_like": 2, "regexp_substr": 4, "regexp_instr": 5, "regexp_replace": 5}
+
+func guardRegexp(ctx *sql.Context, e sql.Expression, flagsAt int) (sql.Expression, error) {
+	return newGuarded(ctx, e, func(ctx *sql.Context, vals []any) (bool, error) {
+		return false, checkRegexp(ctx, vals, flagsAt)
+	})
+}
+
+// regexpFunction is go-mysql-server's REGEXP function name under the limits.
+func regexpFunction(name string, flagsAt int) sql.Function {
+	builtin := builtinFunction(name)
+	return sql.FunctionN{Name: name, Fn: func(ctx *sql.Context, args ...sql.Expression) (sql.Expression, error) {
+		f, err := builtin.NewInstance(ctx, args)
+		if err != nil {
+			return nil, err
+		}
+		return guardRegexp(ctx, f, flagsAt)
+	}}
+}
+
+// checkRegexp runs the search of a REGEXP function's arguments (text,
+// pattern, ..., match type at flagsAt) under the server's limits.
+func checkRegexp(ctx *sql.Context, vals []any, flagsAt int) error {
+	if vals[0] == nil || vals[1] == nil {
+		return nil
+	}
+	var flags uint32
+	if flagsAt < len(vals) {
+		for _, c := range textOf(ctx, vals[flagsAt]) {
+			switch c {
+			case 'i':
+				flags |= regexlimit.CaseInsensitive
+			case 'c':
+				flags &^= regexlimit.CaseInsensitive
+			case 'm':
+				flags |= regexlimit.Multiline
+			case 'n':
+				flags |= regexlimit.DotAll
+			case 'u':
+				flags |= regexlimit.UnixLines
+			}
+		}
+	}
+	err := regexlimit.Check(textOf(ctx, vals[1]), textOf(ctx, vals[0]), flags,
+		int32(globalInt("regexp_time_limit", 32)), int32(globalInt("regexp_stack_limit", 8000000)))
+	switch {
+	case errors.Is(err, regexlimit.ErrTimeout):
+		return mysql.NewSQLError(erRegexpTimeOut, "HY000", "%s (regexp_time_limit is %d steps)",
+			strings.TrimSuffix(err.Error(), "."), globalInt("regexp_time_limit", 32))
+	case errors.Is(err, regexlimit.ErrStackOverflow):
+		return mysql.NewSQLError(erRegexpStackOverflow, "HY000", "%s (regexp_stack_limit is %d bytes)",
+			strings.TrimSuffix(err.Error(), "."), globalInt("regexp_stack_limit", 8000000))
+	}
+	return err
+}
+
+// globalInt is a global system variable's integer value, def if unset.
+func globalInt(name string, def int64) int64 {
+	_, v, ok := sql.SystemVariables.GetGlobal(name)
+	if !ok {
+		return def
+	}
+	switch n := v.(type) {
+	case int64:
+		return n
+	case int:
+		return int64(n)
+	case uint64:
+		return int64(n)
+	}
+	return def
+}
