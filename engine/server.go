@@ -2,8 +2,11 @@ package engine
 
 import (
 	"context"
+	"crypto/tls"
 	"fmt"
 	"net"
+	"sync"
+	"time"
 
 	"github.com/dolthub/go-mysql-server/server"
 	"github.com/dolthub/go-mysql-server/sql"
@@ -19,12 +22,25 @@ type ServerConfig struct {
 	// loopback address only.
 	User     string
 	Password string
+	// TLS, when set, lets clients encrypt the connection (connguard.go).
+	TLS *tls.Config
+	// RequireSecureTransport refuses logins without TLS with MySQL's error
+	// 3159, as MySQL's require_secure_transport=ON does; it needs TLS.
+	RequireSecureTransport bool
+	// MaxConnections, when positive, bounds the open connections; those
+	// beyond it get MySQL's error 1040 (Too many connections).
+	MaxConnections int
+	// HandshakeTimeout is how long a client has to log in;
+	// DefaultHandshakeTimeout when zero.
+	HandshakeTimeout time.Duration
 }
 
 // Server is a running MySQL wire endpoint for an Engine.
 type Server struct {
 	srv      *server.Server
 	listener net.Listener
+	guard    *connGuard
+	closed   sync.Once
 }
 
 // NewServer listens on cfg.Addr. Start serves; Close stops.
@@ -40,29 +56,29 @@ func (e *Engine) NewServer(cfg ServerConfig) (*Server, error) {
 	if cfg.User != "" && cfg.Password == "" && !isLoopback(host) {
 		return nil, fmt.Errorf("listen address %s is reachable from other machines: user %s needs a --password", cfg.Addr, cfg.User)
 	}
-	if cfg.User != "" {
-		mdb := e.sqle.Analyzer.Catalog.MySQLDb
-		ed := mdb.Editor()
-		mdb.AddSuperUser(ed, cfg.User, "%", cfg.Password)
-		ed.Close()
+	if cfg.RequireSecureTransport && cfg.TLS == nil {
+		return nil, fmt.Errorf("require_secure_transport needs a TLS certificate and key (--tls-cert, --tls-key)")
 	}
+	e.serverAccounts(cfg.User, cfg.Password) // auth.go
 	l, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		return nil, fmt.Errorf("listen on %s: %w", cfg.Addr, err)
 	}
+	guard := newConnGuard(cfg)
 	srv, err := server.NewServerWithHandler(server.Config{
-		Protocol: "tcp",
-		Address:  l.Addr().String(),
-		Listener: l,
-		Version:  "8.0.33-icesql-" + Version,
+		Protocol:  "tcp",
+		Address:   l.Addr().String(),
+		Listener:  guard.listener(l),
+		Version:   "8.0.33-icesql-" + Version,
+		TLSConfig: cfg.TLS,
 	}, e.sqle, sql.NewContext, e.sessionBuilder, nil, func(h mysql.Handler) (mysql.Handler, error) {
-		return statusHandler{codeMappingHandler{h}}, nil
+		return guard.handler(statusHandler{codeMappingHandler{h}}), nil
 	})
 	if err != nil {
 		l.Close()
 		return nil, fmt.Errorf("start MySQL server: %w", err)
 	}
-	return &Server{srv: srv, listener: l}, nil
+	return &Server{srv: srv, listener: l, guard: guard}, nil
 }
 
 // Addr is the address the server listens on, with the real port.
@@ -72,7 +88,14 @@ func (s *Server) Addr() string { return s.listener.Addr().String() }
 func (s *Server) Start() error { return s.srv.Start() }
 
 // Close stops accepting connections and closes the open ones.
-func (s *Server) Close() error { return s.srv.Close() }
+func (s *Server) Close() error {
+	var err error
+	s.closed.Do(func() { // go-mysql-server's Close panics when called twice
+		s.guard.close()
+		err = s.srv.Close()
+	})
+	return err
+}
 
 func (e *Engine) sessionBuilder(_ context.Context, conn *mysql.Conn, addr string) (sql.Session, error) {
 	user, host := "", ""
