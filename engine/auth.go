@@ -22,18 +22,15 @@ import (
 //
 //	<warehouse>/.icesql/privileges.db    go-mysql-server's serialized users, grants and roles
 //
-// Two accounts are never written there; they come from the command line at
-// every start (ephemeral in go-mysql-server's terms):
+// The accounts of the command line are never written there; they are
+// defined at every start (ephemeral in go-mysql-server's terms):
 //
 //   - root@localhost, the account of in-process sessions (database/sql and
 //     `icesql sql`) and, on a server started without --user, of loopback
 //     clients, without a password;
+//   - on a server without --user (loopback only), the anonymous account
+//     ''@localhost: any other name logs in without a password;
 //   - the --user account of a server, at host '%', with the --password.
-//
-// Until the warehouse holds an account of its own, a server started
-// without --user accepts any login from the loopback address (with all
-// privileges), as it always did. From the first CREATE USER on, logins
-// are checked against the accounts.
 
 // privilegesFile is where the warehouse keeps its users and grants.
 const privilegesFile = "privileges.db"
@@ -81,8 +78,8 @@ func (e *Engine) setupPrivileges(ctx context.Context, store storage.Store, root 
 	ed := mdb.Editor()
 	defer ed.Close()
 	putEphemeralSuperUser(mdb, ed, rootUser, rootHost, "")
-	// Adding an account switches authentication on; it stays off until the
-	// warehouse holds an account of its own.
+	// Adding an account switches privilege checks on; they stay off until
+	// the warehouse holds an account of its own (see accountStatement).
 	mdb.SetEnabled(p.hasAccounts(ed))
 	return nil
 }
@@ -121,8 +118,6 @@ func (p *privilegeStore) Persist(ctx *sql.Context, data []byte) error {
 		return err
 	}
 	p.saved = append([]byte(nil), data...)
-	// The first account of the warehouse switches authentication on.
-	p.mdb.SetEnabled(true)
 	return nil
 }
 
@@ -169,15 +164,22 @@ func (p *privilegeStore) restore() {
 	}
 }
 
-// serverAccounts defines the accounts of a server: the --user account at
-// any host with its password, and root@localhost, which a server with a
-// --user locks (no passwordless root next to a password-protected
-// account) unless --user is root itself, whose password it then takes.
+// serverAccounts defines the accounts of a server. Without a --user (a
+// loopback server), the anonymous account ”@localhost with every
+// privilege and no password admits any client under any name that is not
+// an account, as the server always did; anyone on the machine may be
+// root@localhost anyway. With a --user: that account at any host with its
+// password, and root@localhost locked (no passwordless root next to a
+// password-protected account) unless --user is root itself, whose
+// password it then takes.
 func (e *Engine) serverAccounts(user, password string) {
 	mdb := e.sqle.Analyzer.Catalog.MySQLDb
 	ed := mdb.Editor()
 	defer ed.Close()
 	if user == "" {
+		on := mdb.Enabled()
+		putEphemeralSuperUser(mdb, ed, "", rootHost, "")
+		mdb.SetEnabled(on) // the account alone does not switch checks on (accountStatement)
 		return
 	}
 	putEphemeralSuperUser(mdb, ed, user, "%", password)
@@ -192,11 +194,28 @@ func (e *Engine) serverAccounts(user, password string) {
 	}
 }
 
-// ownGrants lets every account see its own grants, as MySQL does: the
-// parser asks SELECT on the mysql schema for any SHOW GRANTS, which only
-// SHOW GRANTS FOR another account needs.
-func ownGrants(stmt ast.Statement) {
-	if show, ok := stmt.(*ast.ShowGrants); ok && show.For == nil {
-		show.Auth = ast.AuthInformation{AuthType: ast.AuthType_IGNORE}
+// accountStatement prepares the statements that manage accounts. Every
+// account may SHOW GRANTS for itself, as in MySQL (the parser asks SELECT
+// on the mysql schema, which only SHOW GRANTS FOR another account needs).
+// And the first such statement switches go-mysql-server's privilege
+// system on: until then it is off (every session has every privilege and
+// the mysql schema does not resolve), which the loopback server without
+// --user keeps for speed while the warehouse has no accounts; the
+// anonymous loopback account (serverAccounts) keeps admitting its clients.
+func (e *Engine) accountStatement(stmt ast.Statement) {
+	switch s := stmt.(type) {
+	case *ast.ShowGrants:
+		if s.For == nil {
+			s.Auth = ast.AuthInformation{AuthType: ast.AuthType_IGNORE}
+		}
+	case *ast.CreateUser, *ast.RenameUser, *ast.DropUser, *ast.CreateRole, *ast.DropRole,
+		*ast.GrantPrivilege, *ast.GrantRole, *ast.GrantProxy, *ast.RevokePrivilege, *ast.RevokeRole, *ast.RevokeProxy:
+	case *ast.DDL:
+		if s.Auth.AuthType != ast.AuthType_ALTER_USER {
+			return
+		}
+	default:
+		return
 	}
+	e.sqle.Analyzer.Catalog.MySQLDb.SetEnabled(true)
 }

@@ -4,11 +4,16 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/go-sql-driver/mysql"
+
+	"github.com/icesql/icesql/storage"
 )
 
 // startTestServer opens the warehouse dir and serves it on a free loopback port.
@@ -144,5 +149,101 @@ func TestUsersSurviveRestart(t *testing.T) {
 	wantCode(t, "dropped user", err, 1045)
 	if err := adm.QueryRow("SELECT COUNT(*) FROM d.t").Scan(&n); err != nil || n != 2 {
 		t.Fatalf("admin SELECT after refused INSERT: %d, %v", n, err)
+	}
+}
+
+// TestLoopbackServerAccounts: a server without --user admits any name
+// from loopback without a password; the accounts created on it log in with
+// their passwords and get only their grants, and SHOW GRANTS works for all.
+func TestLoopbackServerAccounts(t *testing.T) {
+	_, srv := startTestServer(t, t.TempDir(), ServerConfig{})
+	anyone := dial(t, srv, "anyone", "")
+	mustExec(t, anyone,
+		"CREATE DATABASE d",
+		"CREATE USER 'bob'@'%' IDENTIFIED BY 'bob-pw'",
+		"GRANT SELECT ON d.* TO 'bob'@'%'",
+	)
+	var user string
+	if err := dial(t, srv, "someone", "").QueryRow("SELECT USER()").Scan(&user); err != nil || user != "someone@localhost" {
+		t.Fatalf("another name after CREATE USER: %q, %v", user, err)
+	}
+	if got := queryStrings(t, dial(t, srv, "root", ""), "SHOW GRANTS"); len(got) != 1 || !strings.HasSuffix(got[0], "CREATE ROLE, DROP ROLE ON *.* TO `root`@`localhost` WITH GRANT OPTION") {
+		t.Fatalf("root's grants: %q", got)
+	}
+	_, err := dial(t, srv, "bob", "wrong").Exec("SELECT 1")
+	wantCode(t, "bob with a wrong password", err, 1045)
+	bob := dial(t, srv, "bob", "bob-pw")
+	_, err = bob.Exec("CREATE TABLE d.t (id BIGINT)")
+	wantCode(t, "bob CREATE TABLE", err, 1142)
+	if got := queryStrings(t, bob, "SHOW GRANTS"); len(got) != 2 || got[1] != "GRANT SELECT ON `d`.* TO `bob`@`%`" {
+		t.Fatalf("bob's grants: %q", got)
+	}
+}
+
+// failingStore fails writes of the users file while fail is set.
+type failingStore struct {
+	storage.Store
+	fail atomic.Bool
+}
+
+func (s *failingStore) WriteFile(ctx context.Context, loc string, data []byte) error {
+	if s.fail.Load() && strings.HasSuffix(loc, privilegesFile) {
+		return fmt.Errorf("injected write failure")
+	}
+	return s.Store.WriteFile(ctx, loc, data)
+}
+
+// TestUserChangeNotSavedIsUndone: a CREATE USER or GRANT whose save fails
+// reports the failure and leaves the accounts as they were.
+func TestUserChangeNotSavedIsUndone(t *testing.T) {
+	dir := t.TempDir()
+	st := &failingStore{Store: storage.LocalStore{}}
+	e, err := Open(context.Background(), Config{Warehouse: dir, Store: st})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	db := sql.OpenDB(e.Connector())
+	defer db.Close()
+	count := func(q string) int {
+		t.Helper()
+		e.privileges.restoring.Wait()
+		var n int
+		if err := db.QueryRow(q).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	st.fail.Store(true)
+	if _, err := db.Exec("CREATE USER 'lost'@'%' IDENTIFIED BY 'x'"); err == nil || !strings.Contains(err.Error(), "injected write failure") {
+		t.Fatalf("CREATE USER with a failing store: %v", err)
+	}
+	if n := count("SELECT COUNT(*) FROM mysql.user WHERE user = 'lost'"); n != 0 {
+		t.Fatalf("unsaved user still exists")
+	}
+	st.fail.Store(false)
+	mustExec(t, db, "CREATE USER 'kept'@'%' IDENTIFIED BY 'x'")
+	st.fail.Store(true)
+	if _, err := db.Exec("GRANT SELECT ON *.* TO 'kept'@'%'"); err == nil {
+		t.Fatal("GRANT with a failing store succeeded")
+	}
+	if n := count("SELECT COUNT(*) FROM mysql.user WHERE user = 'kept' AND select_priv = 'Y'"); n != 0 {
+		t.Fatalf("unsaved grant still in effect")
+	}
+	if n := count("SELECT COUNT(*) FROM mysql.user WHERE user = 'kept'"); n != 1 {
+		t.Fatalf("saved user lost after a failed GRANT")
+	}
+	st.fail.Store(false)
+	e.Close()
+	e2, err := Open(context.Background(), Config{Warehouse: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e2.Close()
+	db2 := sql.OpenDB(e2.Connector())
+	defer db2.Close()
+	var users string
+	if err := db2.QueryRow("SELECT GROUP_CONCAT(user ORDER BY user) FROM mysql.user WHERE user IN ('lost', 'kept')").Scan(&users); err != nil || users != "kept" {
+		t.Fatalf("users after restart: %q, %v", users, err)
 	}
 }

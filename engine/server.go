@@ -101,6 +101,9 @@ func (e *Engine) sessionBuilder(_ context.Context, conn *mysql.Conn, addr string
 	user, host := "", ""
 	if u, ok := conn.UserData.(sql.MysqlConnectionUser); ok {
 		user, host = u.User, u.Host
+		if user == "" {
+			user = conn.User // logged in through the anonymous account (auth.go)
+		}
 	}
 	base := sql.NewBaseSessionWithClientServer(addr, sql.Client{Address: host, User: user, Capabilities: conn.Capabilities}, conn.ConnectionID)
 	return e.NewSession(base), nil

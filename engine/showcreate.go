@@ -48,7 +48,7 @@ func (p parser) ParseOneWithOptions(ctx context.Context, query string, opts ast.
 // the ALTER TABLE statements icesql runs itself (see alterStatement).
 func (p parser) intercept(stmt ast.Statement) ast.Statement {
 	explainAsTree(stmt)
-	ownGrants(stmt) // auth.go
+	p.e.accountStatement(stmt) // auth.go
 	if err := recordForeignKeys(stmt); err != nil {
 		return refused(err)
 	}
