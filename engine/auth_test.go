@@ -14,6 +14,7 @@ import (
 	"github.com/go-sql-driver/mysql"
 
 	"github.com/icesql/icesql/storage"
+	"github.com/icesql/icesql/storage/s3test"
 )
 
 // startTestServer opens the warehouse dir and serves it on a free loopback port.
@@ -246,4 +247,55 @@ func TestUserChangeNotSavedIsUndone(t *testing.T) {
 	if err := db2.QueryRow("SELECT GROUP_CONCAT(user ORDER BY user) FROM mysql.user WHERE user IN ('lost', 'kept')").Scan(&users); err != nil || users != "kept" {
 		t.Fatalf("users after restart: %q, %v", users, err)
 	}
+}
+
+// TestUsersOnS3Warehouse: accounts are saved in the bucket (through the
+// warehouse's store) and come back for the next engine on it.
+func TestUsersOnS3Warehouse(t *testing.T) {
+	endpoint := s3test.StartServer(t)
+	root := s3test.NewBucket(t, endpoint)
+	cfg := Config{Warehouse: root, S3: storage.S3Config{Endpoint: endpoint, Region: s3test.Region, PathStyle: true,
+		AccessKeyID: s3test.AccessKeyID, SecretAccessKey: s3test.SecretAccessKey}}
+	e1, err := Open(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db1 := sql.OpenDB(e1.Connector())
+	mustExec(t, db1, "CREATE USER 'carol'@'%' IDENTIFIED BY 'c'", "GRANT SELECT ON *.* TO 'carol'@'%'")
+	db1.Close()
+	e1.Close()
+	if _, err := e1.cfg.Store.ReadFile(context.Background(), storage.Join(root, ".icesql", privilegesFile)); err != nil {
+		t.Fatalf("users file in the bucket: %v", err)
+	}
+	e2, err := Open(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e2.Close()
+	db2 := sql.OpenDB(e2.Connector())
+	defer db2.Close()
+	if got := queryStrings(t, db2, "SHOW GRANTS FOR 'carol'@'%'"); len(got) != 1 || got[0] != "GRANT SELECT ON *.* TO `carol`@`%`" {
+		t.Fatalf("carol's grants after reopening: %q", got)
+	}
+}
+
+// TestOpenAddressNeedsLogin: a server reachable from other machines
+// requires --user and --password; loopback needs neither.
+func TestOpenAddressNeedsLogin(t *testing.T) {
+	e, err := Open(context.Background(), Config{Warehouse: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	for _, cfg := range []ServerConfig{{Addr: "0.0.0.0:0"}, {Addr: "[::]:0"}, {Addr: "0.0.0.0:0", User: "admin"}} {
+		if srv, err := e.NewServer(cfg); err == nil {
+			srv.Close()
+			t.Errorf("server on %s with user %q and no password started", cfg.Addr, cfg.User)
+		}
+	}
+	srv, err := e.NewServer(ServerConfig{Addr: "0.0.0.0:0", User: "admin", Password: "pw"})
+	if err != nil {
+		t.Fatalf("server on 0.0.0.0 with a login: %v", err)
+	}
+	srv.Close()
 }
