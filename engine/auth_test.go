@@ -67,12 +67,12 @@ func mustExec(t *testing.T, db *sql.DB, stmts ...string) {
 	}
 }
 
-// wantCode checks that err is MySQL error code.
-func wantCode(t *testing.T, what string, err error, code uint16) {
+// wantCode checks that err is MySQL error code, with SQLSTATE state when given.
+func wantCode(t *testing.T, what string, err error, code uint16, state ...string) {
 	t.Helper()
 	var me *mysql.MySQLError
-	if !errors.As(err, &me) || me.Number != code {
-		t.Fatalf("%s: want MySQL error %d, got %#v", what, code, err)
+	if !errors.As(err, &me) || me.Number != code || (len(state) > 0 && string(me.SQLState[:]) != state[0]) {
+		t.Fatalf("%s: want MySQL error %d %v, got %#v", what, code, state, err)
 	}
 }
 
@@ -119,8 +119,8 @@ func TestUsersSurviveRestart(t *testing.T) {
 	db.Close()
 	srv1.Close()
 	e1.Close()
-	if _, err := os.Stat(filepath.Join(dir, ".icesql", privilegesFile)); err != nil {
-		t.Fatalf("users not saved in the warehouse: %v", err)
+	if fi, err := os.Stat(filepath.Join(dir, ".icesql", privilegesFile)); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("users not saved in the warehouse, or readable by others: %v %v", fi, err)
 	}
 
 	_, srv2 := startTestServer(t, dir, admin)
@@ -130,7 +130,7 @@ func TestUsersSurviveRestart(t *testing.T) {
 		t.Fatalf("reader SELECT: %d, %v", n, err)
 	}
 	_, err := reader.Exec("INSERT INTO d.t VALUES (3)")
-	wantCode(t, "reader INSERT", err, 1142)
+	wantCode(t, "reader INSERT", err, 1142, "42000")
 	_, err = reader.Exec("CREATE TABLE d.u (id BIGINT)")
 	wantCode(t, "reader CREATE TABLE", err, 1142)
 	got := queryStrings(t, reader, "SHOW GRANTS")

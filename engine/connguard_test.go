@@ -65,7 +65,7 @@ func TestTLSAndSecureTransport(t *testing.T) {
 	_, srv := startTestServer(t, t.TempDir(), ServerConfig{User: "admin", Password: "pw", TLS: serverTLS, RequireSecureTransport: true})
 
 	_, err := dial(t, srv, "admin", "pw").Exec("SELECT 1")
-	wantCode(t, "plain login under require_secure_transport", err, 3159)
+	wantCode(t, "plain login under require_secure_transport", err, 3159, "HY000")
 
 	admin := dial(t, srv, "admin", "pw", withTLS(clientTLS))
 	mustExec(t, admin,
@@ -111,7 +111,7 @@ func TestConnectionLimit(t *testing.T) {
 		}
 	}
 	third := dial(t, srv, "root", "")
-	wantCode(t, "third connection", third.Ping(), 1040)
+	wantCode(t, "third connection", third.Ping(), 1040, "08004")
 
 	first.Close()
 	deadline := time.Now().Add(20 * time.Second)
