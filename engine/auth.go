@@ -178,9 +178,13 @@ func (e *Engine) serverAccounts(user, password string) {
 	defer ed.Close()
 	if user == "" {
 		on := mdb.Enabled()
+		putEphemeralSuperUser(mdb, ed, rootUser, rootHost, "") // unlocked, if an earlier server locked it
 		putEphemeralSuperUser(mdb, ed, "", rootHost, "")
 		mdb.SetEnabled(on) // the account alone does not switch checks on (accountStatement)
 		return
+	}
+	if anon, ok := ed.GetUser(mysql_db.UserPrimaryKey{Host: rootHost}); ok && anon.IsEphemeral {
+		ed.RemoveUser(mysql_db.UserPrimaryKey{Host: rootHost}) // an earlier loopback server's
 	}
 	putEphemeralSuperUser(mdb, ed, user, "%", password)
 	if user == rootUser {
@@ -190,6 +194,7 @@ func (e *Engine) serverAccounts(user, password string) {
 	if root, ok := ed.GetUser(mysql_db.UserPrimaryKey{User: rootUser, Host: rootHost}); ok && root.IsEphemeral {
 		locked := *root
 		locked.Locked = true
+		ed.RemoveUser(mysql_db.UserPrimaryKey{User: rootUser, Host: rootHost}) // the set would hold both
 		ed.PutUser(&locked)
 	}
 }

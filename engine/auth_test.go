@@ -299,3 +299,37 @@ func TestOpenAddressNeedsLogin(t *testing.T) {
 	}
 	srv.Close()
 }
+
+// TestServersOfOneEngine: each server of an engine sets the command-line
+// accounts its way: a server with --user locks root@localhost and drops the
+// anonymous account; a later loopback server gives both back.
+func TestServersOfOneEngine(t *testing.T) {
+	e, err := Open(context.Background(), Config{Warehouse: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	start := func(cfg ServerConfig) *Server {
+		cfg.Addr = "127.0.0.1:0"
+		srv, err := e.NewServer(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		go srv.Start()
+		t.Cleanup(func() { srv.Close() })
+		return srv
+	}
+	open := start(ServerConfig{})
+	mustExec(t, dial(t, open, "root", ""), "CREATE USER 'x'@'%' IDENTIFIED BY 'x'") // switches checks on
+	guarded := start(ServerConfig{User: "admin", Password: "pw"})
+	for _, name := range []string{"root", "anyone"} {
+		_, err := dial(t, guarded, name, "").Exec("SELECT 1")
+		wantCode(t, name+" without a password next to --user", err, 1045)
+	}
+	open = start(ServerConfig{})
+	for _, name := range []string{"root", "anyone"} {
+		if err := dial(t, open, name, "").Ping(); err != nil {
+			t.Fatalf("%s on a later loopback server: %v", name, err)
+		}
+	}
+}

@@ -17,12 +17,13 @@ import (
 type ServerConfig struct {
 	// Addr is host:port; port 0 picks a free port (see Server.Addr).
 	Addr string
-	// User and Password, when User is set, are the only account admitted.
-	// Without a user every login is accepted, which is allowed on a
-	// loopback address only.
+	// User and Password, when User is set, are an account with every
+	// privilege at any host, besides the accounts the warehouse keeps
+	// (auth.go). Without a user any name logs in without a password, which
+	// is allowed on a loopback address only.
 	User     string
 	Password string
-	// TLS, when set, lets clients encrypt the connection (connguard.go).
+	// TLS, when set, lets clients encrypt the connection.
 	TLS *tls.Config
 	// RequireSecureTransport refuses logins without TLS with MySQL's error
 	// 3159, as MySQL's require_secure_transport=ON does; it needs TLS.
