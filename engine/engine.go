@@ -76,6 +76,8 @@ type Engine struct {
 	// budget is what statements may keep live under Config.MemoryLimit;
 	// nil without a limit (memlimit.go).
 	budget *memoryBudget
+	// privileges keeps users and grants in the warehouse (auth.go).
+	privileges *privilegeStore
 }
 
 // Open opens the warehouse (creating its folder when absent) and builds the
@@ -90,7 +92,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		if err != nil {
 			return nil, err
 		}
-		return newEngine(cfg, cat, root)
+		return newEngine(ctx, cfg, cat, root)
 	}
 	if cfg.Warehouse == "" {
 		return nil, fmt.Errorf("open engine: no warehouse given")
@@ -106,7 +108,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	return newEngine(cfg, wh, root)
+	return newEngine(ctx, cfg, wh, root)
 }
 
 // newEngine builds the SQL engine over cat; root is the warehouse location
@@ -114,7 +116,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 // newEngineMu serializes go-mysql-server's engine construction.
 var newEngineMu sync.Mutex
 
-func newEngine(cfg Config, cat catalog.Catalog, root string) (*Engine, error) {
+func newEngine(ctx context.Context, cfg Config, cat catalog.Catalog, root string) (*Engine, error) {
 	addVectorizeVar()
 	e := &Engine{cfg: cfg, catalog: cat, procedures: procedures.Builtin(), root: root}
 	registerSessionVariables()
@@ -152,6 +154,13 @@ func newEngine(cfg Config, cat catalog.Catalog, root string) (*Engine, error) {
 		return nil, err
 	}
 	registerWapVariables()
+	store := cfg.Store
+	if cfg.useExternalCatalog() {
+		store = nil // the warehouse belongs to the catalog (auth.go)
+	}
+	if err := e.setupPrivileges(ctx, store, root); err != nil {
+		return nil, err
+	}
 	return e, nil
 }
 

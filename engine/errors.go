@@ -157,6 +157,9 @@ var mysqlCodes = func() []codedKind {
 		{kind: sql.ErrUnknownTable, code: mysql.ERBadTable, state: mysql.SSUnknownTable},
 		{kind: sql.ErrStoredProcedureDoesNotExist, code: mysql.ERSPDoesNotExist, state: "42000"},
 		{kind: plan.ErrTruncateNotSupported, code: mysql.ERNotSupportedYet, state: mysql.SSClientError}, // metadata tables
+		{kind: sql.ErrPrivilegeCheckFailed, code: erTableAccessDenied, state: mysql.SSClientError},      // statementError names the command
+		{kind: sql.ErrTableAccessDeniedForUser, code: erTableAccessDenied, state: mysql.SSClientError},
+		{kind: sql.ErrDatabaseAccessDeniedForUser, code: mysql.ERDBAccessDenied, state: mysql.SSClientError},
 	}
 	verb := regexp.MustCompile(`%[-+# 0-9.]*[a-zA-Z]`)
 	for i, k := range list {
@@ -246,6 +249,10 @@ func statementError(query string, err error) *mysql.SQLError {
 		return mysql.NewSQLError(erNonInsertableTable, "HY000", "the target of the INSERT is a view; icesql views are read-only: insert into the tables it reads")
 	}
 	words := strings.Fields(strings.ToUpper(sqlparser.StripLeadingComments(query)))
+	if se.Num == erTableAccessDenied && strings.HasPrefix(se.Message, "command denied") && len(words) > 0 {
+		// MySQL names the command: "INSERT command denied to user 'u'@'h'".
+		return mysql.NewSQLError(se.Num, se.State, "%s %s", words[0], se.Message)
+	}
 	if isCreateView(words) && wrongColumnCount.MatchString(se.Message) {
 		return mysql.NewSQLError(erViewWrongList, "HY000", "View's SELECT and view's field list have different column counts: %s", se.Message)
 	}
@@ -321,3 +328,7 @@ func (h codeMappingHandler) ComPrepare(ctx context.Context, c *mysql.Conn, query
 func (h codeMappingHandler) ComStmtExecute(ctx context.Context, c *mysql.Conn, prepare *mysql.PrepareData, callback func(*sqltypes.Result) error) error {
 	return recode(prepare.PrepareStmt, h.Handler.ComStmtExecute(ctx, c, prepare, callback))
 }
+
+// erTableAccessDenied is MySQL's ER_TABLEACCESS_DENIED_ERROR, which vitess
+// does not name.
+const erTableAccessDenied = 1142

@@ -2,8 +2,11 @@ package engine
 
 import (
 	"context"
+	"crypto/tls"
 	"fmt"
 	"net"
+	"sync"
+	"time"
 
 	"github.com/dolthub/go-mysql-server/server"
 	"github.com/dolthub/go-mysql-server/sql"
@@ -14,11 +17,23 @@ import (
 type ServerConfig struct {
 	// Addr is host:port; port 0 picks a free port (see Server.Addr).
 	Addr string
-	// User and Password, when User is set, are the only account admitted.
-	// Without a user every login is accepted, which is allowed on a
-	// loopback address only.
+	// User and Password, when User is set, are an account with every
+	// privilege at any host, besides the accounts the warehouse keeps
+	// (auth.go). Without a user any name logs in without a password, which
+	// is allowed on a loopback address only.
 	User     string
 	Password string
+	// TLS, when set, lets clients encrypt the connection.
+	TLS *tls.Config
+	// RequireSecureTransport refuses logins without TLS with MySQL's error
+	// 3159, as MySQL's require_secure_transport=ON does; it needs TLS.
+	RequireSecureTransport bool
+	// MaxConnections, when positive, bounds the open connections; those
+	// beyond it get MySQL's error 1040 (Too many connections).
+	MaxConnections int
+	// HandshakeTimeout is how long a client has to log in;
+	// DefaultHandshakeTimeout when zero.
+	HandshakeTimeout time.Duration
 }
 
 // Server is a running MySQL wire endpoint for an Engine.
@@ -26,6 +41,8 @@ type Server struct {
 	srv      *server.Server
 	listener net.Listener
 	stop     chan struct{} // closed by Close: ends the memory watchdog
+	guard    *connGuard
+	closed   sync.Once
 }
 
 // NewServer listens on cfg.Addr. Start serves; Close stops.
@@ -41,12 +58,10 @@ func (e *Engine) NewServer(cfg ServerConfig) (*Server, error) {
 	if cfg.User != "" && cfg.Password == "" && !isLoopback(host) {
 		return nil, fmt.Errorf("listen address %s is reachable from other machines: user %s needs a --password", cfg.Addr, cfg.User)
 	}
-	if cfg.User != "" {
-		mdb := e.sqle.Analyzer.Catalog.MySQLDb
-		ed := mdb.Editor()
-		mdb.AddSuperUser(ed, cfg.User, "%", cfg.Password)
-		ed.Close()
+	if cfg.RequireSecureTransport && cfg.TLS == nil {
+		return nil, fmt.Errorf("require_secure_transport needs a TLS certificate and key (--tls-cert, --tls-key)")
 	}
+	e.serverAccounts(cfg.User, cfg.Password) // auth.go
 	l, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		return nil, fmt.Errorf("listen on %s: %w", cfg.Addr, err)
@@ -59,13 +74,15 @@ func (e *Engine) NewServer(cfg ServerConfig) (*Server, error) {
 		}
 		return s, err
 	}
+	guard := newConnGuard(cfg)
 	srv, err := server.NewServerWithHandler(server.Config{
-		Protocol: "tcp",
-		Address:  l.Addr().String(),
-		Listener: l,
-		Version:  "8.0.33-icesql-" + Version,
+		Protocol:  "tcp",
+		Address:   l.Addr().String(),
+		Listener:  guard.listener(l),
+		Version:   "8.0.33-icesql-" + Version,
+		TLSConfig: cfg.TLS,
 	}, e.sqle, sql.NewContext, sessions, nil, func(h mysql.Handler) (mysql.Handler, error) {
-		return statusHandler{codeMappingHandler{limitHandler{Handler: h, l: limits}}}, nil
+		return guard.handler(statusHandler{codeMappingHandler{limitHandler{Handler: h, l: limits}}}), nil
 	})
 	if err != nil {
 		l.Close()
@@ -73,7 +90,7 @@ func (e *Engine) NewServer(cfg ServerConfig) (*Server, error) {
 	}
 	stop := make(chan struct{})
 	go watchMemory(limits, e.cfg.MemoryLimit, stop) // memwatch.go
-	return &Server{srv: srv, listener: l, stop: stop}, nil
+	return &Server{srv: srv, listener: l, stop: stop, guard: guard}, nil
 }
 
 // Addr is the address the server listens on, with the real port.
@@ -84,18 +101,22 @@ func (s *Server) Start() error { return s.srv.Start() }
 
 // Close stops accepting connections and closes the open ones.
 func (s *Server) Close() error {
-	select {
-	case <-s.stop:
-	default:
-		close(s.stop)
-	}
-	return s.srv.Close()
+	var err error
+	s.closed.Do(func() { // go-mysql-server's Close panics when called twice
+		close(s.stop) // ends the memory watchdog
+		s.guard.close()
+		err = s.srv.Close()
+	})
+	return err
 }
 
 func (e *Engine) sessionBuilder(_ context.Context, conn *mysql.Conn, addr string) (sql.Session, error) {
 	user, host := "", ""
 	if u, ok := conn.UserData.(sql.MysqlConnectionUser); ok {
 		user, host = u.User, u.Host
+		if user == "" {
+			user = conn.User // logged in through the anonymous account (auth.go)
+		}
 	}
 	base := sql.NewBaseSessionWithClientServer(addr, sql.Client{Address: host, User: user, Capabilities: conn.Capabilities}, conn.ConnectionID)
 	return e.NewSession(base), nil

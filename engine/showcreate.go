@@ -53,6 +53,7 @@ func (p parser) intercept(stmt ast.Statement) ast.Statement {
 	if err := checkNesting(stmt); err != nil { // planlimits.go
 		return refused(err)
 	}
+	p.e.accountStatement(stmt) // auth.go
 	if err := recordForeignKeys(stmt); err != nil {
 		return refused(err)
 	}

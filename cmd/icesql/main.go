@@ -23,7 +23,7 @@ import (
 const usage = `icesql runs SQL over Apache Iceberg tables.
 
 Usage:
-  icesql serve [--warehouse PATH] [--addr HOST:PORT] [--user U --password P]
+  icesql serve [--warehouse PATH] [--addr HOST:PORT] [--user U --password-file F]
       Serve the warehouse over the MySQL protocol (default 127.0.0.1:3306).
   icesql sql [--warehouse PATH] [-e "STATEMENTS"]
       Run statements and print their results; without -e, an interactive shell.
@@ -37,7 +37,7 @@ Common flags:
                         how to reach an s3:// warehouse; credentials default to the AWS chain
   --allow-unsafe-commits
                         write to a store without conditional writes (one writer only)
-` + catalogUsage
+` + catalogUsage + serverUsage
 
 func main() {
 	if err := run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr); err != nil {
@@ -105,11 +105,12 @@ func commonFlags(name string, stderr io.Writer) (*flag.FlagSet, *engine.Config) 
 func serve(args []string, stdout, stderr io.Writer) error {
 	fs, cfg := commonFlags("serve", stderr)
 	var scfg engine.ServerConfig
-	fs.StringVar(&scfg.Addr, "addr", "127.0.0.1:3306", "address to listen on")
-	fs.StringVar(&scfg.User, "user", "", "the one user admitted (default: any user, loopback only)")
-	fs.StringVar(&scfg.Password, "password", "", "password of --user")
+	sflags := addServerFlags(fs, &scfg) // serverflags.go
 	if err := fs.Parse(args); err != nil {
 		return exitCode(2)
+	}
+	if err := sflags.finish(stderr); err != nil {
+		return err
 	}
 	if err := finishCatalogFlags(fs, cfg); err != nil {
 		return err

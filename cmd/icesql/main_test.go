@@ -62,7 +62,14 @@ func freeAddr(t *testing.T) string {
 // startServer runs `icesql serve` and waits until it accepts connections.
 func startServer(t *testing.T, bin string, args ...string) *exec.Cmd {
 	t.Helper()
+	return startServerEnv(t, bin, nil, args...)
+}
+
+// startServerEnv is startServer with more environment variables.
+func startServerEnv(t *testing.T, bin string, env []string, args ...string) *exec.Cmd {
+	t.Helper()
 	cmd := exec.Command(bin, append([]string{"serve"}, args...)...)
+	cmd.Env = append(os.Environ(), env...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {

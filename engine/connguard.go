@@ -1,0 +1,275 @@
+package engine
+
+import (
+	"context"
+	"encoding/binary"
+	"net"
+	"sync"
+	"time"
+
+	"github.com/dolthub/vitess/go/mysql"
+)
+
+// The defaults of a server's connection limits, MySQL's where it has one.
+const (
+	// DefaultHandshakeTimeout is how long a client has from connecting to
+	// being logged in (MySQL's connect_timeout).
+	DefaultHandshakeTimeout = 10 * time.Second
+
+	// Failed logins from one client address are answered ever more slowly:
+	// after loginFreeFailures consecutive failures, each new connection
+	// from that address waits loginDelayMin before its handshake, doubling
+	// with every further failure up to loginDelayMax (MySQL's
+	// connection_control plugin, with a bound). A successful login resets
+	// the count; a count idle for loginFailureMemory is forgotten.
+	loginFreeFailures  = 3
+	loginDelayMin      = time.Second
+	loginDelayMax      = 30 * time.Second
+	loginFailureMemory = time.Hour
+	// loginAddressesKept bounds the memory the counts take.
+	loginAddressesKept = 10000
+
+	// erSecureTransportRequired is MySQL's ER_SECURE_TRANSPORT_REQUIRED,
+	// which vitess does not name.
+	erSecureTransportRequired = 3159
+)
+
+// connGuard enforces a server's connection limits: the number of open
+// connections, the time a client has to log in, the delay after failed
+// logins, and TLS when secure transport is required.
+type connGuard struct {
+	maxConns         int // 0: no limit
+	handshakeTimeout time.Duration
+	requireTLS       bool
+	// sleep waits before a handshake; tests record the delay instead.
+	sleep func(ctx context.Context, d time.Duration)
+
+	closing context.Context // done when the server closes
+	close   context.CancelFunc
+
+	mu       sync.Mutex
+	open     int
+	pending  map[uint32]*time.Timer // handshake deadlines, by connection id
+	failures map[string]*loginFailures
+}
+
+type loginFailures struct {
+	count int
+	last  time.Time
+}
+
+func newConnGuard(cfg ServerConfig) *connGuard {
+	timeout := cfg.HandshakeTimeout
+	if timeout == 0 {
+		timeout = DefaultHandshakeTimeout
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	return &connGuard{
+		maxConns:         cfg.MaxConnections,
+		handshakeTimeout: timeout,
+		requireTLS:       cfg.RequireSecureTransport,
+		sleep:            sleepCtx,
+		closing:          ctx,
+		close:            cancel,
+		pending:          map[uint32]*time.Timer{},
+		failures:         map[string]*loginFailures{},
+	}
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+	}
+}
+
+// listener counts the connections l accepts and turns away those beyond
+// the limit with MySQL's error 1040, as MySQL does: an error packet in
+// place of the handshake.
+func (g *connGuard) listener(l net.Listener) net.Listener { return &guardedListener{Listener: l, g: g} }
+
+type guardedListener struct {
+	net.Listener
+	g *connGuard
+}
+
+func (l *guardedListener) Accept() (net.Conn, error) {
+	for {
+		c, err := l.Listener.Accept()
+		if err != nil {
+			return nil, err
+		}
+		if l.g.admit() {
+			return &countedConn{Conn: c, g: l.g}, nil
+		}
+		go refuse(c, mysql.ERConCount, "08004", "Too many connections")
+	}
+}
+
+// admit takes a connection slot, if one is free.
+func (g *connGuard) admit() bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.maxConns > 0 && g.open >= g.maxConns {
+		return false
+	}
+	g.open++
+	return true
+}
+
+// countedConn gives its slot back when closed.
+type countedConn struct {
+	net.Conn
+	g    *connGuard
+	once sync.Once
+}
+
+func (c *countedConn) Close() error {
+	c.once.Do(func() {
+		c.g.mu.Lock()
+		c.g.open--
+		c.g.mu.Unlock()
+	})
+	return c.Conn.Close()
+}
+
+// refuse sends a MySQL error packet as the first packet and closes c.
+func refuse(c net.Conn, code uint16, state, msg string) {
+	defer c.Close()
+	payload := []byte{0xff, byte(code), byte(code >> 8), '#'}
+	payload = append(payload, state...)
+	payload = append(payload, msg...)
+	packet := make([]byte, 4, 4+len(payload))
+	binary.LittleEndian.PutUint32(packet, uint32(len(payload))) // 3-byte length, then sequence id 0
+	packet[3] = 0
+	c.SetWriteDeadline(time.Now().Add(time.Second))
+	c.Write(append(packet, payload...))
+}
+
+// loginDelay is how long a new connection from host waits before its
+// handshake.
+func (g *connGuard) loginDelay(host string) time.Duration {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	f, ok := g.failures[host]
+	if !ok || time.Since(f.last) > loginFailureMemory {
+		return 0
+	}
+	return delayAfter(f.count)
+}
+
+// delayAfter is the delay after n consecutive failed logins.
+func delayAfter(n int) time.Duration {
+	if n < loginFreeFailures {
+		return 0
+	}
+	d := loginDelayMin
+	for i := loginFreeFailures; i < n && d < loginDelayMax; i++ {
+		d *= 2
+	}
+	return min(d, loginDelayMax)
+}
+
+func (g *connGuard) loginFailed(host string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	now := time.Now()
+	f, ok := g.failures[host]
+	if !ok || now.Sub(f.last) > loginFailureMemory {
+		if len(g.failures) >= loginAddressesKept {
+			g.forgetLocked(now)
+		}
+		f = &loginFailures{}
+		g.failures[host] = f
+	}
+	f.count++
+	f.last = now
+}
+
+// forgetLocked drops the idle counts, or any one when none is idle.
+func (g *connGuard) forgetLocked(now time.Time) {
+	for h, f := range g.failures {
+		if now.Sub(f.last) > loginFailureMemory {
+			delete(g.failures, h)
+		}
+	}
+	for h := range g.failures {
+		if len(g.failures) < loginAddressesKept {
+			break
+		}
+		delete(g.failures, h)
+	}
+}
+
+func (g *connGuard) loginSucceeded(host string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	delete(g.failures, host)
+}
+
+// handler wraps the server's handler with the guard's checks at the
+// points of a connection's life: before the handshake (the delay after
+// failed logins, the handshake deadline), after authentication (TLS when
+// required), after a failed login.
+func (g *connGuard) handler(h mysql.Handler) mysql.Handler { return guardHandler{Handler: h, g: g} }
+
+type guardHandler struct {
+	mysql.Handler
+	g *connGuard
+}
+
+func (h guardHandler) NewConnection(c *mysql.Conn) {
+	if d := h.g.loginDelay(hostOf(c.RemoteAddr())); d > 0 {
+		h.g.sleep(h.g.closing, d)
+	}
+	timer := time.AfterFunc(h.g.handshakeTimeout, c.Close)
+	h.g.mu.Lock()
+	h.g.pending[c.ConnectionID] = timer
+	h.g.mu.Unlock()
+	h.Handler.NewConnection(c)
+}
+
+// loggedIn stops the handshake deadline of c.
+func (g *connGuard) loggedIn(c *mysql.Conn) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if t, ok := g.pending[c.ConnectionID]; ok {
+		t.Stop()
+		delete(g.pending, c.ConnectionID)
+	}
+}
+
+func (h guardHandler) ConnectionAuthenticated(c *mysql.Conn) error {
+	h.g.loggedIn(c)
+	if h.g.requireTLS && !c.TLSEnabled() && !c.IsUnixSocket() {
+		return mysql.NewSQLError(erSecureTransportRequired, "HY000",
+			"Connections using insecure transport are prohibited while --require_secure_transport=ON.")
+	}
+	h.g.loginSucceeded(hostOf(c.RemoteAddr()))
+	return h.Handler.ConnectionAuthenticated(c)
+}
+
+// ConnectionAborted is called for a login that failed: bad password,
+// unknown user, or a handshake that could not be parsed.
+func (h guardHandler) ConnectionAborted(c *mysql.Conn, reason string) error {
+	h.g.loginFailed(hostOf(c.RemoteAddr()))
+	return h.Handler.ConnectionAborted(c, reason)
+}
+
+func (h guardHandler) ConnectionClosed(c *mysql.Conn) {
+	h.g.loggedIn(c)
+	h.Handler.ConnectionClosed(c)
+}
+
+func hostOf(a net.Addr) string {
+	if a == nil {
+		return ""
+	}
+	host, _, err := net.SplitHostPort(a.String())
+	if err != nil {
+		return a.String()
+	}
+	return host
+}
