@@ -243,7 +243,7 @@ func (t *Table) identityRows(ctx *sql.Context) (sql.RowIter, error) {
 		_, s, err := t.positionScan(append(slices.Clone(cols), extra...), t.rowFilter())
 		return s, err
 	}
-	batches, err := openTasks(ctx, rtbl, t.read(ctx, planned, rscan, widen), numbered, cols)
+	batches, err := openTasks(ctx, rtbl, t.read(ctx, planned, rtbl, rscan, widen), numbered, cols)
 	if err != nil {
 		return nil, err
 	}

@@ -261,13 +261,14 @@ func (t *Table) openBatches(ctx *sql.Context, cols []string, rowFiltered bool) (
 	widen := func(extra []string) (*table.Scan, error) {
 		return t.newScan(ctx, planned, readOpts(append(slices.Clone(read), extra...))...)
 	}
-	batches, err := openTasks(ctx, t.tbl, t.read(ctx, planned, scan, widen), tasks, read)
+	batches, err := openTasks(ctx, t.tbl, t.read(ctx, planned, t.tbl, scan, widen), tasks, read)
 	return batches, tasks, err
 }
 
-// read is scan for pushdown.Open, widen the same scan with more columns.
-func (t *Table) read(ctx context.Context, planned *pushdown.Planned, scan *table.Scan, widen func([]string) (*table.Scan, error)) pushdown.Read {
-	r := pushdown.Read{Scan: scan, Widen: widen}
+// read is scan of tbl for pushdown.Open, widen the same scan with more
+// columns.
+func (t *Table) read(ctx context.Context, planned *pushdown.Planned, tbl *table.Table, scan *table.Scan, widen func([]string) (*table.Scan, error)) pushdown.Read {
+	r := pushdown.Read{Scan: scan, Widen: widen, Table: tbl}
 	if fs, err := t.tbl.FS(ctx); err == nil {
 		r.FS = planned.IO(fs)
 	}

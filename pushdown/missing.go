@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"iter"
+	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -23,10 +24,12 @@ import (
 // file has. Such a task is read with one more column, one the file does
 // hold (an anchor), which is dropped again from its batches; iceberg-go then
 // applies deletes and defaults as for any file. A file that holds no column
-// of the table's schema at all (every column it has was dropped since) and
-// has no deletes is answered without reading it: its rows are its row
-// count, each column its default. Filters need no care: the caller
-// evaluates its whole WHERE clause above the scan.
+// of the scan's schema at all (every column it has was dropped since) is
+// answered without reading it when it has no deletes: its rows are its row
+// count, each column its default; with deletes, it is read through a view
+// of the table's metadata whose schema has one of its dropped columns back
+// under a name no user can give, as the anchor. Filters need no care: the
+// caller evaluates its whole WHERE clause above the scan.
 
 // Read is a scan for iceberg-go's reader and what reading files that lack
 // every projected column needs.
@@ -38,7 +41,14 @@ type Read struct {
 	// Widen is the same scan with the extra columns selected too; with
 	// "*" its projection is the whole schema it resolves names in.
 	Widen func(extra []string) (*table.Scan, error)
+	// Table is the table the scan reads, whose older schemas name the
+	// columns dropped since a file was written.
+	Table *table.Table
 }
+
+// droppedAnchor is the name a dropped column is read under; the NUL bytes
+// keep it apart from any column name.
+const droppedAnchor = "\x00dropped\x00"
 
 // TableRead reads every column of tbl's current schema.
 func TableRead(ctx context.Context, tbl *table.Table) Read {
@@ -47,16 +57,17 @@ func TableRead(ctx context.Context, tbl *table.Table) Read {
 		fs = nil // iceberg-go's reader reports it
 	}
 	scan := func([]string) (*table.Scan, error) { return tbl.Scan(), nil } // every column is selected already
-	return Read{Scan: tbl.Scan(), FS: fs, Widen: scan}
+	return Read{Scan: tbl.Scan(), FS: fs, Widen: scan, Table: tbl}
 }
 
 // lackingTask is a task whose file holds none of the projected columns:
-// read with the column anchor selected too, or (anchor "") answered from
-// its row count.
+// read with the column anchor selected too, or with the dropped column,
+// or (neither) answered from its row count.
 type lackingTask struct {
-	task   table.FileScanTask
-	anchor string
-	rows   int64 // rows of the task's row groups, when anchor is ""
+	task    table.FileScanTask
+	anchor  string
+	dropped *iceberg.NestedField
+	rows    int64 // rows of the task's row groups, when read from neither
 }
 
 // classify separates the tasks iceberg-go reads as they are from those
@@ -99,10 +110,16 @@ func (r Read) classify(tasks []table.FileScanTask) (plain []table.FileScanTask, 
 			}
 		}
 		l := lackingTask{task: t, anchor: anchorColumn(whole, ids)}
-		if l.anchor == "" {
-			if hasDeletes(t) {
-				return nil, nil, fmt.Errorf("data file %s holds none of the table's current columns and has delete files; icesql cannot tell which of its rows are deleted (rewrite the table's data files, for example with CALL system.rewrite_data_files)", t.File.FilePath())
+		switch {
+		case l.anchor != "":
+		case hasDeletes(t):
+			if r.Table != nil {
+				l.dropped = droppedColumn(r.Table.Metadata(), ids)
 			}
+			if l.dropped == nil {
+				return nil, nil, fmt.Errorf("data file %s holds none of the columns of the table's schemas and has delete files; icesql cannot tell which of its rows are deleted", t.File.FilePath())
+			}
+		default:
 			for _, rg := range taskRowGroups(meta, t) {
 				l.rows += meta.RowGroup(rg).NumRows()
 			}
@@ -181,6 +198,63 @@ func anchorColumn(schema *iceberg.Schema, ids map[int]bool) string {
 	return nested
 }
 
+// droppedColumn is a top-level column of one of the table's schemas that
+// the file holds, primitive if one is; nil when the file holds none.
+func droppedColumn(meta table.Metadata, ids map[int]bool) *iceberg.NestedField {
+	var nested *iceberg.NestedField
+	for _, sc := range meta.Schemas() {
+		for _, f := range sc.Fields() {
+			if !ids[f.ID] {
+				continue
+			}
+			if _, ok := f.Type.(iceberg.PrimitiveType); ok {
+				return &f
+			}
+			if nested == nil {
+				nested = &f
+			}
+		}
+	}
+	return nested
+}
+
+// droppedScan is a scan of the columns of proj and of the dropped column,
+// over a view of r's table whose schema is the scan's with the dropped
+// column added back as droppedAnchor. The view is never committed.
+func (r Read) droppedScan(proj *iceberg.Schema, dropped iceberg.NestedField) (*table.Scan, error) {
+	whole, err := r.schema()
+	if err != nil {
+		return nil, err
+	}
+	meta := r.Table.Metadata()
+	b, err := table.MetadataBuilderFromBase(meta, r.Table.MetadataLocation())
+	if err != nil {
+		return nil, err
+	}
+	dropped.Name, dropped.Required = droppedAnchor, false
+	if err := b.AddSchema(iceberg.NewSchema(0, append(slices.Clone(whole.Fields()), dropped)...)); err != nil {
+		return nil, err
+	}
+	if err := b.SetCurrentSchemaID(-1); err != nil {
+		return nil, err
+	}
+	names := []string{droppedAnchor}
+	for _, f := range proj.Fields() {
+		names = append(names, f.Name)
+		if (f.ID == iceberg.RowIDFieldID || f.ID == iceberg.LastUpdatedSequenceNumberFieldID) && meta.Version() < 3 {
+			if err := b.SetFormatVersion(3); err != nil { // row lineage is v3's
+				return nil, err
+			}
+		}
+	}
+	view, err := b.Build()
+	if err != nil {
+		return nil, err
+	}
+	fs := func(context.Context) (icebergio.IO, error) { return r.FS, nil }
+	return table.New(r.Table.Identifier(), view, r.Table.MetadataLocation(), fs, nil).Scan(table.WithSelectedFields(names...)), nil
+}
+
 // openRead starts reading tasks as r says: the plain ones together, each
 // anchor's tasks with the anchor selected, the rest from row counts.
 func openRead(ctx context.Context, r Read, tasks []table.FileScanTask) (*arrow.Schema, iter.Seq2[arrow.RecordBatch, error], error) {
@@ -196,7 +270,25 @@ func openRead(ctx context.Context, r Read, tasks []table.FileScanTask) (*arrow.S
 	byAnchor := map[string][]table.FileScanTask{}
 	var anchors []string
 	var counted []lackingTask
+	var proj *iceberg.Schema
 	for _, l := range lacking {
+		if l.dropped != nil {
+			if proj == nil {
+				if proj, err = r.Scan.Projection(); err != nil {
+					return nil, nil, err
+				}
+			}
+			wide, err := r.droppedScan(proj, *l.dropped)
+			if err != nil {
+				return nil, nil, fmt.Errorf("read data file %s with its dropped column %s: %w", l.task.File.FilePath(), l.dropped.Name, err)
+			}
+			_, wseq, err := wide.ReadTasks(ctx, []table.FileScanTask{l.task})
+			if err != nil {
+				return nil, nil, err
+			}
+			segs = append(segs, narrowed(schema, wseq))
+			continue
+		}
 		if l.anchor == "" {
 			counted = append(counted, l)
 			continue
@@ -218,9 +310,10 @@ func openRead(ctx context.Context, r Read, tasks []table.FileScanTask) (*arrow.S
 		segs = append(segs, narrowed(schema, wseq))
 	}
 	if len(counted) > 0 {
-		proj, err := r.Scan.Projection()
-		if err != nil {
-			return nil, nil, err
+		if proj == nil {
+			if proj, err = r.Scan.Projection(); err != nil {
+				return nil, nil, err
+			}
 		}
 		segs = append(segs, defaultRows(ctx, schema, proj, counted))
 	}
