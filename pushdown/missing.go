@@ -4,12 +4,14 @@ import (
 	"context"
 	"fmt"
 	"iter"
+	"maps"
 	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet/metadata"
+	pqschema "github.com/apache/arrow-go/v18/parquet/schema"
 	"github.com/apache/iceberg-go"
 	icebergio "github.com/apache/iceberg-go/io"
 	"github.com/apache/iceberg-go/table"
@@ -88,8 +90,13 @@ func (r Read) classify(tasks []table.FileScanTask) (plain []table.FileScanTask, 
 		want[f.ID] = f // lineage columns are not indexed by IndexByID
 	}
 	var whole *iceberg.Schema // the scan's whole schema, once a file needs an anchor
+	trusted, mapping := want, iceberg.NameMapping(nil)
+	if r.Table != nil {
+		trusted = withoutIdentitySources(want, r.Table.Metadata())
+		mapping = r.Table.Metadata().NameMapping()
+	}
 	for _, t := range tasks {
-		if t.File.FileFormat() != iceberg.ParquetFile || statsHoldAny(t.File, want) {
+		if t.File.FileFormat() != iceberg.ParquetFile || statsHoldAny(t.File, trusted) {
 			plain = append(plain, t)
 			continue
 		}
@@ -97,10 +104,10 @@ func (r Read) classify(tasks []table.FileScanTask) (plain []table.FileScanTask, 
 		if err != nil {
 			return nil, nil, err
 		}
-		ids := fileFieldIDs(meta)
+		ids := fileFieldIDs(meta, mapping)
 		if len(ids) == 0 || holdsAny(ids, want) {
-			// Without field ids iceberg-go matches columns by the
-			// table's name mapping; it reports what it cannot read.
+			// Neither field ids nor a name mapping say what the file
+			// holds: iceberg-go's reader reports what it cannot read.
 			plain = append(plain, t)
 			continue
 		}
@@ -156,6 +163,23 @@ func statsHoldAny(f iceberg.DataFile, want map[int]iceberg.NestedField) bool {
 	return false
 }
 
+// withoutIdentitySources is want without the columns some partition spec
+// partitions by identity: Hive-style writers (Impala, DuckDB's fixtures)
+// record statistics of such a column in files that do not store it.
+func withoutIdentitySources(want map[int]iceberg.NestedField, meta table.Metadata) map[int]iceberg.NestedField {
+	out := maps.Clone(want)
+	for _, spec := range meta.PartitionSpecs() {
+		for _, f := range spec.Fields() {
+			if _, ok := f.Transform.(iceberg.IdentityTransform); ok {
+				for _, id := range f.SourceIDs {
+					delete(out, id)
+				}
+			}
+		}
+	}
+	return out
+}
+
 func holdsAny(ids map[int]bool, want map[int]iceberg.NestedField) bool {
 	for id := range want {
 		if ids[id] {
@@ -166,14 +190,40 @@ func holdsAny(ids map[int]bool, want map[int]iceberg.NestedField) bool {
 }
 
 // fileFieldIDs are the field ids of every column of a Parquet file, the
-// groups of nested ones included.
-func fileFieldIDs(meta *metadata.FileMetaData) map[int]bool {
+// groups of nested ones included; a column written without one (Hive,
+// Impala) has the id the table's name mapping gives its name, as
+// iceberg-go's reader resolves it.
+func fileFieldIDs(meta *metadata.FileMetaData, mapping iceberg.NameMapping) map[int]bool {
 	ids := map[int]bool{}
 	for i := range meta.Schema.NumColumns() {
-		for n := meta.Schema.Column(i).SchemaNode(); n != nil; n = n.Parent() {
+		col := meta.Schema.Column(i)
+		level := []iceberg.MappedField(mapping)
+		path := col.ColumnPath()
+		var nodes []pqschema.Node
+		for n := col.SchemaNode(); n != nil && n.Parent() != nil; n = n.Parent() {
+			nodes = append([]pqschema.Node{n}, nodes...)
+		}
+		for depth, n := range nodes {
 			if id := n.FieldID(); id >= 0 {
 				ids[int(id)] = true
+				level = nil
+				continue
 			}
+			var m *iceberg.MappedField
+			for j := range level {
+				if depth < len(path) && slices.Contains(level[j].Names, path[depth]) {
+					m = &level[j]
+					break
+				}
+			}
+			if m == nil {
+				level = nil
+				continue
+			}
+			if m.ID() >= 0 {
+				ids[m.ID()] = true
+			}
+			level = m.Fields
 		}
 	}
 	return ids
