@@ -128,7 +128,7 @@ func newEngine(cfg Config, cat catalog.Catalog, root string) (*Engine, error) {
 		AddPostAnalyzeRule(countFromMetadataID, countFromMetadata).
 		AddPostAnalyzeRule(minMaxFromMetadataID, minMaxFromMetadata).
 		AddPostAnalyzeRule(vectorizeID, vectorize).
-		AddPostAnalyzeRule(sortSetOpBeforeOffsetID, sortSetOpBeforeOffset).
+		AddPostAnalyzeRule(fixSetOpsID, fixSetOps).
 		AddOverrides(sql.EngineOverrides{Builder: sql.BuilderOverrides{Parser: parser{Parser: planner.NewParser(cfg.CatalogName), e: e}}}).
 		Build()
 	// sqle.New initializes, then resets, go-mysql-server's process-wide

@@ -19,7 +19,7 @@ const (
 	vectorizeID
 	orderLargeJoinsID
 	viewStatementsID
-	sortSetOpBeforeOffsetID
+	fixSetOpsID
 )
 
 // rememberCTASOptions keeps the table options of CREATE TABLE ... AS SELECT
