@@ -13,8 +13,9 @@ import (
 )
 
 // go-mysql-server's UNION, INTERSECT and EXCEPT (plan.SetOp) give wrong
-// rows in two ways that fixSetOps repairs, each noted for upstream in
-// /work/shared/notes/go-mysql-server.md:
+// rows in two ways that fixSetOps repairs until go-mysql-server does
+// (upstream: planbuilder/set_op.go mergeSetOpSchemas, rowexec/rel.go
+// buildSetOp):
 //   - decimals of different scales merge into a DECIMAL of no declared
 //     scale, each value keeping its own (setOpDecimals);
 //   - OFFSET skips rows before they are sorted (rowexec/rel.go
