@@ -240,7 +240,7 @@ func (t *Table) identityRows(ctx *sql.Context) (sql.RowIter, error) {
 		return nil, err
 	}
 	widen := func(extra []string) (*table.Scan, error) {
-		_, s, err := t.positionScan(append(slices.Clone(cols), extra...), t.rowFilter())
+		_, s, err := t.positionScan(append(slices.Clone(cols), extra...), readFilter)
 		return s, err
 	}
 	batches, err := openTasks(ctx, rtbl, t.read(ctx, planned, rtbl, rscan, widen), numbered, cols)
