@@ -135,6 +135,7 @@ func newEngine(ctx context.Context, cfg Config, cat catalog.Catalog, root string
 		AddPostAnalyzeRule(countFromMetadataID, countFromMetadata).
 		AddPostAnalyzeRule(minMaxFromMetadataID, minMaxFromMetadata).
 		AddPostAnalyzeRule(vectorizeID, vectorize).
+		AddPostAnalyzeRule(fixSetOpsID, fixSetOps).
 		AddOverrides(sql.EngineOverrides{Builder: sql.BuilderOverrides{Parser: parser{Parser: planner.NewParser(cfg.CatalogName), e: e}}}).
 		Build()
 	// sqle.New initializes, then resets, go-mysql-server's process-wide

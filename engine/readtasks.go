@@ -53,13 +53,13 @@ type identityFill struct {
 // statistics cannot tell whether a file stores the column: DuckDB's
 // partition fixtures record them for columns the files lack); the rest are
 // read together, in parallel.
-func openTasks(ctx context.Context, tbl *table.Table, scan *table.Scan, tasks []table.FileScanTask, columns []string) (batchSource, error) {
-	fills := identityColumns(tbl, scan, columns)
+func openTasks(ctx context.Context, tbl *table.Table, r pushdown.Read, tasks []table.FileScanTask, columns []string) (batchSource, error) {
+	fills := identityColumns(tbl, r.Scan, columns)
 	if len(fills) == 0 {
-		if src, ok, err := openNative(ctx, scan, tasks); ok {
+		if src, ok, err := openNative(ctx, r, tasks); ok {
 			return src, err
 		}
-		return pushdown.Open(ctx, scan, tasks)
+		return pushdown.Open(ctx, r, tasks)
 	}
 	var bulk, single []table.FileScanTask
 	for _, t := range tasks {
@@ -70,9 +70,9 @@ func openTasks(ctx context.Context, tbl *table.Table, scan *table.Scan, tasks []
 		}
 	}
 	if len(single) == 0 {
-		return pushdown.Open(ctx, scan, tasks)
+		return pushdown.Open(ctx, r, tasks)
 	}
-	return &patchedBatches{ctx: ctx, tbl: tbl, scan: scan, bulk: bulk, single: single, fills: fills}, nil
+	return &patchedBatches{ctx: ctx, tbl: tbl, read: r, bulk: bulk, single: single, fills: fills}, nil
 }
 
 // identityColumns lists the projected columns that some partition spec of
@@ -121,7 +121,7 @@ func partitionedBy(tbl *table.Table, f iceberg.DataFile, fills []identityFill) b
 type patchedBatches struct {
 	ctx    context.Context
 	tbl    *table.Table
-	scan   *table.Scan
+	read   pushdown.Read
 	bulk   []table.FileScanTask
 	single []table.FileScanTask
 	fills  []identityFill
@@ -175,7 +175,7 @@ func (p *patchedBatches) openNext() error {
 	default:
 		return io.EOF
 	}
-	b, err := pushdown.Open(p.ctx, p.scan, tasks)
+	b, err := pushdown.Open(p.ctx, p.read, tasks)
 	if err != nil {
 		return err
 	}

@@ -296,7 +296,11 @@ func (t *Table) rewriteWithout(ctx *sql.Context, task table.FileScanTask, drop [
 	task.FirstRowID = ptrTo(int64(0))
 	task.Residual = nil
 	task.Start, task.Length = 0, task.File.FileSizeBytes()
-	batches, err := openTasks(ctx, rtbl, rscan, []table.FileScanTask{task}, cols)
+	widen := func(extra []string) (*table.Scan, error) {
+		_, s, err := t.positionScan(append(slices.Clone(cols), extra...), nil)
+		return s, err
+	}
+	batches, err := openTasks(ctx, rtbl, t.read(ctx, t.planned(), rtbl, rscan, widen), []table.FileScanTask{task}, cols)
 	if err != nil {
 		return nil, err
 	}

@@ -3,6 +3,7 @@ package engine
 import (
 	"cmp"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
@@ -238,7 +239,11 @@ func (t *Table) identityRows(ctx *sql.Context) (sql.RowIter, error) {
 	if err != nil {
 		return nil, err
 	}
-	batches, err := openTasks(ctx, rtbl, rscan, numbered, cols)
+	widen := func(extra []string) (*table.Scan, error) {
+		_, s, err := t.positionScan(append(slices.Clone(cols), extra...), readFilter)
+		return s, err
+	}
+	batches, err := openTasks(ctx, rtbl, t.read(ctx, planned, rtbl, rscan, widen), numbered, cols)
 	if err != nil {
 		return nil, err
 	}

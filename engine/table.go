@@ -2,7 +2,9 @@ package engine
 
 import (
 	"cmp"
+	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"sync"
 
@@ -225,29 +227,52 @@ func (t *Table) openBatches(ctx *sql.Context, cols []string, rowFiltered bool) (
 	if tasks, err = t.aligned.align(ctx, t.db.e, t.tbl, t.snapshot(), tasks); err != nil {
 		return nil, nil, err
 	}
+	// readOpts are the options of the scan that reads the tasks, for the
+	// columns given.
+	readOpts := func(cols []string) []table.ScanOption {
+		return t.scanOptions(planned, table.WithSelectedFields(cols...))
+	}
 	if f := t.rowFilter(); f != nil {
 		// Planning pruned files with the filter, and row groups are pruned
 		// from their statistics (rowgroups.go); reading uses a weakened
 		// filter (see pushdown.ReadFilter), or none at all for a reader
 		// that evaluates the whole WHERE clause itself.
-		opts := []table.ScanOption{table.WithReporter(planned), table.WithSelectedFields(read...)}
+		var rf iceberg.BooleanExpression
+		if rowFiltered {
+			if rf, err = pushdown.ReadFilter(t.tbl.Schema(), f); err != nil {
+				return nil, nil, err
+			}
+		}
+		readOpts = func(cols []string) []table.ScanOption {
+			opts := []table.ScanOption{table.WithReporter(planned), table.WithSelectedFields(cols...)}
+			if rf != nil {
+				opts = append(opts, table.WithRowFilter(rf))
+			}
+			return opts
+		}
 		if !oneRowGroupEach(tasks) {
 			tasks = t.pruneRowGroups(ctx, planned, tasks, f) // rowgroups.go
 		}
-		if rowFiltered {
-			rf, err := pushdown.ReadFilter(t.tbl.Schema(), f)
-			if err != nil {
-				return nil, nil, err
-			}
-			opts = append(opts, table.WithRowFilter(rf))
-		}
-		if scan, err = t.newScan(ctx, planned, opts...); err != nil {
+		if scan, err = t.newScan(ctx, planned, readOpts(read)...); err != nil {
 			return nil, nil, err
 		}
 		tasks = pushdown.ReadTasks(tasks)
 	}
-	batches, err := openTasks(ctx, t.tbl, scan, tasks, read)
+	widen := func(extra []string) (*table.Scan, error) {
+		return t.newScan(ctx, planned, readOpts(append(slices.Clone(read), extra...))...)
+	}
+	batches, err := openTasks(ctx, t.tbl, t.read(ctx, planned, t.tbl, scan, widen), tasks, read)
 	return batches, tasks, err
+}
+
+// read is scan of tbl for pushdown.Open, widen the same scan with more
+// columns.
+func (t *Table) read(ctx context.Context, planned *pushdown.Planned, tbl *table.Table, scan *table.Scan, widen func([]string) (*table.Scan, error)) pushdown.Read {
+	r := pushdown.Read{Scan: scan, Widen: widen, Table: tbl}
+	if fs, err := t.tbl.FS(ctx); err == nil {
+		r.FS = planned.IO(fs)
+	}
+	return r
 }
 
 // newScan scans the pinned snapshot, with the session's staged files added

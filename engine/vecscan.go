@@ -31,12 +31,12 @@ func (t *Table) withNativeDecode(ctx *sql.Context) *sql.Context {
 
 // openNative reads tasks natively when ctx asks for it and some task
 // allows it.
-func openNative(ctx context.Context, scan *table.Scan, tasks []table.FileScanTask) (batchSource, bool, error) {
+func openNative(ctx context.Context, r pushdown.Read, tasks []table.FileScanTask) (batchSource, bool, error) {
 	n, ok := ctx.Value(nativeKey{}).(pushdown.Native)
 	if !ok {
 		return nil, false, nil
 	}
-	b, err := pushdown.OpenNative(ctx, n, scan, tasks)
+	b, err := pushdown.OpenNative(ctx, n, r, tasks)
 	if err != nil {
 		return nil, true, err
 	}

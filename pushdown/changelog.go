@@ -237,7 +237,7 @@ func applicable(deletes []fileEntry, d fileEntry) []iceberg.DataFile {
 // current schema. For a table.DeletedRowsScanTask these are the rows live
 // before its added deletes, which ReadDeletedRows narrows to those deleted.
 func OpenChange(ctx context.Context, tbl *table.Table, task table.ChangelogScanTask) (*Batches, error) {
-	return Open(ctx, tbl.Scan(), []table.FileScanTask{task.ScanTask()})
+	return Open(ctx, TableRead(ctx, tbl), []table.FileScanTask{task.ScanTask()})
 }
 
 // OpenAfterDeletes reads the rows of a table.DeletedRowsScanTask's data
@@ -257,7 +257,7 @@ func OpenAfterDeletes(ctx context.Context, tbl *table.Table, task table.DeletedR
 	if err != nil {
 		return nil, err
 	}
-	return Open(ctx, tbl.Scan(), []table.FileScanTask{after.ScanTask()})
+	return Open(ctx, TableRead(ctx, tbl), []table.FileScanTask{after.ScanTask()})
 }
 
 func isDeletionVector(f iceberg.DataFile) bool { return f.FileFormat() == iceberg.PuffinFile }

@@ -11,6 +11,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/file"
+	"github.com/apache/arrow-go/v18/parquet/metadata"
 	"github.com/apache/iceberg-go"
 	icebergio "github.com/apache/iceberg-go/io"
 	"github.com/apache/iceberg-go/table"
@@ -79,7 +80,7 @@ const nativeBatchRows = 32 * 1024
 type NativeBatches struct {
 	ctx    context.Context
 	cancel context.CancelFunc
-	scan   *table.Scan
+	read   Read // for the tasks iceberg-go's reader reads
 	n      Native
 	cols   []nativeColumn
 	prune  *rowGroupPruner
@@ -98,8 +99,8 @@ type NativeBatches struct {
 // OpenNative starts a native scan of tasks, or returns nil when no task
 // can be read natively (or the projection has a column type it does not
 // decode), for the caller to use Open.
-func OpenNative(ctx context.Context, n Native, scan *table.Scan, tasks []table.FileScanTask) (*NativeBatches, error) {
-	sc, err := scan.Projection()
+func OpenNative(ctx context.Context, n Native, r Read, tasks []table.FileScanTask) (*NativeBatches, error) {
+	sc, err := r.Scan.Projection()
 	if err != nil {
 		return nil, err
 	}
@@ -120,7 +121,7 @@ func OpenNative(ctx context.Context, n Native, scan *table.Scan, tasks []table.F
 	}
 	n.Stats.add(&n.Stats.Fallback, int64(len(fallback)))
 	ctx, cancel := context.WithCancel(ctx)
-	return &NativeBatches{ctx: ctx, cancel: cancel, scan: scan, n: n, cols: cols,
+	return &NativeBatches{ctx: ctx, cancel: cancel, read: r, n: n, cols: cols,
 		prune: newRowGroupPruner(n.Schema, n.Filter), units: splitForCores(native), fallback: fallback}, nil
 }
 
@@ -304,7 +305,7 @@ func (c *nativeCursor) advance() error {
 	if !ok {
 		c.finished = true
 		if c.b.finish() && len(c.b.fallback) > 0 {
-			rest, err := Open(c.b.ctx, c.b.scan, c.b.fallback)
+			rest, err := Open(c.b.ctx, c.b.read, c.b.fallback)
 			if err != nil {
 				return err
 			}
@@ -327,7 +328,7 @@ func (c *nativeCursor) open(t table.FileScanTask) error {
 		return nil
 	}
 	c.r.stats.add(&c.r.stats.Tasks, 1)
-	c.pf, c.path, c.leaves, c.pruneBy, c.groups = pf, t.File.FilePath(), leaves, topLevelColumns(pf.MetaData()), taskRowGroups(pf, t)
+	c.pf, c.path, c.leaves, c.pruneBy, c.groups = pf, t.File.FilePath(), leaves, topLevelColumns(pf.MetaData()), taskRowGroups(pf.MetaData(), t)
 	return nil
 }
 
@@ -441,9 +442,8 @@ type nativeReader struct {
 // them: all for a whole-file task, else those whose first page (by the
 // planning's split offsets when they give one valid offset per row group,
 // else by the footer) starts in [Start, Start+Length).
-func taskRowGroups(pf *file.Reader, t table.FileScanTask) []int {
-	meta := pf.MetaData()
-	n := pf.NumRowGroups()
+func taskRowGroups(meta *metadata.FileMetaData, t table.FileScanTask) []int {
+	n := meta.NumRowGroups()
 	out := make([]int, 0, n)
 	whole := t.Start == 0 && (t.Length == 0 || t.Length == t.File.FileSizeBytes())
 	if whole {

@@ -346,8 +346,11 @@ func bounds(t iceberg.Type, stats metadata.TypedStatistics) (lo, hi bound, ok bo
 			return int64(s.Min()), int64(s.Max()), true
 		}
 	case iceberg.Int64Type:
-		if s, ok := stats.(*metadata.Int64Statistics); ok {
+		switch s := stats.(type) {
+		case *metadata.Int64Statistics:
 			return s.Min(), s.Max(), true
+		case *metadata.Int32Statistics: // written before the column was widened from int
+			return int64(s.Min()), int64(s.Max()), true
 		}
 	case iceberg.StringType:
 		if s, ok := stats.(*metadata.ByteArrayStatistics); ok && utf8Column(stats.Descr()) {

@@ -25,11 +25,11 @@ type Batches struct {
 	prev   arrow.RecordBatch
 }
 
-// Open starts reading the planned tasks of scan. The caller must Close the
-// result.
-func Open(ctx context.Context, scan *table.Scan, tasks []table.FileScanTask) (*Batches, error) {
+// Open starts reading the planned tasks of r's scan (missing.go says how
+// files that lack its columns are read). The caller must Close the result.
+func Open(ctx context.Context, r Read, tasks []table.FileScanTask) (*Batches, error) {
 	ctx, cancel := context.WithCancel(ctx)
-	schema, seq, err := scan.ReadTasks(ctx, splitForCores(tasks))
+	schema, seq, err := openRead(ctx, r, tasks)
 	if err != nil {
 		cancel()
 		return nil, err

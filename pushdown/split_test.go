@@ -237,7 +237,7 @@ func TestSplitTasks(t *testing.T) {
 		t.Errorf("pieces were cut again: %d from %d", len(got), len(split))
 	}
 	var n int
-	b, err := Open(context.Background(), tbl.Scan(), tasks)
+	b, err := Open(context.Background(), TableRead(context.Background(), tbl), tasks)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -28,7 +28,7 @@ func TestFixturesVectorized(t *testing.T) {
 	}
 	compared, native := 0, 0
 	for _, tb := range idx.Tables {
-		if _, known := knownFailures[tb.Dir]; known {
+		if _, known := knownFailures[tb.Dir]; known || slices.Contains(tb.Features, "files-do-not-exist") {
 			continue
 		}
 		name := "fx." + fixtureName(tb.Dir)
@@ -42,7 +42,10 @@ func TestFixturesVectorized(t *testing.T) {
 			want, wantErr := vectorizedRows(ctx, conn, q, false)
 			got, gotErr := vectorizedRows(ctx, conn, q, true)
 			switch {
-			case (wantErr != nil) != (gotErr != nil):
+			case wantErr != nil && gotErr != nil && vectorKnownError(tb.Dir, wantErr, gotErr):
+			case wantErr != nil || gotErr != nil:
+				// An error on both paths is no agreement: a column added
+				// after a file was written failed both (issue 21).
 				t.Errorf("%s: vectorized error %v, row path error %v", q, gotErr, wantErr)
 			case got != want:
 				t.Errorf("%s:\n  vectorized %s\n  row path   %s", q, got, want)
@@ -55,6 +58,41 @@ func TestFixturesVectorized(t *testing.T) {
 	if native == 0 {
 		t.Error("no fixture file was decoded natively")
 	}
+}
+
+// vectorKnownErrors are fixture tables whose every read fails on both
+// paths, for the reason given; keyed by the table's dir in tables.json.
+var vectorKnownErrors = map[string]knownFailure{
+	"impala/testdata/data/iceberg_test/hadoop_catalog/ice/iceberg_v2_null_delete_record": {
+		reason: "a position delete file with NULL file_path values, which the spec requires (Impala wrote it to test " +
+			"that readers reject it); the table's expected queries are answered from metadata",
+		errPattern: `null file_path in position delete file`,
+	},
+	"duckdb-iceberg/data/persistent/add_columns_with_defaults/default.db/add_columns_with_defaults": {
+		reason: "the same ISO-string date initial-default as iceberg_v3_all_types, on col_date of the files " +
+			"written before it was added",
+		errPattern: `unsupported write-default value type string`,
+	},
+	"impala/testdata/data/iceberg_test/iceberg_v3/iceberg_v3_all_types": {
+		reason: "col_date has an initial-default in the spec's JSON form, an ISO date string, which iceberg-go v0.7.0 " +
+			"reads only as a number (table/arrow_utils.go numericDefault), as in add_columns_with_defaults_in_struct",
+		errPattern: `unsupported write-default value type string`,
+	},
+}
+
+// vectorKnownError says both paths failed on a table of vectorKnownErrors
+// for its reason.
+func vectorKnownError(dir string, errs ...error) bool {
+	kf, ok := vectorKnownErrors[dir]
+	if !ok {
+		return false
+	}
+	for _, err := range errs {
+		if !regexp.MustCompile(kf.errPattern).MatchString(err.Error()) {
+			return false
+		}
+	}
+	return true
 }
 
 var vectorColumnType = regexp.MustCompile(`^(int|bigint|decimal\((\d+),\d+\)|date|text|varchar\(\d+\)|longtext)$`)
