@@ -136,7 +136,10 @@ func newEngine(cfg Config, cat catalog.Catalog, root string) (*Engine, error) {
 	newEngineMu.Lock()
 	e.sqle = sqle.New(a, nil)
 	newEngineMu.Unlock()
-	a.ExecBuilder.PriorityBuilder = vectorBuilder{next: explainBuilder{base: a.ExecBuilder}, base: a.ExecBuilder}
+	a.ExecBuilder.PriorityBuilder = hashJoinBuilder{
+		next: vectorBuilder{next: explainBuilder{base: a.ExecBuilder}, base: a.ExecBuilder},
+		base: a.ExecBuilder,
+	}
 	if err := setServerVariables(root); err != nil {
 		return nil, err
 	}
