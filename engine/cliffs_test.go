@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/icesql/icesql/engine"
 )
 
 // Issue 16's tables: t1, t2 and t3, 3,000 rows each, written by 20 INSERTs
@@ -202,6 +204,34 @@ func TestHashJoinReadsInnerSideOnce(t *testing.T) {
 			if n > plain {
 				t.Errorf("vectorize %s: %s opened %d Parquet files; reading both tables once opens %d", vectorize, c.q, n, plain)
 			}
+		}
+	}
+}
+
+// A LEFT JOIN whose WHERE clause rejects its NULL-padded rows is planned as
+// an inner join, which the join planner may reorder (joinorder.go); one
+// whose WHERE clause a padded row can satisfy stays an outer join. The
+// rows are checked against MariaDB in sqltests' outer_join_where.test.
+func TestLeftJoinRejectingNullsIsInner(t *testing.T) {
+	conn := openConn(t, engine.Config{Warehouse: t.TempDir()})
+	mustExec(t, conn, "CREATE DATABASE oj", "USE oj",
+		"CREATE TABLE l (id BIGINT, b BOOLEAN)", "CREATE TABLE r (id BIGINT, b BOOLEAN, m DECIMAL(10,2))",
+		"INSERT INTO l VALUES (1, true)", "INSERT INTO r VALUES (1, true, 1.5)")
+	for _, c := range []struct {
+		where string
+		outer bool
+	}{
+		{"r.m = 1.5", false},
+		{"r.m IN (SELECT m FROM r)", false},
+		{"r.m > 1 AND l.id = 1", false},
+		{"r.m IS NULL", true},
+		{"COALESCE(r.m, 1.5) = 1.5", true},
+		{"r.m = 1.5 OR l.id = 1", true},
+		{"r.m NOT IN (SELECT m FROM r)", true},
+	} {
+		plan := strings.Join(explainLines(t, conn, "SELECT l.id FROM l LEFT JOIN r ON l.b = r.b WHERE "+c.where), "\n")
+		if got := strings.Contains(plan, "LeftOuter"); got != c.outer {
+			t.Errorf("WHERE %s: outer join %v, want %v:\n%s", c.where, got, c.outer, plan)
 		}
 	}
 }

@@ -124,6 +124,7 @@ func newEngine(cfg Config, cat catalog.Catalog, root string) (*Engine, error) {
 		AddPreAnalyzeRule(resolveQuantifiedID, resolveQuantified).
 		AddPreAnalyzeRule(orderLargeJoinsID, orderLargeJoins).
 		AddPreAnalyzeRule(keepRootColumnsID, keepRootColumns).
+		AddPreAnalyzeRule(innerOuterJoinsID, innerOuterJoins).
 		AddPostAnalyzeRule(pushRowFiltersID, pushRowFilters).
 		AddPostAnalyzeRule(countFromMetadataID, countFromMetadata).
 		AddPostAnalyzeRule(minMaxFromMetadataID, minMaxFromMetadata).

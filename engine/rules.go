@@ -19,6 +19,7 @@ const (
 	vectorizeID
 	orderLargeJoinsID
 	viewStatementsID
+	innerOuterJoinsID
 )
 
 // rememberCTASOptions keeps the table options of CREATE TABLE ... AS SELECT
