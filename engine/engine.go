@@ -131,6 +131,7 @@ func newEngine(ctx context.Context, cfg Config, cat catalog.Catalog, root string
 		AddPreAnalyzeRule(orderLargeJoinsID, orderLargeJoins).
 		AddPreAnalyzeRule(keepRootColumnsID, keepRootColumns).
 		AddPostAnalyzeRule(stopIfCancelledID, stopIfCancelled).
+		AddPreAnalyzeRule(innerOuterJoinsID, innerOuterJoins).
 		AddPostAnalyzeRule(pushRowFiltersID, pushRowFilters).
 		AddPostAnalyzeRule(countFromMetadataID, countFromMetadata).
 		AddPostAnalyzeRule(minMaxFromMetadataID, minMaxFromMetadata).
@@ -144,8 +145,11 @@ func newEngine(ctx context.Context, cfg Config, cat catalog.Catalog, root string
 	newEngineMu.Lock()
 	e.sqle = sqle.New(a, nil)
 	newEngineMu.Unlock()
-	a.ExecBuilder.PriorityBuilder = sortBuilder{ // sortlimit.go
-		next: vectorBuilder{next: explainBuilder{base: a.ExecBuilder}, base: a.ExecBuilder},
+	a.ExecBuilder.PriorityBuilder = hashJoinBuilder{ // hashlookup.go
+		next: sortBuilder{ // sortlimit.go
+			next: vectorBuilder{next: explainBuilder{base: a.ExecBuilder}, base: a.ExecBuilder},
+			base: a.ExecBuilder,
+		},
 		base: a.ExecBuilder,
 	}
 	if e.budget = newMemoryBudget(cfg.MemoryLimit); e.budget != nil { // memlimit.go

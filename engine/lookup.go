@@ -272,7 +272,7 @@ func (tr translator) column(e sql.Expression, compared bool) (iceberg.NestedFiel
 	}
 	col := tr.t.schema[i]
 	f, ok := tr.t.tbl.Schema().FindFieldByNameCaseInsensitive(col.Name)
-	if !ok || pushdown.Promoted(tr.t.tbl.Metadata().Schemas(), f) {
+	if !ok || pushdown.Promoted(tr.t.tbl.Metadata().Schemas(), f) || !tr.t.boundsTrusted(tr.ctx, f) {
 		return iceberg.NestedField{}, false
 	}
 	if compared && types.IsText(col.Type) {

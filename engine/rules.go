@@ -20,6 +20,7 @@ const (
 	orderLargeJoinsID
 	viewStatementsID
 	fixSetOpsID
+	innerOuterJoinsID
 )
 
 // rememberCTASOptions keeps the table options of CREATE TABLE ... AS SELECT

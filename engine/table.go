@@ -47,6 +47,9 @@ type Table struct {
 	// rowCache keeps small tables' rows for rescans within a statement
 	// (rowcache.go); shared like plan.
 	rowCache *rowCache
+	// bounds says which partition summaries planning may prune by
+	// (partitionbounds.go); shared like plan.
+	bounds *partitionBounds
 	// identity is set on the row-identity variant that UPDATE, DELETE and
 	// MERGE change (rowidentity.go).
 	identity *identityState
@@ -77,6 +80,7 @@ func newTable(db *Database, name string, tbl *table.Table, staged []iceberg.Data
 		staging:  &stagedView{},
 		scan:     &scanID{},
 		rowCache: &rowCache{},
+		bounds:   &partitionBounds{},
 	}
 }
 
