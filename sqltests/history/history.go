@@ -30,6 +30,11 @@ type Options struct {
 	QueriesPerStep int
 	Timeout        time.Duration // per query
 	ShrinkBudget   time.Duration // per failure
+	// Deadline, when set, stops drawing statements (or, in the shapes
+	// run, queries) once passed, after at least MinSteps (MinQueries).
+	Deadline   time.Time
+	MinSteps   int
+	MinQueries int
 	// MaxFailures stops a history after that many differences.
 	MaxFailures int
 	Log         func(format string, args ...any)
@@ -165,6 +170,13 @@ type history struct {
 	tot    *Totals
 	nextID int
 	dirN   int
+	// loading: the shapes run's INSERTs, whose tables are compared once
+	// loaded rather than after each.
+	loading bool
+}
+
+func (h *history) pastDeadline(done, min int) bool {
+	return !h.opts.Deadline.IsZero() && done >= min && time.Now().After(h.opts.Deadline)
 }
 
 func newHistory(ctx context.Context, opts Options, seed uint64, big bool) *history {
@@ -234,7 +246,7 @@ func (h *history) step(st Step, before []Table) (bool, error) {
 		return true, nil
 	}
 	// Every statement is followed by the whole table, compared.
-	if st.Kind != "create" {
+	if st.Kind != "create" && !h.loading {
 		h.compare(Query{Shape: "rows", Ice: fmt.Sprintf("SELECT * FROM {{t:%s}}", st.Table), Maria: fmt.Sprintf("SELECT * FROM {{t:%s}}", st.Table)})
 	}
 	return true, nil
@@ -259,6 +271,9 @@ func (h *history) compare(q Query) {
 	}
 	h.tot.Queries++
 	h.tot.Shapes[q.Shape]++
+	if h.opts.Verbose && h.opts.Log != nil {
+		h.opts.Log("seed %d query %s: on %v, off %v, MariaDB %v: %s", h.seed, q.Shape, c.on.Elapsed.Round(time.Millisecond), c.off.Elapsed.Round(time.Millisecond), c.oracle.Elapsed.Round(time.Millisecond), q.Ice)
+	}
 	if c.timedOut() {
 		h.tot.Timeouts++
 		h.tot.Slow = append(h.tot.Slow, fmt.Sprintf("seed %d: %s over %v: %s", h.seed, q.Shape, h.opts.Timeout, q.Ice))
@@ -413,8 +428,8 @@ func RunHistory(ctx context.Context, opts Options, seed uint64) (*Totals, error)
 		}
 	}
 	h.queries(opts.QueriesPerStep)
-	for range opts.Steps {
-		if len(h.tot.Failures) >= opts.MaxFailures {
+	for i := range opts.Steps {
+		if len(h.tot.Failures) >= opts.MaxFailures || h.pastDeadline(i, opts.MinSteps) {
 			break
 		}
 		before := cloneTables(h.tables)
@@ -435,6 +450,7 @@ func RunHistory(ctx context.Context, opts Options, seed uint64) (*Totals, error)
 // rows 3,000 rows each, loaded in inserts INSERTs and partitioned with
 // transforms, then n random queries compared with MariaDB and timed.
 func RunShapes(ctx context.Context, opts Options, seed uint64, rows, inserts, n int) (*Totals, error) {
+	loadStart := time.Now()
 	h := newHistory(ctx, opts, seed, true)
 	h.gen.vg.maxID = rows
 	var err error
@@ -442,11 +458,9 @@ func RunShapes(ctx context.Context, opts Options, seed uint64, rows, inserts, n 
 		return nil, err
 	}
 	defer h.sess.close()
+	h.loading = true
 	for _, t := range h.tables {
-		create := h.gen.create(t)
-		for len(t.Spec) == 0 {
-			create = h.gen.create(t)
-		}
+		create := h.gen.createCoarse(t)
 		if ok, err := h.step(create, nil); !ok || err != nil {
 			return h.tot, err
 		}
@@ -463,9 +477,16 @@ func RunShapes(ctx context.Context, opts Options, seed uint64, rows, inserts, n 
 			}
 		}
 	}
+	h.loading = false
+	if !opts.Deadline.IsZero() {
+		h.opts.Deadline = opts.Deadline.Add(time.Since(loadStart)) // the budget is for queries
+	}
+	for _, t := range h.tables {
+		h.compare(Query{Shape: "rows", Ice: fmt.Sprintf("SELECT * FROM {{t:%s}}", t.Name), Maria: fmt.Sprintf("SELECT * FROM {{t:%s}}", t.Name)})
+	}
 	h.tot.Statements = 0
-	for range n {
-		if len(h.tot.Failures) >= opts.MaxFailures {
+	for i := range n {
+		if len(h.tot.Failures) >= opts.MaxFailures || h.pastDeadline(i, opts.MinQueries) {
 			break
 		}
 		h.compare(h.gen.q.Next(func() (string, int, []Column, bool) { return "", 0, nil, false }))

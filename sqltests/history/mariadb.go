@@ -72,6 +72,7 @@ func startOn(ctx context.Context, server, dir, data string) (*MariaDB, error) {
 		"--collation-server=utf8mb4_nopad_bin", "--default-time-zone=+00:00",
 		"--max-connections=50")
 	cmd.Stdout, cmd.Stderr = logFile, logFile
+	dieWithParent(cmd)
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start %s: %w", server, err)
 	}

@@ -76,11 +76,16 @@ var writeModes = []string{"copy-on-write", "merge-on-read"}
 // create is a CREATE TABLE with a random spec, format and write modes.
 func (g *stepGen) create(t *Table) Step {
 	t.Cols = baseColumns()
+	return g.createWith(t, randomSpec(g.rng, t, g.cfg))
+}
+
+func (g *stepGen) createWith(t *Table, spec []string) Step {
+	t.Cols = baseColumns()
 	t.Format = 2 + g.rng.IntN(2)
 	for i := range t.Modes {
 		t.Modes[i] = writeModes[g.rng.IntN(2)]
 	}
-	t.Spec = randomSpec(g.rng, t, g.cfg)
+	t.Spec = spec
 	var ice, maria []string
 	for _, c := range t.Cols {
 		ice = append(ice, c.Name+" "+c.IceType())
@@ -95,6 +100,21 @@ func (g *stepGen) create(t *Table) Step {
 	return Step{Table: t.Name, Kind: "create",
 		Ice:   fmt.Sprintf("CREATE TABLE %s (%s)%s%s", t.Name, strings.Join(ice, ", "), part, props),
 		Maria: []string{fmt.Sprintf("CREATE TABLE %s (%s) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_nopad_bin", t.Name, strings.Join(maria, ", "))}}
+}
+
+// coarseSpecs are the shapes run's partition specs: transforms with few
+// values, so that each INSERT writes a few files, not one per row.
+var coarseSpecs = [][]string{{"bucket(4, id)"}, {"years(d)"}, {"years(ts)", "b"}, {"bucket(3, s)"}, {"truncate(1000, id)", "b"}, {"b"}}
+
+// createCoarse is a CREATE TABLE with one of the coarseSpecs.
+func (g *stepGen) createCoarse(t *Table) Step {
+	spec := coarseSpecs[g.rng.IntN(len(coarseSpecs))]
+	for _, p := range spec {
+		if g.cfg.excludedPartition(p) {
+			spec = nil
+		}
+	}
+	return g.createWith(t, spec)
 }
 
 // insert is a batch of n rows into t.
@@ -172,13 +192,10 @@ func (g *stepGen) build(t *Table, kind string, snaps snapshots) (Step, bool) {
 	case "insert":
 		return g.insert(t, 1+r.IntN(25)), true
 	case "update":
-		sets, cols := g.assignments(t)
-		where := g.q.tablePredicate(t)
-		s.Ice = fmt.Sprintf("UPDATE %s SET %s WHERE %s", t.Name, sets, where)
+		s.Ice = fmt.Sprintf("UPDATE %s SET %s WHERE %s", t.Name, g.assignments(t), g.dmlPredicate(t))
 		s.Maria = []string{s.Ice}
-		_ = cols
 	case "delete":
-		s.Ice = fmt.Sprintf("DELETE FROM %s WHERE %s", t.Name, g.q.tablePredicate(t))
+		s.Ice = fmt.Sprintf("DELETE FROM %s WHERE %s", t.Name, g.dmlPredicate(t))
 		s.Maria = []string{s.Ice}
 	case "merge":
 		return g.merge(t), true
@@ -322,11 +339,11 @@ func slicesDelete(cols []Column, name string) []Column {
 // assignments is an UPDATE's SET list: each column once, each value a
 // literal or a function of that column alone (MySQL evaluates SET left to
 // right with the new values; Iceberg with the old ones).
-func (g *stepGen) assignments(t *Table) (string, []string) {
+func (g *stepGen) assignments(t *Table) string {
 	r := g.rng
 	n := 1 + r.IntN(2)
 	perm := r.Perm(len(t.Cols))
-	var sets, cols []string
+	var sets []string
 	for _, i := range perm[:min(n, len(perm))] {
 		c := t.Cols[i]
 		expr := g.vg.value(c, true)
@@ -345,9 +362,19 @@ func (g *stepGen) assignments(t *Table) (string, []string) {
 			}
 		}
 		sets = append(sets, c.Name+" = "+expr)
-		cols = append(cols, c.Name)
 	}
-	return strings.Join(sets, ", "), cols
+	return strings.Join(sets, ", ")
+}
+
+// dmlPredicate is an UPDATE's or DELETE's WHERE clause. While the row-level
+// vector selection is a known issue, it is wrapped in IS TRUE, which keeps
+// the predicate off that path (same rows: WHERE keeps only TRUE).
+func (g *stepGen) dmlPredicate(t *Table) string {
+	p := g.q.tablePredicate(t)
+	if g.cfg.on("dml/vector-select") {
+		return p
+	}
+	return "(" + p + ") IS TRUE"
 }
 
 // merge is a MERGE INTO t from another table's rows, unique per id (a
