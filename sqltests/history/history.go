@@ -315,6 +315,9 @@ func (h *history) fail(f *Failure, q *Query) {
 		f.Steps, f.Detail = shrunk, detail
 	}
 	h.tot.Failures = append(h.tot.Failures, f)
+	if h.opts.Log != nil {
+		h.opts.Log("difference found: %s", f.Report())
+	}
 }
 
 // replay runs steps on fresh databases and says how q (or, when q is nil,

@@ -92,7 +92,7 @@ func openSession(ctx context.Context, m *MariaDB, dir, name string, timeout time
 	}
 	for _, q := range []string{
 		"DROP DATABASE IF EXISTS " + name, "CREATE DATABASE " + name + " CHARACTER SET utf8mb4 COLLATE utf8mb4_nopad_bin", "USE " + name,
-		"SET time_zone = '+00:00'", "SET join_cache_level = 4",
+		"SET time_zone = '+00:00'",
 		"SET sql_mode = 'STRICT_ALL_TABLES,ONLY_FULL_GROUP_BY,NO_ENGINE_SUBSTITUTION,ERROR_FOR_DIVISION_BY_ZERO'",
 		fmt.Sprintf("SET max_statement_time = %d", int(timeout.Seconds())),
 	} {
