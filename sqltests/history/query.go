@@ -3,6 +3,7 @@ package history
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 )
 
@@ -179,6 +180,9 @@ func (g *queryGen) expr(r rel, c Column) string {
 	case KInt, KBigint:
 		return pick(g.rng, col+" - 1", col+" % 7", "COALESCE("+col+", -1)", "CASE WHEN "+col+" > 50 THEN 'hi' ELSE 'lo' END")
 	case KDouble, KFloat:
+		if c.Kind == KFloat && !g.cfg.on("expr/coalesce-float") {
+			return pick(g.rng, col+" * 2", "-"+col)
+		}
 		return pick(g.rng, col+" * 2", "-"+col, "COALESCE("+col+", 0)")
 	case KDecimal:
 		return pick(g.rng, col+" + 1", col+" * 2", "COALESCE("+col+", 0)")
@@ -229,10 +233,13 @@ func (g *queryGen) group(rels []rel, from, where string) Query {
 	for range nk {
 		r := rels[g.rng.IntN(len(rels))]
 		c, _ := r.pick(g.rng, func(c Column) bool { return c.Kind != KDouble && c.Kind != KFloat })
+		key := g.groupKey(r, c)
 		if plain {
-			keys = append(keys, r.col(c))
-		} else {
-			keys = append(keys, g.groupKey(r, c))
+			key = r.col(c)
+		}
+		// MariaDB refuses a key listed twice (1055) under ONLY_FULL_GROUP_BY.
+		if !slices.Contains(keys, key) {
+			keys = append(keys, key)
 		}
 	}
 	aggs := g.aggregates(rels, 1+g.rng.IntN(3))
@@ -555,6 +562,9 @@ func (g *queryGen) atom(r rel) string {
 		case 3:
 			if c.Kind == KInt || c.Kind == KBigint && g.cfg.on("arith/bigint-overflow") {
 				return fmt.Sprintf("(%s - 2) < %s", col, v())
+			}
+			if c.Kind == KFloat && !g.cfg.on("expr/coalesce-float") {
+				return fmt.Sprintf("%s > %s", col, v())
 			}
 			return fmt.Sprintf("COALESCE(%s, 0) > %s", col, v())
 		}
