@@ -71,11 +71,6 @@ func KnownIssues() []KnownIssue {
 			Shapes: []string{"window/sum-null"},
 		},
 		{
-			Name:   "UPDATE/DELETE match no row of a file where half the WHERE column is NULL",
-			Why:    "FINDINGS.md #1: rows (1,78),(2,79),(3,NULL),(4,NULL); DELETE FROM t WHERE k = 78 deletes nothing (the row-level vector Selector); WHERE (k = 78) IS TRUE works",
-			Shapes: []string{"dml/vector-select"},
-		},
-		{
 			Name:   "GROUP BY an expression, HAVING, ORDER BY its alias: ERROR 1105 only_full_group_by",
 			Why:    "FINDINGS.md #6: SELECT id % 5 AS c0, COUNT(*) FROM t GROUP BY id % 5 HAVING COUNT(*) > 0 ORDER BY c0 is refused (MySQL answers; without HAVING icesql answers too)",
 			Shapes: []string{"group/having-order-expr"},

@@ -200,10 +200,10 @@ func (g *stepGen) build(t *Table, kind string, snaps snapshots) (Step, bool) {
 	case "insert":
 		return g.insert(t, 1+r.IntN(25)), true
 	case "update":
-		s.Ice = fmt.Sprintf("UPDATE %s SET %s WHERE %s", t.Name, g.assignments(t), g.dmlPredicate(t))
+		s.Ice = fmt.Sprintf("UPDATE %s SET %s WHERE %s", t.Name, g.assignments(t), g.q.tablePredicate(t))
 		s.Maria = []string{s.Ice}
 	case "delete":
-		s.Ice = fmt.Sprintf("DELETE FROM %s WHERE %s", t.Name, g.dmlPredicate(t))
+		s.Ice = fmt.Sprintf("DELETE FROM %s WHERE %s", t.Name, g.q.tablePredicate(t))
 		s.Maria = []string{s.Ice}
 	case "merge":
 		return g.merge(t), true
@@ -417,16 +417,6 @@ func (g *stepGen) assignments(t *Table) string {
 	return strings.Join(sets, ", ")
 }
 
-// dmlPredicate is an UPDATE's or DELETE's WHERE clause. While the row-level
-// vector selection is a known issue, it is wrapped in IS TRUE, which keeps
-// the predicate off that path (same rows: WHERE keeps only TRUE).
-func (g *stepGen) dmlPredicate(t *Table) string {
-	p := g.q.tablePredicate(t)
-	if g.cfg.on("dml/vector-select") {
-		return p
-	}
-	return "(" + p + ") IS TRUE"
-}
 
 // merge is a MERGE INTO t from another table's rows, unique per id (a
 // target row matched by two source rows is an error in Iceberg, an
