@@ -417,7 +417,6 @@ func (g *stepGen) assignments(t *Table) string {
 	return strings.Join(sets, ", ")
 }
 
-
 // merge is a MERGE INTO t from another table's rows, unique per id (a
 // target row matched by two source rows is an error in Iceberg, an
 // arbitrary pick in MySQL's UPDATE ... JOIN). MySQL runs it as the
