@@ -178,7 +178,7 @@ func (g *queryGen) expr(r rel, c Column) string {
 	}
 	switch c.Kind {
 	case KInt, KBigint:
-		return pick(g.rng, col+" - 1", col+" % 7", "COALESCE("+col+", -1)", "CASE WHEN "+col+" > 50 THEN 'hi' ELSE 'lo' END")
+		return pick(g.rng, col+" - 1", g.mod(col, 7), "COALESCE("+col+", -1)", "CASE WHEN "+col+" > 50 THEN 'hi' ELSE 'lo' END")
 	case KDouble, KFloat:
 		if c.Kind == KFloat && !g.cfg.on("expr/coalesce-float") {
 			return pick(g.rng, col+" * 2", "-"+col)
@@ -274,9 +274,18 @@ func (g *queryGen) groupKey(r rel, c Column) string {
 	case KString:
 		return "SUBSTRING(" + col + ", 1, 1)"
 	case KInt, KBigint:
-		return col + " % 5"
+		return g.mod(col, 5)
 	}
 	return col
+}
+
+// mod is col % n, or (while a negative multiple's remainder being -0 is
+// a known issue) col DIV n.
+func (g *queryGen) mod(col string, n int) string {
+	if g.cfg.on("expr/mod-negative-zero") {
+		return fmt.Sprintf("%s %% %d", col, n)
+	}
+	return fmt.Sprintf("%s DIV %d", col, n)
 }
 
 // window is a window function over a partition, ordered by every column
