@@ -43,7 +43,11 @@ func (g *valueGen) value(c Column, nullable bool) string {
 		return itoa(r.IntN(200) - 10)
 	case KBigint:
 		if extreme {
-			return pick(r, "9223372036854775807", "-9223372036854775807", "0", "-1", "4294967296")
+			low := "-9223372036854775807"
+			if !g.cfg.on("value/bigint-near-min") {
+				low = "-9223372036854770000"
+			}
+			return pick(r, "9223372036854775807", low, "0", "-1", "4294967296")
 		}
 		return itoa(1 + r.IntN(max(g.maxID, 1)))
 	case KString:
