@@ -54,7 +54,11 @@ func (r rel) pick(rng *rand.Rand, pred func(Column) bool) (Column, bool) {
 }
 
 func (g *queryGen) rel(alias string, t *Table) rel {
-	return rel{alias: alias, ref: "{{t:" + t.Name + "}}", t: t, cols: t.Cols}
+	cols := t.Cols
+	if !g.cfg.on("read/added-columns") {
+		cols = t.colsOf(func(c Column) bool { return isBase(c.Name) })
+	}
+	return rel{alias: alias, ref: "{{t:" + t.Name + "}}", t: t, cols: cols}
 }
 
 func (g *queryGen) table() *Table { return g.tables[g.rng.IntN(len(g.tables))] }
