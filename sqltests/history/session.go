@@ -3,6 +3,7 @@ package history
 import (
 	"context"
 	gosql "database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"os"
@@ -11,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/go-sql-driver/mysql"
 
 	"github.com/icesql/icesql/engine"
 )
@@ -87,21 +90,37 @@ func openSession(ctx context.Context, m *MariaDB, dir, name string, timeout time
 	if s.mdb, err = m.Open(""); err != nil {
 		return nil, err
 	}
-	if s.mc, err = s.mdb.Conn(ctx); err != nil {
+	if err := s.connectMaria(ctx, "DROP DATABASE IF EXISTS "+name, "CREATE DATABASE "+name+" CHARACTER SET utf8mb4 COLLATE utf8mb4_nopad_bin"); err != nil {
 		return nil, err
-	}
-	for _, q := range []string{
-		"DROP DATABASE IF EXISTS " + name, "CREATE DATABASE " + name + " CHARACTER SET utf8mb4 COLLATE utf8mb4_nopad_bin", "USE " + name,
-		"SET time_zone = '+00:00'",
-		"SET sql_mode = 'STRICT_ALL_TABLES,ONLY_FULL_GROUP_BY,NO_ENGINE_SUBSTITUTION,ERROR_FOR_DIVISION_BY_ZERO'",
-		fmt.Sprintf("SET max_statement_time = %d", int(timeout.Seconds())),
-	} {
-		if _, err := s.mc.ExecContext(ctx, q); err != nil {
-			return nil, fmt.Errorf("mariadb %s: %w", q, err)
-		}
 	}
 	ok = true
 	return s, nil
+}
+
+// connectMaria opens the session's MariaDB connection (again, after a
+// query timed out: the driver drops a connection whose query it
+// abandons), running first before.
+func (s *session) connectMaria(ctx context.Context, before ...string) error {
+	if s.mc != nil {
+		s.mc.Close()
+	}
+	var err error
+	if s.mc, err = s.mdb.Conn(ctx); err != nil {
+		return err
+	}
+	// MariaDB stops a statement itself a second before the tester would,
+	// so that the connection survives a slow query.
+	limit := max(1, int(s.timeout.Seconds())-1)
+	for _, q := range append(before, "USE "+s.mname,
+		"SET time_zone = '+00:00'",
+		"SET sql_mode = 'STRICT_ALL_TABLES,ONLY_FULL_GROUP_BY,NO_ENGINE_SUBSTITUTION,ERROR_FOR_DIVISION_BY_ZERO'",
+		fmt.Sprintf("SET max_statement_time = %d", limit),
+	) {
+		if _, err := s.mc.ExecContext(ctx, q); err != nil {
+			return fmt.Errorf("mariadb %s: %w", q, err)
+		}
+	}
+	return nil
 }
 
 func (s *session) close() {
@@ -368,6 +387,15 @@ func (s *session) run(ctx context.Context, q Query) check {
 		c.off = runQuery(ctx, s.off, ice, s.timeout)
 	}
 	c.oracle = runQuery(ctx, s.mc, maria, s.timeout)
+	var merr *mysql.MySQLError
+	if errors.As(c.oracle.Err, &merr) && merr.Number == 1969 { // max_statement_time exceeded
+		c.oracle.Timeout = true
+	}
+	if c.oracle.Timeout || errors.Is(c.oracle.Err, driver.ErrBadConn) {
+		if err := s.connectMaria(ctx); err != nil {
+			c.oracle.Err = errors.Join(c.oracle.Err, err)
+		}
+	}
 	return c
 }
 
