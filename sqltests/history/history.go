@@ -450,8 +450,9 @@ func RunHistory(ctx context.Context, opts Options, seed uint64) (*Totals, error)
 }
 
 // RunShapes is issue 16's random-query run: three tables t1, t2, t3 of
-// rows 3,000 rows each, loaded in inserts INSERTs and partitioned with
-// transforms, then n random queries compared with MariaDB and timed.
+// rows rows each (3,000), loaded in inserts INSERTs (20) and partitioned
+// with transforms, then up to n random queries compared with MariaDB and
+// timed.
 func RunShapes(ctx context.Context, opts Options, seed uint64, rows, inserts, n int) (*Totals, error) {
 	loadStart := time.Now()
 	h := newHistory(ctx, opts, seed, true)
