@@ -84,7 +84,7 @@ func TestKnownIssuesExclude(t *testing.T) {
 	for _, shape := range []string{
 		"union/union-all/offset", "join/cross-right", "join/cross-left", "window/sum-null", "group/having-order-expr",
 		"expr/coalesce-float", "window/running-sum", "partition:s", "partition:truncate(2, s)",
-		"expr/mod-negative-zero", "value/bigint-near-min", "read/added-columns", "arith/bigint-overflow",
+		"expr/mod-negative-zero", "value/int-near-min", "read/added-columns", "arith/bigint-overflow",
 	} {
 		if c.on(shape) {
 			t.Errorf("%s is on", shape)

@@ -38,13 +38,17 @@ func (g *valueGen) value(c Column, nullable bool) string {
 	switch c.Kind {
 	case KInt:
 		if extreme {
-			return pick(r, "2147483647", "-2147483648", "0", "-1")
+			low := "-2147483648"
+			if !g.cfg.on("value/int-near-min") {
+				low = "-2147483000"
+			}
+			return pick(r, "2147483647", low, "0", "-1")
 		}
 		return itoa(r.IntN(200) - 10)
 	case KBigint:
 		if extreme {
 			low := "-9223372036854775807"
-			if !g.cfg.on("value/bigint-near-min") {
+			if !g.cfg.on("value/int-near-min") {
 				low = "-9223372036854770000"
 			}
 			return pick(r, "9223372036854775807", low, "0", "-1", "4294967296")
