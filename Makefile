@@ -4,7 +4,7 @@ ADDR      ?= 127.0.0.1:3306
 SLT_LOG   ?= $(or $(TMPDIR),/tmp)/icesql-slt.log
 LEDGER_LOG ?= $(or $(TMPDIR),/tmp)/icesql-ledger.log
 
-.PHONY: run build test vet fmt bench bench-dml slt ledger
+.PHONY: run build test vet fmt bench bench-dml slt ledger history
 
 run:
 	go run ./cmd/icesql serve --warehouse $(WAREHOUSE) --addr $(ADDR)
@@ -27,6 +27,18 @@ slt:
 ledger:
 	@ICESQL_LEDGER_SECONDS=60 go test -count=1 -timeout 30m -run 'TestLedger$$' -v ./engine/ > $(LEDGER_LOG) 2>&1; rc=$$?; \
 	grep -E 'ledger_test.go|^(--- )?FAIL' $(LEDGER_LOG); echo "full log: $(LEDGER_LOG)"; exit $$rc
+
+# The generated-history differential tester (sqltests/history) with random
+# seeds against MariaDB: SEEDS=1,2,3 runs those seeds first, TIME=2h then
+# draws random seeds until it is spent; KNOWN=on generates the shapes of the
+# known issues too. Prints "history: ..." and "shapes: ..." lines.
+SEEDS ?=
+TIME  ?= 10m
+KNOWN ?=
+HISTORY_LOG ?= $(or $(TMPDIR),/tmp)/icesql-history.log
+history:
+	@HISTORY_SEEDS=$(SEEDS) HISTORY_TIME=$(TIME) HISTORY_KNOWN=$(KNOWN) go test -count=1 -timeout 0 -v ./sqltests/history > $(HISTORY_LOG) 2>&1; rc=$$?; \
+	grep -E 'history: |shapes: |known issue|difference|slow:|^(--- )?FAIL' $(HISTORY_LOG); echo "full log: $(HISTORY_LOG)"; exit $$rc
 
 vet:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1)

@@ -1,0 +1,96 @@
+package history
+
+import (
+	"testing"
+	"time"
+)
+
+func TestCanonical(t *testing.T) {
+	for _, tc := range []struct {
+		v      any
+		dbType string
+		want   string
+	}{
+		{nil, "INT", "NULL"},
+		{true, "BOOLEAN", "1"},
+		{[]byte("1"), "TINYINT", "1"},
+		{int64(-5), "BIGINT", "-5"},
+		{float64(2.50), "DOUBLE", "2.5"},
+		{[]byte("-0"), "DOUBLE", "0"},
+		{[]byte("12.3000"), "DECIMAL", "12.3"},
+		{[]byte("1e15"), "DOUBLE", "1000000000000000"},
+		{[]byte("2024-01-02"), "DATE", "2024-01-02"},
+		{[]byte("2024-01-02 00:00:00.000000"), "DATETIME", "2024-01-02"},
+		{[]byte("2024-01-02 03:04:05.120000"), "DATETIME", "2024-01-02 03:04:05.12"},
+		{time.Date(2024, 1, 2, 3, 4, 5, 0, time.UTC), "DATETIME", "2024-01-02 03:04:05"},
+		{"apple ", "TEXT", "apple "},
+	} {
+		if got := canonical(tc.v, tc.dbType); got != tc.want {
+			t.Errorf("canonical(%#v) = %q, want %q", tc.v, got, tc.want)
+		}
+	}
+}
+
+func TestDiff(t *testing.T) {
+	rows := func(cells ...string) [][]string {
+		var out [][]string
+		for _, c := range cells {
+			out = append(out, []string{c})
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name      string
+		got, want [][]string
+		ordered   bool
+		same      bool
+	}{
+		{"multiset in any order", rows("1", "2", "2"), rows("2", "1", "2"), false, true},
+		{"a duplicate too many", rows("1", "2", "2"), rows("1", "2"), false, false},
+		{"a duplicate instead of another row", rows("1", "1"), rows("1", "2"), false, false},
+		{"order matters when ordered", rows("1", "2"), rows("2", "1"), true, false},
+		{"float summation order", rows("0.30000000000000004"), rows("0.3"), false, true},
+		{"MySQL's AVG keeps 4 decimals", rows("3.333333333"), rows("3.3333"), false, true},
+		{"decimals that differ", rows("3.34"), rows("3.3333"), false, false},
+		{"NULL is not 0", rows("0"), rows("NULL"), false, false},
+		{"strings are exact", rows("apple"), rows("apple "), false, false},
+	} {
+		if d := Diff(tc.got, tc.want, tc.ordered); (d == "") != tc.same {
+			t.Errorf("%s: Diff = %q, want same = %v", tc.name, d, tc.same)
+		}
+	}
+}
+
+func TestConfigOn(t *testing.T) {
+	c := DefaultConfig()
+	c.Off["join/cross-right"] = "known"
+	for shape, want := range map[string]bool{
+		"join/cross-right":           false,
+		"join/cross-right/aggregate": false,
+		"join/cross":                 true,
+		"join/right-cross":           true,
+	} {
+		if got := c.on(shape); got != want {
+			t.Errorf("on(%q) = %v, want %v", shape, got, want)
+		}
+	}
+}
+
+// Every known issue turns something off, and names a shape the
+// generator checks (a misspelt shape would exclude nothing).
+func TestKnownIssuesExclude(t *testing.T) {
+	c := DefaultConfig()
+	c.WithoutKnownIssues()
+	for _, shape := range []string{
+		"union/union-all/offset", "join/cross-right", "join/cross-left", "window/sum-null", "group/having-order-expr",
+		"expr/coalesce-float", "window/running-sum", "partition:s", "partition:truncate(2, s)",
+		"expr/mod-negative-zero", "value/int-near-min", "read/added-columns", "arith/bigint-overflow",
+	} {
+		if c.on(shape) {
+			t.Errorf("%s is on", shape)
+		}
+	}
+	if n := len(KnownIssues()); len(c.Off) == 0 || n == 0 {
+		t.Errorf("%d known issues turned off %d shapes", n, len(c.Off))
+	}
+}

@@ -1,0 +1,435 @@
+package history
+
+import (
+	"context"
+	gosql "database/sql"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"os"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+
+	"github.com/icesql/icesql/engine"
+)
+
+// session is one history's pair of databases: a fresh icesql warehouse
+// (two sessions of one engine: vector path on and off) and a fresh MariaDB
+// database, with what the tester knows of each table's snapshots.
+type session struct {
+	dir     string
+	eng     *engine.Engine
+	ice     *gosql.DB
+	on, off *gosql.Conn
+	mdb     *gosql.DB
+	mc      *gosql.Conn
+	mname   string
+	timeout time.Duration
+	tables  map[string]*tableRun
+}
+
+// tableRun is the oracle's record of a table's snapshots: which ones are
+// ancestors of main, which still exist, and a MariaDB copy of the rows
+// each one holds.
+type tableRun struct {
+	head   int64
+	chain  []int64 // ancestors of main, oldest first
+	snaps  map[int64]*snapRec
+	byStep map[int]int64 // step ID -> the snapshot it made
+}
+
+type snapRec struct {
+	step int
+	copy string // MariaDB table holding the snapshot's rows
+	sig  string // its columns
+	cols []Column
+}
+
+// openSession opens fresh databases; name is the MariaDB database (one per
+// session: a shrinking replay runs while its history's session is open).
+func openSession(ctx context.Context, m *MariaDB, dir, name string, timeout time.Duration) (*session, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	s := &session{dir: dir, mname: name, timeout: timeout, tables: map[string]*tableRun{}}
+	ok := false
+	defer func() {
+		if !ok {
+			s.close()
+		}
+	}()
+	var err error
+	if s.eng, err = engine.Open(ctx, engine.Config{Warehouse: dir}); err != nil {
+		return nil, fmt.Errorf("open icesql: %w", err)
+	}
+	s.ice = gosql.OpenDB(s.eng.Connector())
+	if s.on, err = s.ice.Conn(ctx); err != nil {
+		return nil, err
+	}
+	if _, err := s.on.ExecContext(ctx, "CREATE DATABASE h"); err != nil {
+		return nil, err
+	}
+	if s.off, err = s.ice.Conn(ctx); err != nil {
+		return nil, err
+	}
+	for _, q := range []string{"USE h", "SET time_zone = '+00:00'"} {
+		for _, c := range []*gosql.Conn{s.on, s.off} {
+			if _, err := c.ExecContext(ctx, q); err != nil {
+				return nil, fmt.Errorf("icesql %s: %w", q, err)
+			}
+		}
+	}
+	if _, err := s.off.ExecContext(ctx, "SET icesql_vectorize = OFF"); err != nil {
+		return nil, err
+	}
+	if s.mdb, err = m.Open(""); err != nil {
+		return nil, err
+	}
+	if err := s.connectMaria(ctx, "DROP DATABASE IF EXISTS "+name, "CREATE DATABASE "+name+" CHARACTER SET utf8mb4 COLLATE utf8mb4_nopad_bin"); err != nil {
+		return nil, err
+	}
+	ok = true
+	return s, nil
+}
+
+// connectMaria opens the session's MariaDB connection (again, after a
+// query timed out: the driver drops a connection whose query it
+// abandons), running first before.
+func (s *session) connectMaria(ctx context.Context, before ...string) error {
+	if s.mc != nil {
+		s.mc.Close()
+	}
+	var err error
+	if s.mc, err = s.mdb.Conn(ctx); err != nil {
+		return err
+	}
+	// MariaDB stops a statement itself a second before the tester would,
+	// so that the connection survives a slow query.
+	limit := max(1, int(s.timeout.Seconds())-1)
+	for _, q := range append(before, "USE "+s.mname,
+		"SET time_zone = '+00:00'",
+		"SET sql_mode = 'STRICT_ALL_TABLES,ONLY_FULL_GROUP_BY,NO_ENGINE_SUBSTITUTION,ERROR_FOR_DIVISION_BY_ZERO'",
+		fmt.Sprintf("SET max_statement_time = %d", limit),
+	) {
+		if _, err := s.mc.ExecContext(ctx, q); err != nil {
+			return fmt.Errorf("mariadb %s: %w", q, err)
+		}
+	}
+	return nil
+}
+
+func (s *session) close() {
+	if s.mc != nil {
+		s.mc.ExecContext(context.Background(), "DROP DATABASE IF EXISTS "+s.mname)
+	}
+	for _, c := range []*gosql.Conn{s.on, s.off, s.mc} {
+		if c != nil {
+			c.Close()
+		}
+	}
+	if s.ice != nil {
+		s.ice.Close()
+	}
+	if s.eng != nil {
+		s.eng.Close()
+	}
+	if s.mdb != nil {
+		s.mdb.Close()
+	}
+	os.RemoveAll(s.dir)
+}
+
+func (s *session) table(name string) *tableRun {
+	tr := s.tables[name]
+	if tr == nil {
+		tr = &tableRun{snaps: map[int64]*snapRec{}, byStep: map[int]int64{}}
+		s.tables[name] = tr
+	}
+	return tr
+}
+
+// outcome is what a statement did on each side.
+type outcome struct {
+	skipped bool // a rollback whose snapshot this replay does not have
+	iceErr  error
+	mErr    error
+}
+
+func (o outcome) oneSided() bool { return (o.iceErr == nil) != (o.mErr == nil) }
+
+func (o outcome) String() string {
+	return fmt.Sprintf("icesql: %v; MariaDB: %v", errText(o.iceErr), errText(o.mErr))
+}
+
+func errText(err error) string {
+	if err == nil {
+		return "ok"
+	}
+	return err.Error()
+}
+
+// apply runs a step on both sides and records the snapshot it made.
+// model, when not nil, is the generator's table (for the columns of the
+// snapshot, which time-travel queries name).
+func (s *session) apply(ctx context.Context, st *Step, model *Table) (outcome, error) {
+	tr := s.table(st.Table)
+	ice, maria := st.Ice, st.Maria
+	var target int64
+	if st.Kind == "rollback" {
+		id, ok := tr.byStep[st.Target]
+		rec := tr.snaps[id]
+		if !ok || rec == nil || id == tr.head || !slices.Contains(tr.chain, id) {
+			return outcome{skipped: true}, nil
+		}
+		if sig, err := s.mariaSig(ctx, st.Table); err != nil || sig != rec.sig {
+			return outcome{skipped: true}, err
+		}
+		target = id
+		ice = fmt.Sprintf("CALL system.rollback_to_snapshot('h.%s', %d)", st.Table, id)
+		maria = []string{"DELETE FROM " + st.Table, fmt.Sprintf("INSERT INTO %s SELECT * FROM %s", st.Table, rec.copy)}
+	}
+	var o outcome
+	_, o.iceErr = s.on.ExecContext(ctx, ice)
+	o.mErr = s.mariaExec(ctx, maria)
+	if o.iceErr != nil {
+		return o, nil
+	}
+	head, err := s.head(ctx, st.Table)
+	if err != nil {
+		return o, err
+	}
+	switch {
+	case st.Kind == "rollback":
+		if head != target {
+			o.iceErr = fmt.Errorf("main is at snapshot %d after the rollback to %d", head, target)
+			return o, nil
+		}
+		tr.chain = tr.chain[:slices.Index(tr.chain, target)+1]
+	case head != tr.head && head != 0:
+		if _, seen := tr.snaps[head]; seen {
+			return o, fmt.Errorf("%s moved main back to snapshot %d", st.Ice, head)
+		}
+		rec := &snapRec{step: st.ID, copy: fmt.Sprintf("snap_%s_%d", st.Table, st.ID)}
+		if model != nil {
+			rec.cols = slices.Clone(model.Cols)
+		}
+		if err := s.mariaExec(ctx, []string{fmt.Sprintf("CREATE TABLE %s AS SELECT * FROM %s", rec.copy, st.Table)}); err != nil {
+			return o, fmt.Errorf("copy snapshot rows: %w", err)
+		}
+		if rec.sig, err = s.mariaSig(ctx, st.Table); err != nil {
+			return o, err
+		}
+		tr.snaps[head] = rec
+		tr.byStep[st.ID] = head
+		tr.chain = append(tr.chain, head)
+	}
+	tr.head = head
+	if st.Kind == "call/expire_snapshots" {
+		keep := tr.chain[max(0, len(tr.chain)-st.Keep):]
+		for id, rec := range tr.snaps {
+			if !slices.Contains(keep, id) {
+				if err := s.mariaExec(ctx, []string{"DROP TABLE " + rec.copy}); err != nil {
+					return o, err
+				}
+				delete(tr.snaps, id)
+				delete(tr.byStep, rec.step)
+			}
+		}
+	}
+	return o, nil
+}
+
+// mariaExec runs a step's MariaDB statements, all or nothing.
+func (s *session) mariaExec(ctx context.Context, stmts []string) error {
+	if len(stmts) == 0 {
+		return nil
+	}
+	if len(stmts) == 1 {
+		_, err := s.mc.ExecContext(ctx, stmts[0])
+		return err
+	}
+	if _, err := s.mc.ExecContext(ctx, "BEGIN"); err != nil {
+		return err
+	}
+	for _, q := range stmts {
+		if _, err := s.mc.ExecContext(ctx, q); err != nil {
+			_, rbErr := s.mc.ExecContext(ctx, "ROLLBACK")
+			_, dropErr := s.mc.ExecContext(ctx, "DROP TEMPORARY TABLE IF EXISTS ms, mi, ow")
+			return errors.Join(err, rbErr, dropErr)
+		}
+	}
+	_, err := s.mc.ExecContext(ctx, "COMMIT")
+	return err
+}
+
+func (s *session) head(ctx context.Context, table string) (int64, error) {
+	var id int64
+	err := s.on.QueryRowContext(ctx, fmt.Sprintf("SELECT snapshot_id FROM h.%s.refs WHERE name = 'main'", table)).Scan(&id)
+	if errors.Is(err, gosql.ErrNoRows) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("main of %s: %w", table, err)
+	}
+	return id, nil
+}
+
+// mariaSig names a table's columns and types, to tell whether a snapshot's
+// rows fit the current table.
+func (s *session) mariaSig(ctx context.Context, table string) (string, error) {
+	var sig gosql.NullString
+	err := s.mc.QueryRowContext(ctx, "SELECT GROUP_CONCAT(CONCAT(COLUMN_NAME, ' ', COLUMN_TYPE) ORDER BY ORDINAL_POSITION) FROM information_schema.columns WHERE table_schema = DATABASE() AND table_name = ?", table).Scan(&sig)
+	return sig.String, err
+}
+
+// rollbackTargets implements snapshots.
+func (s *session) rollbackTargets(table string) []int {
+	tr := s.table(table)
+	sig := ""
+	var out []int
+	for _, id := range tr.chain {
+		rec := tr.snaps[id]
+		if rec == nil || id == tr.head {
+			continue
+		}
+		if sig == "" {
+			var err error
+			if sig, err = s.mariaSig(context.Background(), table); err != nil {
+				return nil
+			}
+		}
+		if rec.sig == sig {
+			out = append(out, rec.step)
+		}
+	}
+	return out
+}
+
+// asofChoice picks a live snapshot for a time-travel query.
+func (s *session) asofChoice(pick func(n int) int) (string, int, []Column, bool) {
+	type c struct {
+		table string
+		rec   *snapRec
+	}
+	var all []c
+	names := make([]string, 0, len(s.tables))
+	for n := range s.tables {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	for _, n := range names {
+		tr := s.tables[n]
+		for _, id := range tr.chain {
+			if rec := tr.snaps[id]; rec != nil && rec.cols != nil {
+				all = append(all, c{n, rec})
+			}
+		}
+	}
+	if len(all) == 0 {
+		return "", 0, nil, false
+	}
+	ch := all[pick(len(all))]
+	return ch.table, ch.rec.step, ch.rec.cols, true
+}
+
+var placeholder = regexp.MustCompile(`\{\{(t|asof|snapcount):([a-z0-9]+)(?::(\d+))?\}\}`)
+
+// resolve replaces a query's placeholders for one side; ok is false when
+// it names a snapshot this session does not have.
+func (s *session) resolve(q string, iceSide bool) (string, bool) {
+	ok := true
+	out := placeholder.ReplaceAllStringFunc(q, func(m string) string {
+		p := placeholder.FindStringSubmatch(m)
+		tr := s.table(p[2])
+		switch p[1] {
+		case "t":
+			return p[2]
+		case "snapcount":
+			return strconv.Itoa(len(tr.snaps))
+		}
+		step, _ := strconv.Atoi(p[3])
+		id, found := tr.byStep[step]
+		if !found {
+			ok = false
+			return m
+		}
+		if iceSide {
+			return fmt.Sprintf("%s VERSION AS OF %d", p[2], id)
+		}
+		return tr.snaps[id].copy
+	})
+	return out, ok
+}
+
+// check is a query's results on the three sides.
+type check struct {
+	on, off, oracle Result
+	skipped         bool
+}
+
+func (s *session) run(ctx context.Context, q Query) check {
+	ice, ok1 := s.resolve(q.Ice, true)
+	maria, ok2 := s.resolve(q.Maria, false)
+	if !ok1 || !ok2 {
+		return check{skipped: true}
+	}
+	c := check{on: runQuery(ctx, s.on, ice, s.timeout)}
+	if c.on.Timeout {
+		// The other path is as slow, most likely: report one timeout,
+		// not two.
+		c.off = Result{Timeout: true, Err: c.on.Err}
+	} else {
+		c.off = runQuery(ctx, s.off, ice, s.timeout)
+	}
+	c.oracle = runQuery(ctx, s.mc, maria, s.timeout)
+	var merr *mysql.MySQLError
+	if errors.As(c.oracle.Err, &merr) && merr.Number == 1969 { // max_statement_time exceeded
+		c.oracle.Timeout = true
+	}
+	if c.oracle.Timeout || errors.Is(c.oracle.Err, driver.ErrBadConn) {
+		if err := s.connectMaria(ctx); err != nil {
+			c.oracle.Err = errors.Join(c.oracle.Err, err)
+		}
+	}
+	return c
+}
+
+// difference says how icesql's answers differ from the oracle's, or "".
+// A timeout is not a difference (the caller reports it as slow).
+func (c check) difference(ordered bool) string {
+	if c.skipped {
+		return ""
+	}
+	var diffs []string
+	for _, side := range []struct {
+		name string
+		r    Result
+	}{{"vector on", c.on}, {"vector off", c.off}} {
+		switch {
+		case side.r.Timeout || c.oracle.Timeout:
+		case side.r.Err != nil && c.oracle.Err != nil:
+		case side.r.Err != nil:
+			diffs = append(diffs, fmt.Sprintf("%s: error %v (MariaDB: %d rows)", side.name, side.r.Err, len(c.oracle.Rows)))
+		case c.oracle.Err != nil:
+			diffs = append(diffs, fmt.Sprintf("%s: %d rows, MariaDB: error %v", side.name, len(side.r.Rows), c.oracle.Err))
+		default:
+			if d := Diff(side.r.Rows, c.oracle.Rows, ordered); d != "" {
+				diffs = append(diffs, side.name+": "+d)
+			}
+		}
+	}
+	return strings.Join(diffs, "\n")
+}
+
+// bothRejected says every side refused the query: the generator wrote
+// something neither database takes (a tester bug when it recurs).
+func (c check) bothRejected() bool {
+	return !c.skipped && c.on.Err != nil && c.off.Err != nil && c.oracle.Err != nil && !c.on.Timeout && !c.oracle.Timeout
+}
+
+func (c check) timedOut() bool { return c.on.Timeout || c.off.Timeout }
