@@ -90,3 +90,18 @@ func (l localIO) Rename(oldpath, newpath string) error {
 	}
 	return l.fs.Rename(src, dst)
 }
+
+// TableIO is the file IO icesql reads and writes a table's files through,
+// whichever catalog loaded the table: local locations are opaque (localIO
+// instead of iceberg-go's LocalFS), legacy manifests are repaired as they
+// are read, and manifest lists get their empty partition bounds
+// (emptybounds.go).
+func TableIO(fsys icebergio.IO) icebergio.IO {
+	switch fsys.(type) {
+	case manifestRepairIO:
+		return fsys
+	case icebergio.LocalFS, *icebergio.LocalFS:
+		fsys = localIO{}
+	}
+	return repairManifests(fsys)
+}
