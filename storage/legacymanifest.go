@@ -39,8 +39,9 @@ type manifestRepairIO struct {
 }
 
 // repairManifests wraps a table's file IO: it repairs legacy manifests as
-// they are read, and fills the empty partition bounds iceberg-go leaves null
-// in the manifest lists it writes (emptybounds.go).
+// they are read, fills the empty partition bounds iceberg-go leaves null in
+// the manifest lists it writes (emptybounds.go), and writes Parquet integer
+// columns without arrow-go's INT annotations, as Java does (plainint.go).
 func repairManifests(fsys icebergio.IO) icebergio.IO { return manifestRepairIO{IO: fsys} }
 
 var (
@@ -80,10 +81,15 @@ func (m manifestRepairIO) Create(name string) (icebergio.FileWriter, error) {
 		return nil, fmt.Errorf("create %s: file IO %T cannot write", name, m.IO)
 	}
 	f, err := w.Create(name)
-	if err != nil || !isManifestList(name) {
-		return f, err
+	switch {
+	case err != nil:
+		return nil, err
+	case isManifestList(name):
+		return &manifestListWriter{fsys: m.IO, target: f}, nil // emptybounds.go
+	case isParquet(name):
+		return &plainIntWriter{target: f}, nil // plainint.go
 	}
-	return &manifestListWriter{fsys: m.IO, target: f}, nil // emptybounds.go
+	return f, nil
 }
 
 func (m manifestRepairIO) WriteFile(name string, p []byte) error {
