@@ -4,7 +4,7 @@ ADDR      ?= 127.0.0.1:3306
 SLT_LOG   ?= $(or $(TMPDIR),/tmp)/icesql-slt.log
 LEDGER_LOG ?= $(or $(TMPDIR),/tmp)/icesql-ledger.log
 
-.PHONY: run build test vet fmt bench bench-dml slt ledger history
+.PHONY: run build test vet fmt bench bench-dml slt ledger history interop
 
 run:
 	go run ./cmd/icesql serve --warehouse $(WAREHOUSE) --addr $(ADDR)
@@ -14,6 +14,15 @@ build:
 
 test: vet
 	go test -count=1 -timeout 15m ./...
+
+# Spark 3.5 with Iceberg 1.10.1, PyIceberg and DuckDB read every kind of table
+# icesql writes, and icesql reads the same kinds written by Spark
+# (interop/interop.py). interop/setup.sh installs them once (a virtualenv in
+# ~/.cache/icesql-interop, the Spark runtime jar in ~/.m2). Prints
+# "interop: N passed, M failed".
+interop: build
+	@out=$$(bash interop/setup.sh) || exit 1; \
+	"$$(echo "$$out" | sed -n 1p)" interop/interop.py --icesql bin/icesql --jar "$$(echo "$$out" | sed -n 2p)"
 
 # The whole sqllogictest corpus (../shared/fixtures), every file to its end;
 # `make test` runs a fixed sample of it. Prints "sqllogictest: N passed, M failed".

@@ -153,7 +153,7 @@ func (alt *alteration) declare(name string, typ sql.Type) error {
 		return fmt.Errorf("alter table %s: column %s vanished", alt.name, name)
 	}
 	key := declaredTypeKey(f.ID)
-	if typ.String() != sqlType(f.Type).String() {
+	if declaredNarrower(typ, f.Type) {
 		if cur.Properties()[key] == typ.String() {
 			return nil
 		}

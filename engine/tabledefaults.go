@@ -17,18 +17,14 @@ import (
 // property is stored in the table, so SHOW CREATE TABLE shows it and other
 // engines writing the table merge too.
 //
-// write.metadata.delete-after-commit.enabled is false in both libraries: a
-// table keeps every metadata file it ever had. Each one holds the whole
-// snapshot list, so ten thousand single-row INSERTs left about 37 GB of
-// metadata files (the sum of lists of 1 to 10,000 snapshots) and filled the
-// disk. With it, a commit deletes the files that drop out of the metadata
-// log, which keeps write.metadata.previous-versions-max (100) of them; time
-// travel reads snapshots, not old metadata files.
+// Every other property keeps Iceberg's default unless the user sets it.
+// write.metadata.delete-after-commit.enabled in particular stays false: with
+// it, a commit deletes the metadata files that drop out of the metadata log,
+// and a Spark writer committing to the same table at the same moment failed
+// with "Metadata file for version N is missing" (the file its retry needed
+// was gone).
 func defaultTableProperties(props iceberg.Properties) {
 	if _, set := props[table.ManifestMergeEnabledKey]; !set {
 		props[table.ManifestMergeEnabledKey] = "true"
-	}
-	if _, set := props[table.MetadataDeleteAfterCommitEnabledKey]; !set {
-		props[table.MetadataDeleteAfterCommitEnabledKey] = "true"
 	}
 }

@@ -90,11 +90,20 @@ func declaredTypeKey(fieldID int) string { return "icesql.column." + strconv.Ito
 func declaredTypeProperties(sc *iceberg.Schema, cols sql.Schema) iceberg.Properties {
 	props := iceberg.Properties{}
 	for i, f := range sc.Fields() {
-		if cols[i].Type.String() != sqlType(f.Type).String() {
+		if declaredNarrower(cols[i].Type, f.Type) {
 			props[declaredTypeKey(f.ID)] = cols[i].Type.String()
 		}
 	}
 	return props
+}
+
+// declaredNarrower says whether a column declared with typ needs its declared
+// type remembered: it shows differently from what its Iceberg type shows.
+// TIMESTAMP (what TIMESTAMP_LTZ becomes) never does: it only chooses
+// timestamptz, and remembering it would bring back MySQL TIMESTAMP's
+// 1970–2038 range.
+func declaredNarrower(typ sql.Type, t iceberg.Type) bool {
+	return typ.Type() != sqltypes.Timestamp && typ.String() != sqlType(t).String()
 }
 
 var declaredTypes sync.Map // type text -> sql.Type
@@ -171,8 +180,13 @@ func icebergType(col *sql.Column) (iceberg.Type, error) {
 		return iceberg.PrimitiveTypes.Binary, nil
 	case t.Type() == sqltypes.Date:
 		return iceberg.PrimitiveTypes.Date, nil
-	case t.Type() == sqltypes.Datetime, t.Type() == sqltypes.Timestamp:
+	case t.Type() == sqltypes.Datetime:
 		return iceberg.PrimitiveTypes.Timestamp, nil
+	case t.Type() == sqltypes.Timestamp:
+		// Only Spark's TIMESTAMP_LTZ arrives as TIMESTAMP (the parser turns
+		// MySQL's TIMESTAMP into DATETIME(6), see planner/rewrite.go), and
+		// Spark stores TIMESTAMP_LTZ as timestamptz.
+		return iceberg.PrimitiveTypes.TimestampTz, nil
 	case types.IsTimespan(t):
 		return iceberg.PrimitiveTypes.Time, nil
 	case types.IsJSON(t):

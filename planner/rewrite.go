@@ -233,11 +233,18 @@ func (s statement) columnDefinition(i, end int) []edit {
 	case t.is("timestamp") || t.is("timestamp_ntz") || t.is("timestamp_ltz"):
 		// MySQL's TIMESTAMP only reaches 1970–2038; icesql stores Iceberg
 		// timestamps, which DATETIME(6) represents (see DESIGN.md, Types).
+		// Spark's TIMESTAMP_LTZ is Iceberg's timestamptz: it becomes
+		// TIMESTAMP(6), which the engine stores as timestamptz and shows
+		// as DATETIME(6) in the session time zone.
 		last := i
 		if s.punct(i+1, '(') && s.closing(i+1) > 0 {
 			last = s.closing(i + 1)
 		}
-		edits := []edit{replace(i, last, "DATETIME(6)")}
+		typ := "DATETIME(6)"
+		if t.is("timestamp_ltz") {
+			typ = "TIMESTAMP(6)"
+		}
+		edits := []edit{replace(i, last, typ)}
 		// DEFAULT CURRENT_TIMESTAMP and ON UPDATE NOW() must name the
 		// column's precision, or the default is invalid (MySQL, and GMS,
 		// refuse DATETIME(6) DEFAULT CURRENT_TIMESTAMP).

@@ -89,7 +89,7 @@ func TestRewriteColumnTypes(t *testing.T) {
 		{"CREATE TABLE t (id BIGINT, name STRING, n LONG, ok BOOLEAN, d DECIMAL(38,10))",
 			"CREATE TABLE t (id BIGINT, name LONGTEXT, n BIGINT, ok BOOLEAN, d DECIMAL(38,10))"},
 		{"CREATE TABLE t (a TIMESTAMP, b TIMESTAMP(3), c TIMESTAMP_NTZ, d timestamp_ltz, e DATETIME(6))",
-			"CREATE TABLE t (a DATETIME(6), b DATETIME(6), c DATETIME(6), d DATETIME(6), e DATETIME(6))"},
+			"CREATE TABLE t (a DATETIME(6), b DATETIME(6), c DATETIME(6), d TIMESTAMP(6), e DATETIME(6))"},
 		{"CREATE TABLE t (a BINARY, b BINARY(16), c LONG VARCHAR, d long varbinary)",
 			"CREATE TABLE t (a LONGBLOB, b BINARY(16), c LONG VARCHAR, d long varbinary)"},
 		// A column may be named like a type; only the type position changes.

@@ -2,6 +2,8 @@ package storage
 
 import (
 	"context"
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 )
@@ -17,6 +19,12 @@ type hintWriter interface {
 }
 
 // WriteHint replaces the file at location, atomically but without fsync.
+//
+// Spark's Hadoop catalog writes the hint through Hadoop's local file system,
+// which keeps a checksum beside it in ".version-hint.text.crc". Replaced
+// behind Hadoop's back, the hint no longer matches it, and Spark logs a
+// checksum error and lists the folder. The checksum goes with the old
+// content: Hadoop reads a file without a .crc unchecked.
 func (LocalStore) WriteHint(_ context.Context, location string, data []byte) error {
 	p, err := osPath(location)
 	if err != nil {
@@ -35,6 +43,11 @@ func (LocalStore) WriteHint(_ context.Context, location string, data []byte) err
 	}
 	if werr != nil {
 		os.Remove(f.Name())
+		return werr
 	}
-	return werr
+	crc := filepath.Join(filepath.Dir(p), "."+filepath.Base(p)+".crc")
+	if err := os.Remove(crc); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return nil
 }

@@ -38,7 +38,10 @@ type manifestRepairIO struct {
 	icebergio.IO
 }
 
-// repairManifests wraps a table's file IO.
+// repairManifests wraps a table's file IO: it repairs legacy manifests as
+// they are read, fills the empty partition bounds iceberg-go leaves null in
+// the manifest lists it writes (emptybounds.go), and writes Parquet integer
+// columns without arrow-go's INT annotations, as Java does (plainint.go).
 func repairManifests(fsys icebergio.IO) icebergio.IO { return manifestRepairIO{IO: fsys} }
 
 var (
@@ -77,13 +80,29 @@ func (m manifestRepairIO) Create(name string) (icebergio.FileWriter, error) {
 	if !ok {
 		return nil, fmt.Errorf("create %s: file IO %T cannot write", name, m.IO)
 	}
-	return w.Create(name)
+	f, err := w.Create(name)
+	switch {
+	case err != nil:
+		return nil, err
+	case isManifestList(name):
+		return &manifestListWriter{fsys: m.IO, target: f}, nil // emptybounds.go
+	case isParquet(name):
+		return &plainIntWriter{target: f}, nil // plainint.go
+	}
+	return f, nil
 }
 
 func (m manifestRepairIO) WriteFile(name string, p []byte) error {
 	w, ok := m.IO.(icebergio.WriteFileIO)
 	if !ok {
 		return fmt.Errorf("write %s: file IO %T cannot write", name, m.IO)
+	}
+	if isManifestList(name) {
+		fixed, err := fillEmptyBounds(m.IO, p)
+		if err != nil {
+			return fmt.Errorf("write manifest list %s: %w", name, err)
+		}
+		p = fixed
 	}
 	return w.WriteFile(name, p)
 }

@@ -8,7 +8,6 @@ import (
 	"io"
 	"io/fs"
 	"net/http"
-	"net/url"
 	"strings"
 
 	icebergio "github.com/apache/iceberg-go/io"
@@ -138,18 +137,23 @@ func (s *S3Store) probeConditionalWrites(ctx context.Context, root string) error
 	return fmt.Errorf("probe conditional writes on %s: %w", root, err)
 }
 
-// splitS3 splits s3://bucket/key (also s3a:// and s3n://).
+// splitS3 splits s3://bucket/key (also s3a:// and s3n://). The key is the
+// rest of the location as it is: a location is opaque (see osPath), so a key
+// holding "%27" or '?' is read and written under that very name, as Java's
+// S3FileIO and iceberg-go's blob IO do.
 func splitS3(location string) (bucket, key string, err error) {
-	u, err := url.Parse(location)
-	if err != nil {
-		return "", "", fmt.Errorf("parse location %q: %w", location, err)
-	}
-	switch u.Scheme {
-	case "s3", "s3a", "s3n":
-	default:
+	scheme, rest, ok := strings.Cut(location, "://")
+	switch {
+	case !ok:
+		return "", "", fmt.Errorf("location %q is not an s3:// location", location)
+	case scheme != "s3" && scheme != "s3a" && scheme != "s3n":
 		return "", "", fmt.Errorf("location %q is not an s3:// location", location)
 	}
-	return u.Host, strings.TrimPrefix(u.Path, "/"), nil
+	bucket, key, _ = strings.Cut(rest, "/")
+	if bucket == "" {
+		return "", "", fmt.Errorf("location %q names no bucket", location)
+	}
+	return bucket, key, nil
 }
 
 func notFound(err error) bool {

@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -60,30 +59,45 @@ func Join(location string, elems ...string) string {
 // LocalStore is a Store on the local file system.
 type LocalStore struct{}
 
-// LocalLocation turns a local path into the file:// URI used in table metadata.
+// LocalLocation turns a local path into the file:// URI used in table
+// metadata. The path is not percent-encoded: a location is an opaque string
+// (see osPath), so the folder a location names is the one the user gave,
+// byte for byte, as in the locations Java Iceberg writes.
 func LocalLocation(path string) (string, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return "", fmt.Errorf("resolve warehouse path %q: %w", path, err)
 	}
-	return (&url.URL{Scheme: "file", Path: filepath.ToSlash(abs)}).String(), nil
+	return "file://" + filepath.ToSlash(abs), nil
 }
 
 // LocalPath is the file system path of a local location URI.
 func LocalPath(location string) (string, error) { return osPath(location) }
 
+// osPath is the file system path a local location names. A location is an
+// opaque string, as in Java Iceberg (Hadoop's Path takes its path as it is):
+// nothing is percent-decoded, and '?' and '#' are part of the path. Java and
+// Spark write partition folders such as "name=it%27s" (the value escaped
+// once, when the path is built), and that is the folder's real name on disk;
+// decoding it here would look for "name=it's". Both "file:///abs" and Java's
+// "file:/abs" name /abs; an authority other than localhost is refused.
 func osPath(location string) (string, error) {
-	if !strings.Contains(location, "://") {
+	scheme, rest, ok := strings.Cut(location, ":")
+	if !ok || strings.ContainsAny(scheme, "/\\") || len(scheme) < 2 {
+		// A plain path (a one-letter "scheme" is a Windows drive).
 		return filepath.FromSlash(location), nil
 	}
-	u, err := url.Parse(location)
-	if err != nil {
-		return "", fmt.Errorf("parse location %q: %w", location, err)
-	}
-	if u.Scheme != "file" {
+	if !strings.EqualFold(scheme, "file") {
 		return "", fmt.Errorf("location %q is not on the local file system", location)
 	}
-	return filepath.FromSlash(u.Path), nil
+	if after, ok := strings.CutPrefix(rest, "//"); ok {
+		host, path, _ := strings.Cut(after, "/")
+		if host != "" && !strings.EqualFold(host, "localhost") {
+			return "", fmt.Errorf("location %q names host %q: only local files are supported", location, host)
+		}
+		rest = "/" + path
+	}
+	return filepath.FromSlash(rest), nil
 }
 
 func (LocalStore) ReadFile(_ context.Context, location string) ([]byte, error) {
@@ -207,7 +221,7 @@ func (LocalStore) RemoveAll(_ context.Context, location string) error {
 	return os.RemoveAll(p)
 }
 
-func (LocalStore) IO() icebergio.IO { return icebergio.LocalFS{} }
+func (LocalStore) IO() icebergio.IO { return localIO{} }
 
 // createOnce is CreateExclusive for writes that must take effect exactly
 // once. An object store may perform a write and lose the response; the

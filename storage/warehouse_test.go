@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -254,6 +255,35 @@ func TestNewestVersionIgnoresStaleHint(t *testing.T) {
 	}
 	if got.CurrentSnapshot() == nil {
 		t.Fatal("loaded version 1 (from the stale hint) instead of version 2")
+	}
+}
+
+// TestHintReplacementDropsHadoopChecksum checks that a commit replacing
+// version-hint.text leaves no stale Hadoop checksum (.version-hint.text.crc,
+// which Spark's local file system writes beside the hint) behind it.
+func TestHintReplacementDropsHadoopChecksum(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	w := openTestWarehouse(t, dir)
+	mustCreateNamespace(t, w, "db")
+	ident := table.Identifier{"db", "t"}
+	tbl, err := w.CreateTable(ctx, ident, testSchema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	meta := filepath.Join(dir, "db", "t", "metadata")
+	crc := filepath.Join(meta, ".version-hint.text.crc")
+	if err := os.WriteFile(crc, []byte("crc\x00\x00\x00\x02\x00stale"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := AppendFiles(ctx, w, ident, writeFile(t, tbl, 1), nil); err != nil {
+		t.Fatal(err)
+	}
+	if hint, err := os.ReadFile(filepath.Join(meta, "version-hint.text")); err != nil || string(hint) != "2" {
+		t.Fatalf("version-hint.text = %q, %v; want 2", hint, err)
+	}
+	if _, err := os.Stat(crc); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the checksum of the old hint is still there (%v)", err)
 	}
 }
 

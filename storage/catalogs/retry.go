@@ -8,6 +8,7 @@ import (
 
 	"github.com/apache/iceberg-go"
 	"github.com/apache/iceberg-go/catalog"
+	icebergio "github.com/apache/iceberg-go/io"
 	"github.com/apache/iceberg-go/table"
 
 	"github.com/icesql/icesql/storage"
@@ -90,12 +91,20 @@ func (r retryable) CommitTable(ctx context.Context, ident table.Identifier, reqs
 	return meta, loc, asCommitFailed(err)
 }
 
-// rebind makes tbl commit through the decorator.
+// rebind makes tbl commit through the decorator, and read and write its
+// files through storage.TableIO.
 func (r retryable) rebind(tbl *table.Table, err error) (*table.Table, error) {
 	if err != nil || tbl == nil {
 		return tbl, err
 	}
-	return table.New(tbl.Identifier(), tbl.Metadata(), tbl.MetadataLocation(), tbl.FS, r), nil
+	fsys := func(ctx context.Context) (icebergio.IO, error) {
+		f, err := tbl.FS(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return storage.TableIO(f), nil
+	}
+	return table.New(tbl.Identifier(), tbl.Metadata(), tbl.MetadataLocation(), fsys, r), nil
 }
 
 // LoadTable implements catalog.Catalog.
