@@ -4,7 +4,7 @@ ADDR      ?= 127.0.0.1:3306
 SLT_LOG   ?= $(or $(TMPDIR),/tmp)/icesql-slt.log
 LEDGER_LOG ?= $(or $(TMPDIR),/tmp)/icesql-ledger.log
 
-.PHONY: run build test vet fmt bench bench-dml slt ledger history interop
+.PHONY: run build test vet fmt bench bench-dml slt ledger history interop hostile
 
 run:
 	go run ./cmd/icesql serve --warehouse $(WAREHOUSE) --addr $(ADDR)
@@ -48,6 +48,12 @@ HISTORY_LOG ?= $(or $(TMPDIR),/tmp)/icesql-history.log
 history:
 	@HISTORY_SEEDS=$(SEEDS) HISTORY_TIME=$(TIME) HISTORY_KNOWN=$(KNOWN) go test -count=1 -timeout 0 -v ./sqltests/history > $(HISTORY_LOG) 2>&1; rc=$$?; \
 	grep -E 'history: |shapes: |known issue|difference|slow:|^(--- )?FAIL' $(HISTORY_LOG); echo "full log: $(HISTORY_LOG)"; exit $$rc
+
+# Hostile statements against a served binary with --memory-limit-mib 512:
+# error codes, peak RSS within the limit + 10%, KILL QUERY and
+# max_execution_time (cmd/icesql/hostile_test.go; off in `make test`, see there).
+hostile:
+	ICESQL_HOSTILE=1 go test -count=1 -timeout 30m -run 'TestHostileStatements$$' -v ./cmd/icesql/
 
 vet:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1)

@@ -93,6 +93,17 @@ func hasDotDot(p string) bool {
 		if s == ".." {
 			return true
 		}
+		// Locations are opaque (localio.go), so %2E%2E names a folder of
+		// that name; but a tool that decodes it would climb out. No name
+		// icesql writes has such a step (NameSegment escapes with ~XX), so
+		// one that decodes to a ".." step is refused.
+		if dec, err := url.PathUnescape(s); err == nil && dec != s {
+			for _, d := range strings.FieldsFunc(dec, func(r rune) bool { return r == '/' || r == '\\' }) {
+				if d == ".." {
+					return true
+				}
+			}
+		}
 	}
 	return false
 }

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 )
 
@@ -45,11 +44,11 @@ const nameEscape = '~'
 // errors. It is the only place a name becomes part of a path, so that no
 // name can mean anything to a file system or a URI parser:
 //
-//   - ASCII letters, digits, '-' and '_' and non-ASCII letters, digits and
-//     marks are kept as they are, so `my-table` or `Straße` read naturally
-//     on disk;
+//   - ASCII letters, digits, '-' and '_' are kept as they are, so
+//     `my-table` reads naturally on disk;
 //   - every other byte (separators '/' and '\', '%', '#', '?', ':',
-//     spaces, quotes, control characters, Unicode punctuation and symbols
+//     spaces, quotes, control characters, every non-ASCII character, so
+//     also look-alikes
 //     such as U+2215 DIVISION SLASH or U+FF0E FULLWIDTH FULL STOP, and '~'
 //     itself) becomes ~XX; '.' is kept only inside a name, never first
 //     (hidden and catalog folders start with '.') or last, so "." and ".."
@@ -110,10 +109,12 @@ func keepInSegment(r rune, first, last bool) bool {
 		return !first && !last
 	case r == '-' || r == '_':
 		return true
-	case r < utf8.RuneSelf:
-		return 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9'
 	}
-	return unicode.In(r, unicode.L, unicode.M, unicode.Nd)
+	// Only ASCII letters and digits: iceberg-go's location provider
+	// URL-escapes any other character when it joins "data" or "metadata" to
+	// a table's location, and locations are opaque (localio.go), so a folder
+	// named Straße would see its data files written under Stra%C3%9Fe.
+	return 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9'
 }
 
 // reservedSegment says seg is a folder name the layout itself uses inside

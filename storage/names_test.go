@@ -15,8 +15,8 @@ func TestNameSegment(t *testing.T) {
 	}{
 		{"orders", "orders"},
 		{"my-table_2", "my-table_2"},
-		{"Straße", "Straße"},
-		{"表", "表"},
+		{"Straße", "Stra~C3~9Fe"},
+		{"表", "~E8~A1~A8"},
 		{"v1.2", "v1.2"},
 		{".", "~2E"},
 		{"..", "~2E~2E"},

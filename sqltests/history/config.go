@@ -56,11 +56,6 @@ type KnownIssue struct {
 func KnownIssues() []KnownIssue {
 	return []KnownIssue{
 		{
-			Name:   "UNION ... LIMIT n OFFSET m ignores OFFSET",
-			Why:    "issue 21 item 5: (SELECT x FROM a) UNION ALL (SELECT x FROM a) ORDER BY x LIMIT 2 OFFSET 3 returns the first rows",
-			Shapes: []string{"union/union/offset", "union/union-all/offset"},
-		},
-		{
 			Name:   "WHERE over a CROSS JOIN that an outer join follows: wrong rows (RIGHT) or ERROR 1105 unable to find field (LEFT)",
 			Why:    "FINDINGS.md #2 and #13: a CROSS JOIN b RIGHT JOIN c ON a.k = c.k WHERE a.k = b.k keeps c's unmatched rows; a CROSS JOIN b LEFT JOIN c ON ... WHERE a.k = b.id AND ... OR ... fails",
 			Shapes: []string{"join/cross-right", "join/cross-left"},
@@ -86,11 +81,6 @@ func KnownIssues() []KnownIssue {
 			Shapes: []string{"value/int-near-min"},
 		},
 		{
-			Name:   "A column added after files were written fails filters and aggregates: no leaf column readers matched col indices",
-			Why:    "issue 21 item 1 (being fixed): ALTER TABLE t ADD COLUMN c1 BIGINT; SELECT c1 % 5, COUNT(*) FROM t WHERE c1 >= 1 GROUP BY c1 % 5 is ERROR 1105, vector path on or off; queries name only the base columns (SELECT * still reads the added ones)",
-			Shapes: []string{"read/added-columns"},
-		},
-		{
 			Name:   "COALESCE(float_column, 0) is text: ORDER BY and comparisons on it are by string",
 			Why:    "FINDINGS.md #7: f FLOAT holding 3.5, 21, 100: ORDER BY COALESCE(f, 0) gives 100, 21, 3.5",
 			Shapes: []string{"expr/coalesce-float"},
@@ -99,11 +89,6 @@ func KnownIssues() []KnownIssue {
 			Name:   "A running SUM() OVER (ORDER BY c) is the partition's total when c has ties",
 			Why:    "FINDINGS.md #8: k 5, 40, 10, 20, 7 with x NULL, NULL, 1.5, 1.5, 3: SUM(k) OVER (ORDER BY x) is 82 on every row (MySQL: 45, 45, 75, 75, 82)",
 			Shapes: []string{"window/running-sum"},
-		},
-		{
-			Name:   "A string partition holding '' loses rows (manifest list lower_bound written as null)",
-			Why:    "issue 21, FINDINGS.md #9: PARTITIONED BY (truncate(2, s)) with s = '' among the values: SELECT * misses the '' rows",
-			Shapes: []string{"partition:s", "partition:truncate(2, s)"},
 		},
 		{
 			Name:   "BIGINT arithmetic overflows silently (wraps) instead of failing with 1690",
