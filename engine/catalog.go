@@ -32,7 +32,11 @@ func openExternalCatalog(ctx context.Context, cfg Config) (cat catalog.Catalog, 
 	if err != nil {
 		return nil, "", err
 	}
-	if cfg.CatalogProperties["type"] != "rest" { // REST's warehouse is a name the server resolves, not a location
+	if cfg.CatalogProperties["type"] == "rest" {
+		// REST's warehouse is a name the server resolves, not a location:
+		// server-side files are confined to Warehouse, when given.
+		root = localRoot(cfg.Warehouse)
+	} else {
 		root = localRoot(cfg.CatalogProperties["warehouse"])
 	}
 	return cat, root, nil

@@ -58,7 +58,12 @@ func resolvedLocation(location string) (resolved, error) {
 	scheme, _, hasScheme := strings.Cut(location, "://")
 	switch {
 	case !hasScheme && strings.HasPrefix(strings.ToLower(location), "file:"):
-		return resolved{}, errors.New("file: locations must be written file:///path")
+		// file:/path (RFC 8089's form without an authority, which Java's
+		// File.toURI writes) is file:///path; file:relative names nothing.
+		if !strings.HasPrefix(location[len("file:"):], "/") {
+			return resolved{}, errors.New("file: locations must be written file:///path")
+		}
+		return resolvedLocation("file://" + location[len("file:"):])
 	case !hasScheme || strings.EqualFold(scheme, "file"):
 		p, err := osPath(location)
 		if err != nil {

@@ -49,8 +49,12 @@ var matrix = []catalogCase{
 		return external(p)
 	}},
 	{"rest", func(t *testing.T) engine.Config {
-		uri, _ := startRESTCatalog(t)
-		return external(iceberg.Properties{"type": "rest", "uri": uri})
+		// The fixture keeps its tables in a local folder; Warehouse names
+		// it, so add_files may read server-side files there.
+		uri, warehouse := startRESTCatalog(t)
+		cfg := external(iceberg.Properties{"type": "rest", "uri": uri})
+		cfg.Warehouse = warehouse
+		return cfg
 	}},
 	{"rest-s3", func(t *testing.T) engine.Config {
 		endpoint := s3test.StartServer(t)
