@@ -117,10 +117,12 @@ func TestInside(t *testing.T) {
 		{rootURI + "/d/../../outside", false, false},
 		{rootURI + "/d/t/%2E%2E/%2E%2E/%2E%2E/outside", false, false},
 		{rootURI + "/d/%2E%2E%2F%2E%2E%2Foutside", false, false},
-		{rootURI + "/d/t/link/x", false, false},     // a link leading out
-		{rootURI + "/d/t/link", true, false},        // the link itself resolves outside
-		{rootURI + "x/d", false, false},             // a sibling folder sharing the prefix
-		{"file:" + root + "/d", false, false},       // file: without // is not a form icesql writes
+		{rootURI + "/d/t/link/x", false, false}, // a link leading out
+		{rootURI + "/d/t/link", true, false},    // the link itself resolves outside
+		{rootURI + "x/d", false, false},         // a sibling folder sharing the prefix
+		{"file:" + root + "/d", false, true},    // RFC 8089's file:/path, as Java writes it
+		{"file:" + root + "/../outside", false, false},
+		{"file:d/t", false, false},                  // file: with a relative path names nothing
 		{"d/t", false, false},                       // relative
 		{"s3://bucket" + root + "/d", false, false}, // another scheme
 		{outside, false, false},
