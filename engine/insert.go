@@ -31,6 +31,12 @@ type inserter struct {
 	builder *array.RecordBuilder
 	writer  *fileWriter
 	err     error // first error; later rows are ignored
+	// accepted says every row inserted so far was followed by
+	// StatementComplete: Close then writes the statement's files.
+	accepted bool
+	// inRow counts the rows inserted since StatementBegin, the unit a
+	// row-level checkpoint (below) takes back.
+	inRow int
 }
 
 type writeResult struct {
@@ -124,14 +130,22 @@ func (w *fileWriter) finish() ([]iceberg.DataFile, error) {
 	return res.files, res.err
 }
 
-// StatementBegin implements sql.EditOpenerCloser.
-func (ins *inserter) StatementBegin(*sql.Context) {}
+// StatementBegin implements sql.EditOpenerCloser. go-mysql-server calls
+// StatementBegin and StatementComplete once per statement, except for
+// INSERT IGNORE and LOAD DATA LOCAL (which implies IGNORE): there it calls
+// them around every row, a checkpoint, and DiscardChanges with an
+// IgnorableError for a row it skips. So a StatementComplete only accepts
+// the rows so far, and Close writes the statement's files: one set of files
+// per statement either way, not a file per row.
+func (ins *inserter) StatementBegin(*sql.Context) { ins.inRow = 0 }
 
 // Insert implements sql.RowInserter.
 func (ins *inserter) Insert(ctx *sql.Context, row sql.Row) error {
 	if ins.err != nil {
 		return ins.err
 	}
+	ins.accepted = false
+	ins.inRow++
 	if ins.builder == nil {
 		if ins.target, ins.err = ins.t.writeTarget(ctx); ins.err != nil {
 			return ins.err
@@ -171,13 +185,22 @@ func (ins *inserter) flush(ctx *sql.Context) {
 	ins.writer.send(rec)
 }
 
-// StatementComplete implements sql.EditOpenerCloser: the statement's files
-// are complete and join the transaction.
-func (ins *inserter) StatementComplete(ctx *sql.Context) error {
+// StatementComplete implements sql.EditOpenerCloser: the rows so far are
+// accepted (see StatementBegin).
+func (ins *inserter) StatementComplete(*sql.Context) error {
 	if ins.err != nil {
 		return ins.err
 	}
+	ins.accepted = true
+	return nil
+}
+
+// finish writes the statement's last rows; its files join the transaction.
+func (ins *inserter) finish(ctx *sql.Context) error {
 	ins.flush(ctx)
+	if ins.err != nil {
+		return ins.err
+	}
 	if ins.writer == nil {
 		return nil
 	}
@@ -191,9 +214,20 @@ func (ins *inserter) StatementComplete(ctx *sql.Context) error {
 	return nil
 }
 
-// DiscardChanges implements sql.EditOpenerCloser: nothing of the statement
-// is staged, and a table CREATE TABLE ... AS SELECT made is dropped again.
-func (ins *inserter) DiscardChanges(ctx *sql.Context, _ error) error {
+// DiscardChanges implements sql.EditOpenerCloser. For a row an INSERT
+// IGNORE skips (an IgnorableError), only that row is taken back: nothing,
+// when it failed before reaching Insert; a row half appended to the Arrow
+// builder cannot be taken back, so the statement then fails. Otherwise
+// nothing of the statement is staged, and a table CREATE TABLE ... AS
+// SELECT made is dropped again.
+func (ins *inserter) DiscardChanges(ctx *sql.Context, err error) error {
+	if _, skipped := err.(sql.IgnorableError); skipped {
+		if ins.inRow > 0 && ins.err == nil {
+			ins.err = fmt.Errorf("insert into %s: a row skipped by IGNORE was already partly written: %w", ins.t, err)
+		}
+		return nil
+	}
+	ins.accepted = false
 	ins.stop()
 	return sessionOf(ctx).dropIfCreatedInStatement(ctx, ins.t.db.ident(ins.t.name))
 }
@@ -211,8 +245,13 @@ func (ins *inserter) stop() {
 }
 
 // Close implements sql.Closer. go-mysql-server calls it after
-// StatementComplete and after DiscardChanges alike.
-func (ins *inserter) Close(*sql.Context) error {
-	ins.stop()
-	return nil
+// StatementComplete and after DiscardChanges alike; its error reaches the
+// client as the statement's.
+func (ins *inserter) Close(ctx *sql.Context) error {
+	defer ins.stop()
+	if !ins.accepted || ins.err != nil {
+		return nil
+	}
+	ins.accepted = false
+	return ins.finish(ctx)
 }

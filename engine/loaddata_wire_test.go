@@ -1,0 +1,71 @@
+package engine_test
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/go-sql-driver/mysql"
+
+	"github.com/icesql/icesql/engine"
+)
+
+// LOAD DATA LOCAL implies IGNORE, and for IGNORE go-mysql-server completes
+// a "statement" after every row. Each statement must still write its rows
+// as one set of files in one snapshot, not a file per row (issue 19).
+func TestLoadDataLocalWritesOneFile(t *testing.T) {
+	dir := t.TempDir()
+	csv := filepath.Join(dir, "rows.csv")
+	var b strings.Builder
+	for i := range 2000 {
+		fmt.Fprintf(&b, "%d,name%d,%d.5\n", i, i, i)
+	}
+	if err := os.WriteFile(csv, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	addr := wireServer(t, openEngine(t, engine.Config{Warehouse: filepath.Join(dir, "w")}))
+	cfg := mysql.NewConfig()
+	cfg.User, cfg.Net, cfg.Addr, cfg.AllowAllFiles = "root", "tcp", addr, true
+	connector, err := mysql.NewConnector(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := sql.OpenDB(connector)
+	defer db.Close()
+	conn, err := db.Conn(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	mustExec(t, conn,
+		"SET GLOBAL local_infile = 1",
+		"CREATE DATABASE d",
+		"CREATE TABLE d.t (id INT NOT NULL, name STRING, x DOUBLE)",
+		"LOAD DATA LOCAL INFILE '"+csv+"' INTO TABLE d.t FIELDS TERMINATED BY ','",
+		// A row IGNORE skips (NULL into NOT NULL becomes 0 with a warning,
+		// a bad number a warning) keeps the others in the same files.
+		"INSERT IGNORE INTO d.t VALUES (5000, 'a', 1), (NULL, 'b', 2), (5001, 'c', 3)",
+	)
+	for _, c := range []struct {
+		query string
+		want  int64
+	}{
+		{"SELECT COUNT(*) FROM d.t", 2003},
+		{"SELECT COUNT(*) FROM d.t.files", 2},
+		{"SELECT COUNT(*) FROM d.t.snapshots", 2},
+		{"SELECT SUM(id) FROM d.t WHERE id < 2000", 1999 * 2000 / 2},
+		{"SELECT COUNT(*) FROM d.t WHERE id IN (0, 5000, 5001)", 4}, // 0 twice: the row and the NULL set to 0
+	} {
+		var got int64
+		if err := conn.QueryRowContext(context.Background(), c.query).Scan(&got); err != nil {
+			t.Fatalf("%s: %v", c.query, err)
+		}
+		if got != c.want {
+			t.Errorf("%s = %d, want %d", c.query, got, c.want)
+		}
+	}
+}
