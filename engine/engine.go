@@ -57,6 +57,10 @@ type Config struct {
 	// (memlimit.go): the garbage collector runs more often as the heap
 	// nears it. Zero leaves the runtime's limit (GOMEMLIMIT) alone.
 	MemoryLimit int64
+	// NoLocalInfile refuses LOAD DATA LOCAL INFILE (error 3948), which is
+	// accepted by default: the file is the client's own, sent over its
+	// connection, so it grants the client nothing it could not INSERT.
+	NoLocalInfile bool
 }
 
 // Engine runs SQL over the Iceberg tables of one catalog. It is safe for
@@ -137,6 +141,7 @@ func newEngine(ctx context.Context, cfg Config, cat catalog.Catalog, root string
 		AddPostAnalyzeRule(minMaxFromMetadataID, minMaxFromMetadata).
 		AddPostAnalyzeRule(vectorizeID, vectorize).
 		AddPostAnalyzeRule(fixSetOpsID, fixSetOps).
+		AddPostAnalyzeRule(bulkLoadID, bulkLoads). // loaddata.go
 		AddOverrides(sql.EngineOverrides{Builder: sql.BuilderOverrides{Parser: parser{Parser: planner.NewParser(cfg.CatalogName), e: e}}}).
 		Build()
 	// sqle.New initializes, then resets, go-mysql-server's process-wide
@@ -155,7 +160,7 @@ func newEngine(ctx context.Context, cfg Config, cat catalog.Catalog, root string
 	if e.budget = newMemoryBudget(cfg.MemoryLimit); e.budget != nil { // memlimit.go
 		e.sqle.MemoryManager = sql.NewMemoryManager(e.budget)
 	}
-	if err := setServerVariables(root); err != nil {
+	if err := setServerVariables(root, !cfg.NoLocalInfile); err != nil {
 		return nil, err
 	}
 	registerWapVariables()
@@ -174,7 +179,7 @@ func newEngine(ctx context.Context, cfg Config, cat catalog.Catalog, root string
 // SELECT ... INTO OUTFILE) to <warehouse>/.icesql/files: go-mysql-server's
 // default lets any client read every file the process can. The variables
 // are process-wide in go-mysql-server.
-func setServerVariables(root string) error {
+func setServerVariables(root string, localInfile bool) error {
 	files := "/nonexistent/icesql-server-file-access-disabled" // object stores: no server files
 	if p, err := storage.LocalPath(root); err == nil && root != "" {
 		files = filepath.Join(p, ".icesql", "files")
@@ -183,6 +188,7 @@ func setServerVariables(root string) error {
 		"version":          "8.0.33-icesql-" + Version,
 		"version_comment":  "icesql " + Version,
 		"secure_file_priv": files,
+		"local_infile":     localInfile,
 		// MySQL 8's default; go-mysql-server's is 1 GiB (packetlimit.go).
 		"max_allowed_packet": defaultMaxAllowedPacket,
 	})

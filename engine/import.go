@@ -8,6 +8,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/iceberg-go"
+	icebergio "github.com/apache/iceberg-go/io"
 	"github.com/apache/iceberg-go/table"
 
 	"github.com/icesql/icesql/storage"
@@ -47,6 +48,7 @@ func (e *Engine) Import(ctx context.Context, namespace, name string, rdr array.R
 	}
 	files, err := writeFiles(ctx, wt, rdr.Schema(), records)
 	if err != nil {
+		discardFiles(ctx, tbl, files)
 		return 0, fmt.Errorf("import into %s.%s: %w", namespace, name, err)
 	}
 	if _, err := storage.AppendFiles(ctx, e.catalog, ident, files, snapshotSummary()); err != nil {
@@ -55,13 +57,33 @@ func (e *Engine) Import(ctx context.Context, namespace, name string, rdr array.R
 	return rows, nil
 }
 
+// collectFiles gathers the files a write yields; after an error, with the
+// files it completed before, which the caller is to discard.
 func collectFiles(seq iter.Seq2[iceberg.DataFile, error]) ([]iceberg.DataFile, error) {
 	var files []iceberg.DataFile
 	for f, err := range seq {
 		if err != nil {
-			return nil, err
+			return files, err
 		}
 		files = append(files, f)
 	}
 	return files, nil
+}
+
+// discardFiles deletes data files a failed statement wrote and nothing
+// references. It is best effort: a file left behind is an orphan for
+// remove_orphan_files, never a loss.
+func discardFiles(ctx context.Context, tbl *table.Table, files []iceberg.DataFile) {
+	if len(files) == 0 {
+		return
+	}
+	fsys, err := tbl.FS(ctx)
+	if err != nil {
+		return
+	}
+	if wfs, ok := fsys.(icebergio.WriteFileIO); ok {
+		for _, f := range files {
+			_ = wfs.Remove(f.FilePath())
+		}
+	}
 }

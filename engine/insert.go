@@ -146,15 +146,8 @@ func (ins *inserter) Insert(ctx *sql.Context, row sql.Row) error {
 	}
 	ins.accepted = false
 	ins.inRow++
-	if ins.builder == nil {
-		if ins.target, ins.err = ins.t.writeTarget(ctx); ins.err != nil {
-			return ins.err
-		}
-		schema, err := table.SchemaToArrowSchema(ins.t.tbl.Schema(), nil, true, false)
-		if err != nil {
-			return fmt.Errorf("insert into %s: %w", ins.t, err)
-		}
-		ins.builder = array.NewRecordBuilder(memory.DefaultAllocator, schema)
+	if err := ins.open(ctx); err != nil {
+		return err
 	}
 	for i, v := range row {
 		if err := appendValue(ins.builder.Field(i), v); err != nil {
@@ -165,6 +158,23 @@ func (ins *inserter) Insert(ctx *sql.Context, row sql.Row) error {
 	if ins.builder.Field(0).Len() >= batchLimit(ins.t.tbl) {
 		ins.flush(ctx)
 	}
+	return nil
+}
+
+// open finds where the statement writes and starts its Arrow builder, on
+// the first row.
+func (ins *inserter) open(ctx *sql.Context) error {
+	if ins.builder != nil {
+		return nil
+	}
+	if ins.target, ins.err = ins.t.writeTarget(ctx); ins.err != nil {
+		return ins.err
+	}
+	schema, err := table.SchemaToArrowSchema(ins.t.tbl.Schema(), nil, true, false)
+	if err != nil {
+		return fmt.Errorf("insert into %s: %w", ins.t, err)
+	}
+	ins.builder = array.NewRecordBuilder(memory.DefaultAllocator, schema)
 	return nil
 }
 
@@ -207,6 +217,7 @@ func (ins *inserter) finish(ctx *sql.Context) error {
 	files, err := ins.writer.finish()
 	ins.writer = nil
 	if err != nil {
+		discardFiles(ctx, ins.t.tbl, files)
 		return fmt.Errorf("write data files of %s: %w", ins.t, err)
 	}
 	ident := ins.t.db.ident(ins.t.name)
@@ -228,14 +239,15 @@ func (ins *inserter) DiscardChanges(ctx *sql.Context, err error) error {
 		return nil
 	}
 	ins.accepted = false
-	ins.stop()
+	ins.stop(ctx)
 	return sessionOf(ctx).dropIfCreatedInStatement(ctx, ins.t.db.ident(ins.t.name))
 }
 
-func (ins *inserter) stop() {
+func (ins *inserter) stop(ctx *sql.Context) {
 	if ins.writer != nil {
 		ins.writer.cancel()
-		ins.writer.finish() // the files written so far are orphans
+		files, _ := ins.writer.finish()
+		discardFiles(ctx, ins.t.tbl, files) // the statement failed: nothing references them
 		ins.writer = nil
 	}
 	if ins.builder != nil {
@@ -248,7 +260,7 @@ func (ins *inserter) stop() {
 // StatementComplete and after DiscardChanges alike; its error reaches the
 // client as the statement's.
 func (ins *inserter) Close(ctx *sql.Context) error {
-	defer ins.stop()
+	defer ins.stop(ctx)
 	if !ins.accepted || ins.err != nil {
 		return nil
 	}

@@ -42,7 +42,6 @@ func TestLoadDataLocalWritesOneFile(t *testing.T) {
 	}
 	defer conn.Close()
 	mustExec(t, conn,
-		"SET GLOBAL local_infile = 1",
 		"CREATE DATABASE d",
 		"CREATE TABLE d.t (id INT NOT NULL, name STRING, x DOUBLE)",
 		"LOAD DATA LOCAL INFILE '"+csv+"' INTO TABLE d.t FIELDS TERMINATED BY ','",
@@ -68,4 +67,60 @@ func TestLoadDataLocalWritesOneFile(t *testing.T) {
 			t.Errorf("%s = %d, want %d", c.query, got, c.want)
 		}
 	}
+}
+
+// A LOAD DATA that fails after writing files leaves no file behind and the
+// table as it was (issue 19: a failed load deletes what it wrote).
+func TestFailedLoadLeavesNoFiles(t *testing.T) {
+	dir := t.TempDir()
+	files := filepath.Join(dir, ".icesql", "files")
+	if err := os.MkdirAll(files, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	const rows = 300_000
+	for i := range rows {
+		if i == rows-10 {
+			b.WriteString("not a number,x\n")
+			continue
+		}
+		fmt.Fprintf(&b, "%d,name%d\n", i, i)
+	}
+	csv := filepath.Join(files, "bad.csv")
+	if err := os.WriteFile(csv, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	conn := openConn(t, engine.Config{Warehouse: dir})
+	mustExec(t, conn,
+		"CREATE DATABASE d",
+		"CREATE TABLE d.t (id BIGINT, name STRING)",
+		"INSERT INTO d.t VALUES (1, 'kept')",
+	)
+	data := filepath.Join(dir, "d", "t", "data")
+	before := countFiles(t, data)
+	_, err := conn.ExecContext(context.Background(), "LOAD DATA INFILE '"+csv+"' INTO TABLE d.t FIELDS TERMINATED BY ','")
+	if err == nil || !strings.Contains(err.Error(), "not a number") {
+		t.Fatalf("LOAD DATA of a bad line: %v, want an error naming the value", err)
+	}
+	if after := countFiles(t, data); after != before {
+		t.Errorf("data files: %d before the failed load, %d after", before, after)
+	}
+	if n := queryInt(t, conn, "SELECT COUNT(*) FROM d.t"); n != 1 {
+		t.Errorf("rows after the failed load: %d, want 1", n)
+	}
+}
+
+func countFiles(t *testing.T, dir string) int {
+	t.Helper()
+	n := 0
+	err := filepath.WalkDir(dir, func(_ string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			n++
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
 }

@@ -268,7 +268,7 @@ func (q *mergeQuery) apply(ctx *sql.Context, t *Table, rows []sql.Row) error {
 	deleted := map[rowID]bool{}
 	dels := map[string][]int64{}
 	ins := &inserter{t: t}
-	defer ins.stop()
+	defer ins.stop(ctx)
 	var moved *movedWriter // updated rows of a v3 table keep their ids (rowupdate_v3.go)
 	defer func() { moved.stop() }()
 	for _, r := range rows {

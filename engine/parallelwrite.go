@@ -44,7 +44,7 @@ func writeFiles(ctx context.Context, tbl *table.Table, schema *arrow.Schema, rec
 	err := p.deal(records, runRows)
 	files, werr := p.finish()
 	if werr != nil {
-		return nil, werr // the cause; deal then only saw the cancellation
+		return files, werr // the cause; deal then only saw the cancellation
 	}
 	return files, err
 }

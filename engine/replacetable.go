@@ -257,7 +257,7 @@ func (w *replaceInserter) StatementComplete(ctx *sql.Context) error {
 // DiscardChanges implements sql.EditOpenerCloser: the replacement is
 // dropped, and the table stays as it was.
 func (w *replaceInserter) DiscardChanges(ctx *sql.Context, _ error) error {
-	w.stop()
+	w.stop(ctx)
 	sessionOf(ctx).endReplacement(w.rep.ident)
 	return nil
 }

@@ -141,20 +141,20 @@ func (ed *rowEditor) StatementComplete(ctx *sql.Context) error {
 }
 
 // DiscardChanges implements sql.EditOpenerCloser.
-func (ed *rowEditor) DiscardChanges(*sql.Context, error) error {
-	ed.stop()
+func (ed *rowEditor) DiscardChanges(ctx *sql.Context, _ error) error {
+	ed.stop(ctx)
 	return nil
 }
 
 // Close implements sql.Closer.
-func (ed *rowEditor) Close(*sql.Context) error {
-	ed.stop()
+func (ed *rowEditor) Close(ctx *sql.Context) error {
+	ed.stop(ctx)
 	return nil
 }
 
-func (ed *rowEditor) stop() {
+func (ed *rowEditor) stop(ctx *sql.Context) {
 	if ed.ins != nil {
-		ed.ins.stop()
+		ed.ins.stop(ctx)
 	}
 	ed.moved.stop()
 	ed.dels = map[string][]int64{}

@@ -106,9 +106,11 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	fs, cfg := commonFlags("serve", stderr)
 	var scfg engine.ServerConfig
 	sflags := addServerFlags(fs, &scfg) // serverflags.go
+	localInfile := fs.Bool("local-infile", true, "accept LOAD DATA LOCAL INFILE, which loads a file the client sends (--local-infile=false refuses it with error 3948)")
 	if err := fs.Parse(args); err != nil {
 		return exitCode(2)
 	}
+	cfg.NoLocalInfile = !*localInfile
 	if err := sflags.finish(stderr); err != nil {
 		return err
 	}
