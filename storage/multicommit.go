@@ -48,21 +48,54 @@ type Deferred struct {
 func (w *Warehouse) Deferred() *Deferred { return &Deferred{Warehouse: w} }
 
 // LoadTable loads the table bound to d, so that its commits are held back.
+// A table with a commit waiting in d is loaded as that commit leaves it (a
+// transaction commits a table's main branch and its other branches one
+// after another).
 func (d *Deferred) LoadTable(ctx context.Context, ident table.Identifier) (*table.Table, error) {
 	tbl, err := d.Warehouse.LoadTable(ctx, ident)
 	if err != nil {
 		return nil, err
 	}
+	if p := d.waiting(ident); p != nil {
+		return table.New(tbl.Identifier(), p.meta, p.base, tbl.FS, d), nil
+	}
 	return table.New(tbl.Identifier(), tbl.Metadata(), tbl.MetadataLocation(), tbl.FS, d), nil
 }
 
-// CommitTable prepares the commit and holds it back: the table's newest
-// metadata is not changed until Publish.
-func (d *Deferred) CommitTable(ctx context.Context, ident table.Identifier, reqs []table.Requirement, updates []table.Update) (table.Metadata, string, error) {
-	for _, p := range d.pending {
-		if strings.EqualFold(strings.Join(p.ident, "."), strings.Join(ident, ".")) {
-			return nil, "", fmt.Errorf("commit %s: the table already has a commit waiting in this transaction", strings.Join(ident, "."))
+// waiting is the commit waiting in d for the table ident, or nil.
+func (d *Deferred) waiting(ident table.Identifier) *preparedCommit {
+	for i, p := range d.pending {
+		if len(ident) == 2 && p.ident[0] == ident[0] && p.ident[1] == ident[1] {
+			return &d.pending[i]
 		}
+	}
+	return nil
+}
+
+// CommitTable prepares the commit and holds it back: the table's newest
+// metadata is not changed until Publish. A table with a commit waiting
+// has the updates applied on top of it: Publish creates one metadata file
+// per table.
+func (d *Deferred) CommitTable(ctx context.Context, ident table.Identifier, reqs []table.Requirement, updates []table.Update) (table.Metadata, string, error) {
+	if p := d.waiting(ident); p != nil {
+		name := strings.Join(p.ident, ".")
+		for _, r := range reqs {
+			if err := r.Validate(p.meta); err != nil {
+				return nil, "", fmt.Errorf("%w: %s changed underneath: %v", table.ErrCommitFailed, name, err)
+			}
+		}
+		if err := staleSequence(p.meta, updates); err != nil {
+			return nil, "", fmt.Errorf("%w: %s changed underneath: %v", table.ErrCommitFailed, name, err)
+		}
+		detachAddedSnapshots(updates)
+		// No metadata log entry: the waiting metadata is never a file.
+		updated, err := table.UpdateTableMetadata(share(p.meta), updates, "")
+		if err != nil {
+			return nil, "", fmt.Errorf("commit %s: %w", name, err)
+		}
+		p.meta = share(updated)
+		p.updates = append(p.updates, updates...)
+		return p.meta, p.next, nil
 	}
 	p, unlock, err := d.prepareCommit(ctx, ident, reqs, updates)
 	if err != nil {
