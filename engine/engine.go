@@ -9,7 +9,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"sync"
 
@@ -150,12 +149,14 @@ func newEngine(ctx context.Context, cfg Config, cat catalog.Catalog, root string
 	newEngineMu.Lock()
 	e.sqle = sqle.New(a, nil)
 	newEngineMu.Unlock()
-	a.ExecBuilder.PriorityBuilder = hashJoinBuilder{ // hashlookup.go
-		next: sortBuilder{ // sortlimit.go
-			next: vectorBuilder{next: explainBuilder{base: a.ExecBuilder}, base: a.ExecBuilder},
+	a.ExecBuilder.PriorityBuilder = serverFileBuilder{dir: serverFilesDir(root), // serverfiles.go
+		next: hashJoinBuilder{ // hashlookup.go
+			next: sortBuilder{ // sortlimit.go
+				next: vectorBuilder{next: explainBuilder{base: a.ExecBuilder}, base: a.ExecBuilder},
+				base: a.ExecBuilder,
+			},
 			base: a.ExecBuilder,
 		},
-		base: a.ExecBuilder,
 	}
 	if e.budget = newMemoryBudget(cfg.MemoryLimit); e.budget != nil { // memlimit.go
 		e.sqle.MemoryManager = sql.NewMemoryManager(e.budget)
@@ -180,9 +181,9 @@ func newEngine(ctx context.Context, cfg Config, cat catalog.Catalog, root string
 // default lets any client read every file the process can. The variables
 // are process-wide in go-mysql-server.
 func setServerVariables(root string, localInfile bool) error {
-	files := "/nonexistent/icesql-server-file-access-disabled" // object stores: no server files
-	if p, err := storage.LocalPath(root); err == nil && root != "" {
-		files = filepath.Join(p, ".icesql", "files")
+	files := serverFilesDir(root) // serverfiles.go
+	if files == "" {
+		files = "/nonexistent/icesql-server-file-access-disabled" // object stores: no server files
 	}
 	return sql.SystemVariables.AssignValues(map[string]any{
 		"version":          "8.0.33-icesql-" + Version,

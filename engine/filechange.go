@@ -2,6 +2,7 @@ package engine
 
 import (
 	"github.com/apache/iceberg-go"
+	"github.com/apache/iceberg-go/catalog"
 	"github.com/apache/iceberg-go/table"
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/plan"
@@ -40,14 +41,14 @@ func (s *Session) stageFileChange(ident table.Identifier, removed, added []icebe
 
 // commitFileChange commits a stage whose statement replaced whole files or
 // the table (st.change is set) as one snapshot.
-func (s *Session) commitFileChange(ctx *sql.Context, st *stage) error {
+func commitFileChange(ctx *sql.Context, cat catalog.Catalog, st *stage) error {
 	if st.change.replace != nil {
-		_, err := storage.CommitReplacement(ctx, s.e.catalog, st.ident, st.change.replace.r, st.files, snapshotSummary())
+		_, err := storage.CommitReplacement(ctx, cat, st.ident, st.change.replace.r, st.files, snapshotSummary())
 		return err
 	}
 	ch := storage.FileChange{Removed: st.removed, Added: st.files, Summary: snapshotSummary(),
 		Base: st.change.base, Overlaps: st.change.overlaps}
-	_, err := storage.CommitFileChange(ctx, s.e.catalog, st.ident, ch)
+	_, err := storage.CommitFileChange(ctx, cat, st.ident, ch)
 	return err
 }
 

@@ -14,6 +14,7 @@ var providedFunctions = func() map[string]sql.Function {
 		"sum":                      exactAggregateFunction("sum"),
 		"avg":                      exactAggregateFunction("avg"),
 		planner.QuantifiedFunction: quantifiedFunction,
+		"load_file":                loadFileFunction, // serverfiles.go
 	}
 	for name, bound := range packetBoundedFunctions { // packetlimit.go
 		fs[name] = packetBoundedFunction(name, bound)

@@ -19,8 +19,6 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/types"
 	"github.com/dolthub/vitess/go/mysql"
 	"github.com/dolthub/vitess/go/sqltypes"
-
-	"github.com/icesql/icesql/storage"
 )
 
 // LOAD DATA into an Iceberg table, in bulk. go-mysql-server runs LOAD DATA
@@ -241,7 +239,7 @@ func (l *bulkLoad) run(ctx *sql.Context) (int64, error) {
 }
 
 // open opens the file: the client's for LOCAL, else a server file, which
-// must lie inside secure_file_priv (symbolic links resolved).
+// must lie inside the server-side file folder (serverfiles.go).
 func (l *bulkLoad) open(ctx *sql.Context) (io.ReadCloser, error) {
 	if l.ld.Local {
 		if _, on, _ := sql.SystemVariables.GetGlobal("local_infile"); on != int8(1) {
@@ -250,11 +248,8 @@ func (l *bulkLoad) open(ctx *sql.Context) (io.ReadCloser, error) {
 		}
 		return ctx.LoadInfile(l.ld.File)
 	}
-	_, dir, _ := sql.SystemVariables.GetGlobal("secure_file_priv")
-	d, _ := dir.(string)
-	if d == "" || storage.Inside(d, l.ld.File, true) != nil {
-		return nil, mysql.NewSQLError(mysql.EROptionPreventsStatement, "HY000",
-			"The MySQL server is running with the --secure-file-priv option so it cannot execute this statement: server files are read from %s only", d)
+	if err := serverFileAllowed(serverFilesDir(sessionOf(ctx).e.root), l.ld.File); err != nil { // serverfiles.go
+		return nil, err
 	}
 	f, err := os.Open(l.ld.File)
 	if err != nil {

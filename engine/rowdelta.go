@@ -14,6 +14,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/compute"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/iceberg-go"
+	"github.com/apache/iceberg-go/catalog"
 	"github.com/apache/iceberg-go/table"
 	"github.com/dolthub/go-mysql-server/sql"
 
@@ -91,15 +92,16 @@ func (st *stage) delta() storage.RowDelta {
 	return d
 }
 
-// commitStage commits one table's stage as one snapshot.
-func (s *Session) commitStage(ctx *sql.Context, st *stage) error {
+// commitStage commits one table's stage as one snapshot through cat (the
+// engine's catalog, or a storage.Deferred holding the commit back).
+func (s *Session) commitStage(ctx *sql.Context, cat catalog.Catalog, st *stage) error {
 	if st.change != nil {
-		return s.commitFileChange(ctx, st) // TRUNCATE, INSERT OVERWRITE, REPLACE TABLE (filechange.go)
+		return commitFileChange(ctx, cat, st) // TRUNCATE, INSERT OVERWRITE, REPLACE TABLE (filechange.go)
 	}
 	if !st.any() && !st.overwrite && (st.readAt == nil || st.target.wapID != "") {
-		return st.commit(ctx, s.e.catalog, snapshotSummary()) // a WAP stage's locked read was checked by validateCommit
+		return st.commit(ctx, cat, snapshotSummary()) // a WAP stage's locked read was checked by validateCommit
 	}
-	_, err := storage.CommitRowDelta(ctx, s.e.catalog, st.ident, st.delta(), snapshotSummary())
+	_, err := storage.CommitRowDelta(ctx, cat, st.ident, st.delta(), snapshotSummary())
 	if errors.Is(err, storage.ErrRowConflict) {
 		return conflict("%s: another transaction changed the same rows first; nothing was changed, retry the statement", err)
 	}

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/apache/iceberg-go"
 	"github.com/apache/iceberg-go/catalog"
@@ -295,10 +296,12 @@ func (s *Session) endTransactionLocked() {
 // table the transaction wrote. First every table is checked against what
 // others committed since the transaction read it (locked reads, and the
 // rows its UPDATE, DELETE and MERGE statements changed), so that a
-// conflict (1213) writes nothing. Then tables commit one after another,
-// each validated again atomically with its own commit; Iceberg catalogs
-// without multi-table transactions cannot do better, so if a later table's
-// commit fails the earlier ones stay committed (the error says which).
+// conflict (1213) writes nothing. A transaction that wrote several tables
+// of the embedded catalog then commits them all or none (commitAll). On
+// other catalogs, which have no multi-table commit in iceberg-go, tables
+// commit one after another, each validated again atomically with its own
+// commit, so if a later table's commit fails the earlier ones stay
+// committed (the error says which).
 func (s *Session) CommitTransaction(ctx *sql.Context, _ sql.Transaction) error {
 	s.mu.Lock()
 	stages := make([]*stage, 0, len(s.staged))
@@ -317,9 +320,12 @@ func (s *Session) CommitTransaction(ctx *sql.Context, _ sql.Transaction) error {
 	if err := s.validateCommit(ctx, stages, locked); err != nil {
 		return err
 	}
+	if wh, ok := s.e.embedded(); ok && len(stages) > 1 {
+		return s.commitAll(ctx, wh, stages)
+	}
 	var committed []string
 	for _, st := range stages {
-		if err := s.commitStage(ctx, st); err != nil {
+		if err := s.commitStage(ctx, s.e.catalog, st); err != nil {
 			done := ""
 			if len(committed) > 0 {
 				done = fmt.Sprintf(" (already committed: %s)", strings.Join(committed, ", "))
@@ -329,6 +335,40 @@ func (s *Session) CommitTransaction(ctx *sql.Context, _ sql.Transaction) error {
 		committed = append(committed, key(st.ident))
 	}
 	return nil
+}
+
+// commitAll commits the stages of several tables of the embedded warehouse
+// all or none (storage/multicommit.go): each table's commit is validated,
+// written and held back, then all are published at once. A table that
+// changed between the two phases (a commit of another session or process)
+// has the commits prepared again, as a single table's commit retries.
+func (s *Session) commitAll(ctx *sql.Context, wh *storage.Warehouse, stages []*stage) error {
+	const attempts = 10
+	for i := 1; ; i++ {
+		d := wh.Deferred()
+		for _, st := range stages {
+			if err := s.commitStage(ctx, d, st); err != nil {
+				d.Discard(ctx)
+				return commitError(err, key(st.ident), "")
+			}
+		}
+		err := d.Publish(ctx)
+		if err == nil {
+			return nil
+		}
+		if !errors.Is(err, storage.ErrChangedBeforePublish) || i == attempts {
+			names := make([]string, len(stages))
+			for j, st := range stages {
+				names[j] = key(st.ident)
+			}
+			return commitError(err, strings.Join(names, ", "), "")
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(time.Duration(i) * 5 * time.Millisecond):
+		}
+	}
 }
 
 // validateCommit checks every table the transaction read with a lock or

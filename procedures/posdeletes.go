@@ -58,10 +58,10 @@ func rewritePositionDeleteFiles() *Procedure {
 			}
 		}
 		var res posDeleteCounts
-		_, err = storage.CommitTransaction(ctx, env.Catalog, ident, func(tbl *table.Table, tx *table.Transaction) error {
+		_, err = storage.CommitWriting(ctx, env.Catalog, ident, func(tbl *table.Table, tx *table.Transaction) ([]iceberg.DataFile, error) {
 			var err error
 			res, err = rewritePositionDeletes(ctx, tbl, tx, opts)
-			return err
+			return res.written, err
 		})
 		if err != nil {
 			return nil, fmt.Errorf("rewrite_position_delete_files %s: %w", dotted(ident), err)
@@ -163,6 +163,9 @@ func parsePosDeleteOptions(p *Procedure, tbl *table.Table, opts map[string]strin
 
 type posDeleteCounts struct {
 	rewritten, added, rewrittenBytes, addedBytes int64
+	// written are the delete files the attempt wrote: an attempt that
+	// commits nothing deletes them (storage.CommitWriting).
+	written []iceberg.DataFile
 }
 
 // posDeleteFile is a live position delete file with the data sequence
@@ -231,6 +234,7 @@ func rewritePositionDeletes(ctx context.Context, tbl *table.Table, tx *table.Tra
 	for _, k := range keys {
 		for _, chunk := range o.selectGroup(groups[k]) {
 			added, err := merge(ctx, tbl, fsys, live, chunk, o.target)
+			res.written = append(res.written, added...)
 			if err != nil {
 				return res, err
 			}
@@ -379,7 +383,7 @@ func mergePositionDeletes(ctx context.Context, tbl *table.Table, fsys icebergio.
 	for start := 0; start < len(rows); start += per {
 		df, err := storage.WritePositionDeleteRows(ctx, tbl, first.SpecID(), first.Partition(), rows[start:min(start+per, len(rows))])
 		if err != nil {
-			return nil, err
+			return out, err // the files written so far, for the caller to delete
 		}
 		out = append(out, df)
 	}

@@ -407,6 +407,9 @@ func rewriteChunk(ctx context.Context, env Env, ident table.Identifier, tbl *tab
 	}
 	tx := tbl.NewTransaction()
 	rw := tx.NewRewrite(nil)
+	// written are the files this chunk wrote: if it commits nothing they
+	// are deleted, not left for remove_orphan_files.
+	var written []iceberg.DataFile
 	for _, g := range groups {
 		var gr table.CompactionGroupResult
 		if sorted == nil {
@@ -414,7 +417,9 @@ func rewriteChunk(ctx context.Context, env Env, ident table.Identifier, tbl *tab
 		} else {
 			gr, err = sortGroup(ctx, tbl, sorted, target, g)
 		}
+		written = append(written, gr.NewDataFiles...)
 		if err != nil {
+			storage.DeleteWritten(ctx, tbl, written)
 			return c, fmt.Errorf("rewrite group %q: %w", g.PartitionKey, err)
 		}
 		rw.ApplyResult(gr)
@@ -427,9 +432,10 @@ func rewriteChunk(ctx context.Context, env Env, ident table.Identifier, tbl *tab
 			dotted(ident), *done, total, len(gr.OldDataFiles), gr.BytesBefore, len(gr.NewDataFiles))
 	}
 	if err := rw.Commit(ctx); err != nil {
+		storage.DeleteWritten(ctx, tbl, written)
 		return c, fmt.Errorf("stage the rewrite: %w", err)
 	}
-	if _, err := tx.Commit(ctx); err != nil {
+	if _, err := storage.CommitWritten(ctx, tbl, tx, written); err != nil {
 		if errors.Is(err, table.ErrCommitFailed) {
 			return c, fmt.Errorf("%w: another writer changed the table during the rewrite; run it again: %v", storage.ErrConflict, err)
 		}

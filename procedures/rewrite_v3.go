@@ -77,7 +77,7 @@ func dvMerger(snap *table.Snapshot) func(context.Context, *table.Table, icebergi
 		for _, p := range slices.Sorted(maps.Keys(positions)) {
 			dvs, _, err := storage.WriteDeletionVectors(ctx, tbl, []storage.DVTarget{{File: data[p], Positions: positions[p]}})
 			if err != nil {
-				return nil, err
+				return out, err // the files written so far, for the caller to delete
 			}
 			out = append(out, dvs...)
 		}

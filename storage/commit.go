@@ -24,55 +24,93 @@ func newID() string { return uuid.NewString()[:8] }
 // requirements no longer hold, fails with table.ErrCommitFailed so the caller
 // can reload and retry.
 func (w *Warehouse) CommitTable(ctx context.Context, ident table.Identifier, reqs []table.Requirement, updates []table.Update) (table.Metadata, string, error) {
-	ns, name, err := splitIdent(ident)
+	p, unlock, err := w.prepareCommit(ctx, ident, reqs, updates)
 	if err != nil {
 		return nil, "", err
+	}
+	defer unlock()
+	if err := w.publish(ctx, p); err != nil {
+		return nil, "", err
+	}
+	return p.meta, p.next, nil
+}
+
+// preparedCommit is a commit validated against the table's newest metadata
+// and applied to it, not yet published.
+type preparedCommit struct {
+	ident   table.Identifier
+	link    link
+	base    string // the metadata file the commit was validated against
+	next    string // the metadata file publishing creates
+	version int    // the Hadoop layout version of base (0 for a registered table)
+	meta    table.Metadata
+	updates []table.Update
+}
+
+// prepareCommit validates updates against the table's newest metadata and
+// applies them, holding the table's commit lock, which unlock releases.
+func (w *Warehouse) prepareCommit(ctx context.Context, ident table.Identifier, reqs []table.Requirement, updates []table.Update) (p preparedCommit, unlock func(), err error) {
+	ns, name, err := splitIdent(ident)
+	if err != nil {
+		return p, nil, err
 	}
 	l, ok, err := w.lookup(ctx, ns, name)
 	if err != nil {
-		return nil, "", err
+		return p, nil, err
 	}
 	if !ok {
-		return nil, "", fmt.Errorf("%w: %s.%s", catalog.ErrNoSuchTable, ns, name)
+		return p, nil, fmt.Errorf("%w: %s.%s", catalog.ErrNoSuchTable, ns, name)
 	}
-	lock := w.lockFor(l.Location + "#" + l.Metadata)
+	lock := w.lockFor(l.commitLockKey())
 	lock.Lock()
-	defer lock.Unlock()
-
+	defer func() {
+		if err != nil {
+			lock.Unlock()
+		}
+	}()
 	cur, err := w.loadLink(ctx, l)
 	base, baseLoc, version := cur.meta, cur.file, cur.version
 	if err != nil {
-		return nil, "", fmt.Errorf("commit %s.%s: %w", ns, name, err)
+		return p, nil, fmt.Errorf("commit %s.%s: %w", ns, name, err)
 	}
 	for _, r := range reqs {
 		if err := r.Validate(base); err != nil {
-			return nil, "", fmt.Errorf("%w: %s.%s changed underneath: %v", table.ErrCommitFailed, ns, name, err)
+			return p, nil, fmt.Errorf("%w: %s.%s changed underneath: %v", table.ErrCommitFailed, ns, name, err)
 		}
 	}
 	if err := staleSequence(base, updates); err != nil {
-		return nil, "", fmt.Errorf("%w: %s.%s changed underneath: %v", table.ErrCommitFailed, ns, name, err)
+		return p, nil, fmt.Errorf("%w: %s.%s changed underneath: %v", table.ErrCommitFailed, ns, name, err)
 	}
 	detachAddedSnapshots(updates)
 	updated, err := table.UpdateTableMetadata(share(base), updates, baseLoc)
 	if err != nil {
-		return nil, "", fmt.Errorf("commit %s.%s: %w", ns, name, err)
+		return p, nil, fmt.Errorf("commit %s.%s: %w", ns, name, err)
 	}
 	updated = share(updated)
 	if updated.Location() != base.Location() {
-		return nil, "", fmt.Errorf("commit %s.%s: a table's location cannot change", ns, name)
+		return p, nil, fmt.Errorf("commit %s.%s: a table's location cannot change", ns, name)
 	}
-	next := cur.next
-	if err := w.writeMetadata(ctx, next, updated); err != nil {
+	return preparedCommit{ident: table.Identifier{ns, name}, link: l, base: baseLoc, next: cur.next,
+		version: version, meta: updated, updates: updates}, lock.Unlock, nil
+}
+
+// commitLockKey names the in-process lock of commits to the table a link
+// leads to.
+func (l link) commitLockKey() string { return l.Location + "#" + l.Metadata }
+
+// publish creates the prepared commit's metadata file: the commit itself.
+func (w *Warehouse) publish(ctx context.Context, p preparedCommit) error {
+	if err := w.writeMetadata(ctx, p.next, p.meta); err != nil {
 		if errors.Is(err, fs.ErrExist) {
-			return nil, "", fmt.Errorf("%w: another writer committed %s of %s.%s first", table.ErrCommitFailed, next, ns, name)
+			return fmt.Errorf("%w: another writer committed %s of %s first", table.ErrCommitFailed, p.next, strings.Join(p.ident, "."))
 		}
-		return nil, "", fmt.Errorf("commit %s.%s: %w", ns, name, err)
+		return fmt.Errorf("commit %s: %w", strings.Join(p.ident, "."), err)
 	}
-	if l.Metadata == "" {
-		w.remember(ctx, l.Location, version+1, next, updated)
-		w.writeVersionHint(ctx, l.Location, version+1)
+	if p.link.Metadata == "" {
+		w.remember(ctx, p.link.Location, p.version+1, p.next, p.meta)
+		w.writeVersionHint(ctx, p.link.Location, p.version+1)
 	}
-	return updated, next, nil
+	return nil
 }
 
 // queueCommit takes the in-process queue of commits to table ident and

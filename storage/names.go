@@ -159,3 +159,45 @@ func unhex(c byte) byte {
 	}
 	return c - 'A' + 10
 }
+
+// ExternalName refuses a namespace or table name that icesql does not send
+// to an external catalog (REST, SQL, Glue, Hadoop), whatever the operation:
+// those catalogs receive names as they are, and a name that means
+// something to a URL or a file system would address another object there.
+//
+//   - empty names, invalid UTF-8, and control characters (NUL, and U+001F,
+//     the REST protocol's separator of namespace levels);
+//   - "." and "..": iceberg-go's REST client joins the table name to the
+//     request path unescaped and cleans the path, so /tables/.. is the
+//     namespace itself; a catalog that makes folders of names climbs out;
+//   - '/' and '\': a path separator in a URL and in a folder name;
+//   - '%': iceberg-go sends table names into the URL path unescaped, so
+//     %2F reaches the server as '/', and catalogs whose file IO decodes
+//     locations would read %2E%2E as "..";
+//   - a name longer than 200 bytes (TooLong).
+//
+// Catalogs that make a new object's folder of its raw name (SQL, Glue,
+// Hadoop) further refuse new names that NameSegment would escape.
+func ExternalName(kind, name string) error {
+	refuse := func(reason string) error {
+		return &NameError{Kind: kind, Name: name, Reason: reason + "; the external catalog would read it as another name or path"}
+	}
+	switch {
+	case name == "":
+		return refuse("it is empty")
+	case !utf8.ValidString(name):
+		return refuse("it is not valid UTF-8")
+	case strings.IndexFunc(name, func(r rune) bool { return r < 0x20 || r == 0x7f }) >= 0:
+		return refuse("it contains a control character")
+	case name == "." || name == "..":
+		return refuse("it is a path step")
+	case strings.ContainsAny(name, `/\`):
+		return refuse("it contains a path separator")
+	case strings.ContainsRune(name, '%'):
+		return refuse("it contains '%'")
+	case len(name) > maxSegmentSize:
+		return &NameError{Kind: kind, Name: name, TooLong: true,
+			Reason: fmt.Sprintf("it is longer than %d bytes", maxSegmentSize)}
+	}
+	return nil
+}

@@ -32,7 +32,8 @@ var Types = []string{"rest", "glue", "sql", "hadoop"}
 
 // Load opens the catalog the properties describe. name is the catalog's
 // name (the SQL catalog keys its rows by it). Catalogs whose commits report
-// lost races as plain errors are wrapped by Retryable.
+// lost races as plain errors are wrapped by Retryable; every catalog is
+// wrapped by CheckNames, so that no name it would misread reaches it.
 func Load(ctx context.Context, name string, props iceberg.Properties) (catalog.Catalog, error) {
 	props, err := Translate(props)
 	if err != nil {
@@ -54,6 +55,7 @@ func Load(ctx context.Context, name string, props iceberg.Properties) (catalog.C
 	if err != nil {
 		return nil, fmt.Errorf("open %s catalog: %w", props["type"], err)
 	}
+	cat = CheckNames(cat)
 	if props["type"] == "rest" {
 		return cat, nil // the server reports lost races as 409, already ErrCommitFailed
 	}
