@@ -412,10 +412,16 @@ func rewriteChunk(ctx context.Context, env Env, ident table.Identifier, tbl *tab
 	var written []iceberg.DataFile
 	for _, g := range groups {
 		var gr table.CompactionGroupResult
-		if sorted == nil {
+		switch current := currentSpec(tbl, g); {
+		case sorted != nil:
+			gr, err = sortGroup(ctx, tbl, sorted, target, g, current)
+		case !current:
+			// iceberg-go's clustered writer takes a group for one partition
+			// of the current spec; rows of an older spec's partition can
+			// land in several.
+			gr, err = sortGroup(ctx, tbl, tbl, target, g, false)
+		default:
 			gr, err = table.ExecuteCompactionGroup(ctx, tbl, g, table.WithCompactionTargetFileSize(target))
-		} else {
-			gr, err = sortGroup(ctx, tbl, sorted, target, g)
 		}
 		written = append(written, gr.NewDataFiles...)
 		if err != nil {
@@ -444,11 +450,25 @@ func rewriteChunk(ctx context.Context, env Env, ident table.Identifier, tbl *tab
 	return c, nil
 }
 
+// currentSpec reports whether every file of g was written with tbl's
+// current partition spec, so that g's rows fall in one partition of it.
+func currentSpec(tbl *table.Table, g table.CompactionTaskGroup) bool {
+	spec := tbl.Spec()
+	for _, t := range g.Tasks {
+		if int(t.File.SpecID()) != spec.ID() {
+			return false
+		}
+	}
+	return true
+}
+
 // sortGroup rewrites one group sorted as a whole: its rows (deletes
 // applied) are read into one batch, which iceberg-go sorts by writeTbl's
 // sort order as it writes. The group is held in memory; groups are bounded
-// by the target file size.
-func sortGroup(ctx context.Context, tbl, writeTbl *table.Table, target int64, g table.CompactionTaskGroup) (table.CompactionGroupResult, error) {
+// by the target file size. clustered says the rows fall in one partition
+// of the current spec; else they are fanned out to the partitions they
+// fall in.
+func sortGroup(ctx context.Context, tbl, writeTbl *table.Table, target int64, g table.CompactionTaskGroup, clustered bool) (table.CompactionGroupResult, error) {
 	gr := table.CompactionGroupResult{PartitionKey: g.PartitionKey}
 	schema, batches, err := sortScan(tbl).ReadTasks(ctx, g.Tasks) // rewrite_v3.go
 	if err != nil {
@@ -477,7 +497,10 @@ func sortGroup(ctx context.Context, tbl, writeTbl *table.Table, target int64, g 
 	if err != nil {
 		return gr, err
 	}
-	opts := append([]table.WriteRecordOption{table.WithClusteredWrite(), table.WithTargetFileSize(target)}, lineage...)
+	opts := append([]table.WriteRecordOption{table.WithTargetFileSize(target)}, lineage...)
+	if clustered {
+		opts = append(opts, table.WithClusteredWrite())
+	}
 	for df, err := range table.WriteRecords(ctx, writeTbl, schema, input, opts...) {
 		if err != nil {
 			return gr, err
