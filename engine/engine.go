@@ -141,6 +141,7 @@ func newEngine(ctx context.Context, cfg Config, cat catalog.Catalog, root string
 		AddPostAnalyzeRule(vectorizeID, vectorize).
 		AddPostAnalyzeRule(fixSetOpsID, fixSetOps).
 		AddPostAnalyzeRule(bulkLoadID, bulkLoads). // loaddata.go
+		AddPostAnalyzeRule(fixWindowsID, fixWindows).
 		AddOverrides(sql.EngineOverrides{Builder: sql.BuilderOverrides{Parser: parser{Parser: planner.NewParser(cfg.CatalogName), e: e}}}).
 		Build()
 	// sqle.New initializes, then resets, go-mysql-server's process-wide

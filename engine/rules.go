@@ -21,6 +21,7 @@ const (
 	viewStatementsID
 	fixSetOpsID
 	innerOuterJoinsID
+	fixWindowsID
 )
 
 // rememberCTASOptions keeps the table options of CREATE TABLE ... AS SELECT
