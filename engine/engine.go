@@ -144,6 +144,9 @@ func newEngine(ctx context.Context, cfg Config, cat catalog.Catalog, root string
 		AddPostAnalyzeRule(fixWindowsID, fixWindows).
 		AddOverrides(sql.EngineOverrides{Builder: sql.BuilderOverrides{Parser: parser{Parser: planner.NewParser(cfg.CatalogName), e: e}}}).
 		Build()
+	if err := replaceRule(a, "replaceCrossJoins", crossJoinConditions); err != nil { // crossjoins.go
+		return nil, err
+	}
 	// sqle.New initializes, then resets, go-mysql-server's process-wide
 	// status variables (sql.StatusVariables): engines opened at once in one
 	// process would race on them.

@@ -82,7 +82,7 @@ func TestKnownIssuesExclude(t *testing.T) {
 	c := DefaultConfig()
 	c.WithoutKnownIssues()
 	for _, shape := range []string{
-		"join/cross-right", "join/cross-left", "group/having-order-expr",
+		"group/having-order-expr",
 		"expr/coalesce-float",
 		"expr/mod-negative-zero", "value/int-near-min", "arith/bigint-overflow",
 	} {

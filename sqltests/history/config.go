@@ -56,11 +56,6 @@ type KnownIssue struct {
 func KnownIssues() []KnownIssue {
 	return []KnownIssue{
 		{
-			Name:   "WHERE over a CROSS JOIN that an outer join follows: wrong rows (RIGHT) or ERROR 1105 unable to find field (LEFT)",
-			Why:    "FINDINGS.md #2 and #13: a CROSS JOIN b RIGHT JOIN c ON a.k = c.k WHERE a.k = b.k keeps c's unmatched rows; a CROSS JOIN b LEFT JOIN c ON ... WHERE a.k = b.id AND ... OR ... fails",
-			Shapes: []string{"join/cross-right", "join/cross-left"},
-		},
-		{
 			Name:   "GROUP BY an expression, HAVING, ORDER BY its alias: ERROR 1105 only_full_group_by",
 			Why:    "FINDINGS.md #6: SELECT id % 5 AS c0, COUNT(*) FROM t GROUP BY id % 5 HAVING COUNT(*) > 0 ORDER BY c0 is refused (MySQL answers; without HAVING icesql answers too)",
 			Shapes: []string{"group/having-order-expr"},
