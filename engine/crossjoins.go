@@ -1,8 +1,6 @@
 package engine
 
 import (
-	"fmt"
-
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/analyzer"
 	"github.com/dolthub/go-mysql-server/sql/expression"
@@ -132,21 +130,4 @@ func joinsSides(ctx *sql.Context, c sql.Expression, left, right sql.Node) bool {
 		return !inside // stop at the first column from elsewhere
 	})
 	return inside && compares
-}
-
-// replaceRule puts fn in place of go-mysql-server's rule named name (its
-// RuleId's String) in every batch of a.
-func replaceRule(a *analyzer.Analyzer, name string, fn analyzer.RuleFunc) error {
-	found := false
-	for _, b := range a.Batches {
-		for i := range b.Rules {
-			if b.Rules[i].Id.String() == name {
-				b.Rules[i].Apply, found = fn, true
-			}
-		}
-	}
-	if !found {
-		return fmt.Errorf("go-mysql-server has no analyzer rule %s to replace", name)
-	}
-	return nil
 }

@@ -82,7 +82,6 @@ func TestKnownIssuesExclude(t *testing.T) {
 	c := DefaultConfig()
 	c.WithoutKnownIssues()
 	for _, shape := range []string{
-		"group/having-order-expr",
 		"expr/coalesce-float",
 		"expr/mod-negative-zero", "value/int-near-min", "arith/bigint-overflow",
 	} {

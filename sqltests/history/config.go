@@ -56,11 +56,6 @@ type KnownIssue struct {
 func KnownIssues() []KnownIssue {
 	return []KnownIssue{
 		{
-			Name:   "GROUP BY an expression, HAVING, ORDER BY its alias: ERROR 1105 only_full_group_by",
-			Why:    "FINDINGS.md #6: SELECT id % 5 AS c0, COUNT(*) FROM t GROUP BY id % 5 HAVING COUNT(*) > 0 ORDER BY c0 is refused (MySQL answers; without HAVING icesql answers too)",
-			Shapes: []string{"group/having-order-expr"},
-		},
-		{
 			Name:   "-5 % 5 is -0, a GROUP BY key apart from 0",
 			Why:    "FINDINGS.md #10: k -5 and 60: SELECT k % 5, COUNT(*) ... GROUP BY k % 5 gives groups -0 and 0 (MySQL: one group 0, and -5 % 5 = 0)",
 			Shapes: []string{"expr/mod-negative-zero"},
