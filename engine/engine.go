@@ -141,8 +141,15 @@ func newEngine(ctx context.Context, cfg Config, cat catalog.Catalog, root string
 		AddPostAnalyzeRule(vectorizeID, vectorize).
 		AddPostAnalyzeRule(fixSetOpsID, fixSetOps).
 		AddPostAnalyzeRule(bulkLoadID, bulkLoads). // loaddata.go
+		AddPostAnalyzeRule(fixWindowsID, fixWindows).
 		AddOverrides(sql.EngineOverrides{Builder: sql.BuilderOverrides{Parser: parser{Parser: planner.NewParser(cfg.CatalogName), e: e}}}).
 		Build()
+	if err := replaceRule(a, "replaceCrossJoins", func(analyzer.RuleFunc) analyzer.RuleFunc { return crossJoinConditions }); err != nil { // crossjoins.go
+		return nil, err
+	}
+	if err := replaceRule(a, "validateGroupBy", validateGroupByAliases); err != nil { // groupby.go
+		return nil, err
+	}
 	// sqle.New initializes, then resets, go-mysql-server's process-wide
 	// status variables (sql.StatusVariables): engines opened at once in one
 	// process would race on them.

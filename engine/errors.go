@@ -11,6 +11,7 @@ import (
 	"github.com/apache/iceberg-go/catalog"
 	"github.com/apache/iceberg-go/table"
 	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/analyzer/analyzererrors"
 	"github.com/dolthub/go-mysql-server/sql/plan"
 	"github.com/dolthub/go-mysql-server/sql/types"
 	"github.com/dolthub/vitess/go/mysql"
@@ -147,6 +148,9 @@ var mysqlCodes = func() []codedKind {
 		{kind: sql.ErrDatabaseNotFound, code: mysql.ERBadDb, state: mysql.SSClientError},
 		{kind: sql.ErrDuplicateColumn, code: mysql.ERDupFieldName, state: "42S21"},
 		{kind: sql.ErrInvalidIdentifier, code: mysql.ERTooLongIdent, state: "42000"}, // its one use: a name over 64 bytes
+		{kind: analyzererrors.ErrValidationGroupBy, code: mysql.ERWrongFieldWithGroup, state: "42000"},
+		{kind: analyzererrors.ErrValidationGroupByOrderBy, code: mysql.ERWrongFieldWithGroup, state: "42000"},
+		{kind: sql.ErrNonAggregatedColumnWithoutGroupBy, code: mysql.ERMixOfGroupFuncAndFields, state: "42000"},
 		badTimeValue,
 		{kind: sql.ErrInvalidValue, code: mysql.ERTruncatedWrongValueForField, state: "HY000"},
 		{kind: types.ErrConvertingToTime, code: mysql.ERTruncatedWrongValue, state: "22007"},

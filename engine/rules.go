@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"fmt"
+
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/analyzer"
 	"github.com/dolthub/go-mysql-server/sql/plan"
@@ -21,6 +23,7 @@ const (
 	viewStatementsID
 	fixSetOpsID
 	innerOuterJoinsID
+	fixWindowsID
 )
 
 // rememberCTASOptions keeps the table options of CREATE TABLE ... AS SELECT
@@ -34,4 +37,22 @@ func rememberCTASOptions(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *
 		}
 	}
 	return n, transform.SameTree, nil
+}
+
+// replaceRule puts replace(rule) in place of go-mysql-server's analyzer
+// rule named name (its RuleId's String: the ids are not exported), in every
+// batch of a.
+func replaceRule(a *analyzer.Analyzer, name string, replace func(analyzer.RuleFunc) analyzer.RuleFunc) error {
+	found := false
+	for _, b := range a.Batches {
+		for i := range b.Rules {
+			if b.Rules[i].Id.String() == name {
+				b.Rules[i].Apply, found = replace(b.Rules[i].Apply), true
+			}
+		}
+	}
+	if !found {
+		return fmt.Errorf("go-mysql-server has no analyzer rule %s to replace", name)
+	}
+	return nil
 }

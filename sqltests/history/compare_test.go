@@ -82,8 +82,7 @@ func TestKnownIssuesExclude(t *testing.T) {
 	c := DefaultConfig()
 	c.WithoutKnownIssues()
 	for _, shape := range []string{
-		"join/cross-right", "join/cross-left", "window/sum-null", "group/having-order-expr",
-		"expr/coalesce-float", "window/running-sum",
+		"expr/coalesce-float",
 		"expr/mod-negative-zero", "value/int-near-min", "arith/bigint-overflow",
 	} {
 		if c.on(shape) {

@@ -56,21 +56,6 @@ type KnownIssue struct {
 func KnownIssues() []KnownIssue {
 	return []KnownIssue{
 		{
-			Name:   "WHERE over a CROSS JOIN that an outer join follows: wrong rows (RIGHT) or ERROR 1105 unable to find field (LEFT)",
-			Why:    "FINDINGS.md #2 and #13: a CROSS JOIN b RIGHT JOIN c ON a.k = c.k WHERE a.k = b.k keeps c's unmatched rows; a CROSS JOIN b LEFT JOIN c ON ... WHERE a.k = b.id AND ... OR ... fails",
-			Shapes: []string{"join/cross-right", "join/cross-left"},
-		},
-		{
-			Name:   "SUM() OVER a window whose values are all NULL is 0, not NULL",
-			Why:    "FINDINGS.md #3: SELECT SUM(x) OVER (PARTITION BY id) FROM t where x is NULL answers 0",
-			Shapes: []string{"window/sum-null"},
-		},
-		{
-			Name:   "GROUP BY an expression, HAVING, ORDER BY its alias: ERROR 1105 only_full_group_by",
-			Why:    "FINDINGS.md #6: SELECT id % 5 AS c0, COUNT(*) FROM t GROUP BY id % 5 HAVING COUNT(*) > 0 ORDER BY c0 is refused (MySQL answers; without HAVING icesql answers too)",
-			Shapes: []string{"group/having-order-expr"},
-		},
-		{
 			Name:   "-5 % 5 is -0, a GROUP BY key apart from 0",
 			Why:    "FINDINGS.md #10: k -5 and 60: SELECT k % 5, COUNT(*) ... GROUP BY k % 5 gives groups -0 and 0 (MySQL: one group 0, and -5 % 5 = 0)",
 			Shapes: []string{"expr/mod-negative-zero"},
@@ -84,11 +69,6 @@ func KnownIssues() []KnownIssue {
 			Name:   "COALESCE(float_column, 0) is text: ORDER BY and comparisons on it are by string",
 			Why:    "FINDINGS.md #7: f FLOAT holding 3.5, 21, 100: ORDER BY COALESCE(f, 0) gives 100, 21, 3.5",
 			Shapes: []string{"expr/coalesce-float"},
-		},
-		{
-			Name:   "A running SUM() OVER (ORDER BY c) is the partition's total when c has ties",
-			Why:    "FINDINGS.md #8: k 5, 40, 10, 20, 7 with x NULL, NULL, 1.5, 1.5, 3: SUM(k) OVER (ORDER BY x) is 82 on every row (MySQL: 45, 45, 75, 75, 82)",
-			Shapes: []string{"window/running-sum"},
 		},
 		{
 			Name:   "BIGINT arithmetic overflows silently (wraps) instead of failing with 1690",
