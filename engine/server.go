@@ -81,6 +81,8 @@ func (e *Engine) NewServer(cfg ServerConfig) (*Server, error) {
 		Listener:  guard.listener(l),
 		Version:   "8.0.33-icesql-" + Version,
 		TLSConfig: cfg.TLS,
+		// icesql's authentication methods (wireauth.go)
+		ProtocolListenerFactory: listenerFactory,
 	}, e.sqle, sql.NewContext, sessions, nil, func(h mysql.Handler) (mysql.Handler, error) {
 		return guard.handler(statusHandler{codeMappingHandler{limitHandler{Handler: h, l: limits}}}), nil
 	})
