@@ -48,10 +48,15 @@ type packetConn struct {
 	maxInput func() int64 // @@max_allowed_packet
 	vc       *mysql.Conn  // vitess's connection over this one, once known
 	phase    wirePhase
-	out      []byte // checked bytes vitess has yet to read
-	pass     int    // bytes of the current packet vitess reads straight from in
-	more     bool   // the last packet had the maximum length: a continuation follows
-	total    int64  // payload bytes of the current message so far
+	lastSeq  byte // sequence id of the last packet read
+	// seqShift moves the sequence id of the next packet vitess writes, after
+	// an authentication exchange the guard extended (wireauth.go); hdrSeen
+	// counts the bytes of that packet's header written so far.
+	seqShift, hdrSeen byte
+	out               []byte // checked bytes vitess has yet to read
+	pass              int    // bytes of the current packet vitess reads straight from in
+	more              bool   // the last packet had the maximum length: a continuation follows
+	total             int64  // payload bytes of the current message so far
 	// longData counts COM_STMT_SEND_LONG_DATA bytes per statement and
 	// parameter; stmtErr is the error a statement's next execution gets.
 	longData map[longDataKey]int64
@@ -160,6 +165,7 @@ func (c *packetConn) next() error {
 	}
 	n := int(h[0]) | int(h[1])<<8 | int(h[2])<<16
 	seq := h[3]
+	c.lastSeq = seq
 	limit := c.maxInput()
 	if c.phase != phaseCommand {
 		limit = preLoginPacketLimit
@@ -184,6 +190,49 @@ func (c *packetConn) next() error {
 	// contents: only their size is checked.
 	c.out, c.pass = h[:], n
 	return nil
+}
+
+func (c *packetConn) Write(p []byte) (int, error) {
+	if c.seqShift == 0 {
+		return c.Conn.Write(p)
+	}
+	q := append([]byte(nil), p...)
+	if i := 3 - int(c.hdrSeen); i < len(q) {
+		q[i] += c.seqShift
+	}
+	c.hdrSeen += byte(min(len(q), 4-int(c.hdrSeen)))
+	if c.hdrSeen == 4 {
+		c.seqShift, c.hdrSeen = 0, 0
+	}
+	return c.Conn.Write(q)
+}
+
+// shiftNextWrite makes the next packet vitess writes go out with its
+// sequence id moved by n.
+func (c *packetConn) shiftNextWrite(n byte) { c.seqShift, c.hdrSeen = n, 0 }
+
+// writePacket writes one packet of the authentication exchange.
+func (c *packetConn) writePacket(seq byte, payload []byte) error {
+	packet := make([]byte, 4, 4+len(payload))
+	binary.LittleEndian.PutUint32(packet, uint32(len(payload)))
+	packet[3] = seq
+	_, err := c.Conn.Write(append(packet, payload...))
+	return err
+}
+
+// readAuthPacket reads one packet of the authentication exchange, which
+// vitess does not see.
+func (c *packetConn) readAuthPacket() ([]byte, error) {
+	var h [4]byte
+	if _, err := io.ReadFull(c.in, h[:]); err != nil {
+		return nil, err
+	}
+	n := int(h[0]) | int(h[1])<<8 | int(h[2])<<16
+	if n > preLoginPacketLimit {
+		return nil, fmt.Errorf("authentication packet of %d bytes", n)
+	}
+	c.lastSeq = h[3]
+	return c.payload(n)
 }
 
 // tooLarge answers a message beyond the limit: its rest is read and

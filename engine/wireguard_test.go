@@ -262,3 +262,33 @@ func TestPacketTooLargeOverTLS(t *testing.T) {
 		t.Fatalf("query just below max_allowed_packet over TLS: %d, %v", n, err)
 	}
 }
+
+// TestCachingSha2WithoutTLS: a caching_sha2_password account logs in over
+// plain TCP the MySQL 8 way (the client fetches the server's RSA key and
+// sends the password encrypted with it); a wrong password is 1045, and an
+// account that requires TLS is still refused without it.
+func TestCachingSha2WithoutTLS(t *testing.T) {
+	_, srv := startTestServer(t, t.TempDir(), ServerConfig{User: "admin", Password: "pw"})
+	admin := dial(t, srv, "admin", "pw")
+	mustExec(t, admin,
+		"CREATE USER 'sha'@'%' IDENTIFIED WITH caching_sha2_password BY 'sha-pw'",
+		"CREATE USER 'shassl'@'%' IDENTIFIED WITH caching_sha2_password BY 'pw' REQUIRE SSL",
+		"CREATE USER 'nopw'@'%' IDENTIFIED WITH caching_sha2_password",
+	)
+	for range 2 { // the key is made once, then reused
+		var user string
+		if err := dial(t, srv, "sha", "sha-pw").QueryRow("SELECT CURRENT_USER()").Scan(&user); err != nil || user != "sha@%" {
+			t.Fatalf("caching_sha2_password without TLS: %q, %v", user, err)
+		}
+	}
+	_, err := dial(t, srv, "sha", "wrong").Exec("SELECT 1")
+	wantCode(t, "caching_sha2_password with a wrong password", err, 1045, "28000")
+	_, err = dial(t, srv, "shassl", "pw").Exec("SELECT 1")
+	wantCode(t, "REQUIRE SSL account without TLS", err, 1045, "28000")
+	if err := dial(t, srv, "nopw", "").Ping(); err != nil {
+		t.Fatalf("caching_sha2_password account without a password: %v", err)
+	}
+	if err := admin.Ping(); err != nil {
+		t.Fatal(err)
+	}
+}
