@@ -292,3 +292,20 @@ func TestCachingSha2WithoutTLS(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestRequireSecureTransportVariable: @@require_secure_transport says what
+// the server enforces.
+func TestRequireSecureTransportVariable(t *testing.T) {
+	serverTLS, clientTLS := selfSignedTLS(t)
+	for _, require := range []bool{true, false} {
+		_, srv := startTestServer(t, t.TempDir(), ServerConfig{TLS: serverTLS, RequireSecureTransport: require})
+		var on int
+		if err := dial(t, srv, "root", "", withTLS(clientTLS)).QueryRow("SELECT @@require_secure_transport").Scan(&on); err != nil {
+			t.Fatal(err)
+		}
+		if (on == 1) != require {
+			t.Fatalf("--require-secure-transport %v: @@require_secure_transport = %d", require, on)
+		}
+		srv.Close()
+	}
+}
