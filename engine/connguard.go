@@ -41,6 +41,7 @@ type connGuard struct {
 	maxConns         int // 0: no limit
 	handshakeTimeout time.Duration
 	requireTLS       bool
+	offersTLS        bool
 	// sleep waits before a handshake; tests record the delay instead.
 	sleep func(ctx context.Context, d time.Duration)
 
@@ -68,6 +69,7 @@ func newConnGuard(cfg ServerConfig) *connGuard {
 		maxConns:         cfg.MaxConnections,
 		handshakeTimeout: timeout,
 		requireTLS:       cfg.RequireSecureTransport,
+		offersTLS:        cfg.TLS != nil,
 		sleep:            sleepCtx,
 		closing:          ctx,
 		close:            cancel,
@@ -102,7 +104,7 @@ func (l *guardedListener) Accept() (net.Conn, error) {
 			return nil, err
 		}
 		if l.g.admit() {
-			return &countedConn{Conn: c, g: l.g}, nil
+			return newPacketConn(&countedConn{Conn: c, g: l.g}, l.g.offersTLS, phaseGreeting), nil // wireguard.go
 		}
 		go refuse(c, mysql.ERConCount, "08004", "Too many connections")
 	}
@@ -228,6 +230,9 @@ func (h guardHandler) NewConnection(c *mysql.Conn) {
 	h.g.mu.Lock()
 	h.g.pending[c.ConnectionID] = timer
 	h.g.mu.Unlock()
+	if pc, ok := c.Conn.(*packetConn); ok {
+		pc.vc = c
+	}
 	h.Handler.NewConnection(c)
 }
 
@@ -246,6 +251,14 @@ func (h guardHandler) ConnectionAuthenticated(c *mysql.Conn) error {
 	if h.g.requireTLS && !c.TLSEnabled() && !c.IsUnixSocket() {
 		return mysql.NewSQLError(erSecureTransportRequired, "HY000",
 			"Connections using insecure transport are prohibited while --require_secure_transport=ON.")
+	}
+	// From here on the client sends commands: the packet guard checks them.
+	if c.TLSEnabled() {
+		if err := guardTLS(c); err != nil {
+			return mysql.NewSQLError(mysql.ERUnknownError, "HY000", "cannot guard the TLS connection: %v", err)
+		}
+	} else if pc, ok := c.Conn.(*packetConn); ok {
+		pc.phase = phaseCommand
 	}
 	h.g.loginSucceeded(hostOf(c.RemoteAddr()))
 	return h.Handler.ConnectionAuthenticated(c)

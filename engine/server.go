@@ -62,6 +62,13 @@ func (e *Engine) NewServer(cfg ServerConfig) (*Server, error) {
 		return nil, fmt.Errorf("require_secure_transport needs a TLS certificate and key (--tls-cert, --tls-key)")
 	}
 	e.serverAccounts(cfg.User, cfg.Password) // auth.go
+	secure := int8(0)
+	if cfg.RequireSecureTransport {
+		secure = 1
+	}
+	if err := sql.SystemVariables.AssignValues(map[string]any{"require_secure_transport": secure}); err != nil {
+		return nil, fmt.Errorf("set require_secure_transport: %w", err)
+	}
 	l, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		return nil, fmt.Errorf("listen on %s: %w", cfg.Addr, err)
@@ -81,6 +88,8 @@ func (e *Engine) NewServer(cfg ServerConfig) (*Server, error) {
 		Listener:  guard.listener(l),
 		Version:   "8.0.33-icesql-" + Version,
 		TLSConfig: cfg.TLS,
+		// icesql's authentication methods (wireauth.go)
+		ProtocolListenerFactory: listenerFactory,
 	}, e.sqle, sql.NewContext, sessions, nil, func(h mysql.Handler) (mysql.Handler, error) {
 		return guard.handler(statusHandler{codeMappingHandler{limitHandler{Handler: h, l: limits}}}), nil
 	})
