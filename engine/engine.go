@@ -152,7 +152,10 @@ func newEngine(ctx context.Context, cfg Config, cat catalog.Catalog, root string
 	a.ExecBuilder.PriorityBuilder = serverFileBuilder{dir: serverFilesDir(root), // serverfiles.go
 		next: hashJoinBuilder{ // hashlookup.go
 			next: sortBuilder{ // sortlimit.go
-				next: vectorBuilder{next: explainBuilder{base: a.ExecBuilder}, base: a.ExecBuilder},
+				next: vectorBuilder{
+					next: groupByBuilder{next: explainBuilder{base: a.ExecBuilder}, base: a.ExecBuilder}, // groupby.go
+					base: a.ExecBuilder,
+				},
 				base: a.ExecBuilder,
 			},
 			base: a.ExecBuilder,
