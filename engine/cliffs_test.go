@@ -235,3 +235,50 @@ func TestLeftJoinRejectingNullsIsInner(t *testing.T) {
 		}
 	}
 }
+
+// Every reference to a small table in one statement that reads the same
+// snapshot, columns and pushed filter decodes its files once: a self-join,
+// an IN subquery and a correlated subquery re-run per outer row open no
+// more Parquet files than reading the table once per distinct projection
+// (rowcache.go). The answers are the vector path's.
+func TestSameScanDecodedOncePerStatement(t *testing.T) {
+	_, conn, opens := openCounting(t)
+	mustExec(t, conn, "CREATE DATABASE so", "USE so", "CREATE TABLE t (id BIGINT, s STRING)")
+	for i := range 4 {
+		var vals []string
+		for j := range 25 {
+			n := i*25 + j
+			vals = append(vals, fmt.Sprintf("(%d, 'w%d')", n, n%7))
+		}
+		mustExec(t, conn, "INSERT INTO t VALUES "+strings.Join(vals, ", "))
+	}
+	opened := func(q string) ([]string, int64) {
+		before := opens.Load()
+		rows := queryStrings(t, conn, q)
+		return rows, opens.Load() - before
+	}
+	_, plain := opened("SELECT * FROM t")
+	if plain < 4 {
+		t.Fatalf("a plain read opened %d files, want at least 4", plain)
+	}
+	for _, c := range []struct {
+		q     string
+		scans int64 // distinct projections read
+	}{
+		{"SELECT COUNT(*) FROM t a JOIN t b ON a.id = b.id", 1},
+		{"SELECT COUNT(*), SUM(a.id) FROM t a, t b WHERE a.id = b.id + 1", 1},
+		{"SELECT COUNT(*) FROM t WHERE s IN (SELECT s FROM t)", 1},
+		{"SELECT a.id, (SELECT COUNT(*) FROM t b WHERE b.s = a.s) FROM t a ORDER BY a.id", 2},
+	} {
+		mustExec(t, conn, "SET icesql_vectorize = ON")
+		want := queryStrings(t, conn, c.q)
+		mustExec(t, conn, "SET icesql_vectorize = OFF")
+		got, n := opened(c.q)
+		if !slices.Equal(got, want) {
+			t.Errorf("%s: row path %v, vector path %v", c.q, got, want)
+		}
+		if n > c.scans*plain {
+			t.Errorf("%s opened %d Parquet files; reading the table %d time(s) opens %d", c.q, n, c.scans, c.scans*plain)
+		}
+	}
+}
