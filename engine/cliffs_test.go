@@ -282,3 +282,28 @@ func TestSameScanDecodedOncePerStatement(t *testing.T) {
 		}
 	}
 }
+
+// EXPLAIN says how each join runs: on the vector path, as a hash join
+// whose right side is read once, or as a nested loop.
+func TestExplainSaysJoinPath(t *testing.T) {
+	conn := openConn(t, engine.Config{Warehouse: t.TempDir()})
+	mustExec(t, conn, "CREATE DATABASE ej", "USE ej")
+	for _, name := range []string{"t1", "t2"} {
+		mustExec(t, conn, "CREATE TABLE "+name+" (id BIGINT, k BIGINT, s STRING)",
+			"INSERT INTO "+name+" WITH RECURSIVE r(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM r WHERE x < 1000) SELECT x, x % 300, CONCAT('w', x % 17) FROM r")
+	}
+	for _, c := range []struct {
+		vectorize, q, want string
+	}{
+		{"ON", "SELECT l.s FROM t1 l JOIN t2 r ON l.k = r.id", "HashJoin(l; r): vectorized hash join"},
+		{"OFF", "SELECT l.s, r.s FROM t1 l LEFT JOIN t2 r ON l.k = r.id", "LeftOuterHashJoin(l; r): hash join: the right side is read once per statement"},
+		{"OFF", "SELECT COUNT(*) FROM t1 l WHERE l.s NOT IN (SELECT q.s FROM t2 q)", "LeftOuterHashJoinExcludingNulls(l; q): hash join: the right side is read once"},
+		{"OFF", "SELECT COUNT(*) FROM t1 l, t2 r WHERE l.id + r.id < 10", "CrossJoin(r; l): nested loop: the right side is read again for every left row"},
+	} {
+		mustExec(t, conn, "SET icesql_vectorize = "+c.vectorize)
+		plan := strings.Join(explainLines(t, conn, c.q), "\n")
+		if !strings.Contains(plan, c.want) {
+			t.Errorf("vectorize %s: EXPLAIN %s does not say %q:\n%s", c.vectorize, c.q, c.want, plan)
+		}
+	}
+}
