@@ -235,3 +235,75 @@ func TestLeftJoinRejectingNullsIsInner(t *testing.T) {
 		}
 	}
 }
+
+// Every reference to a small table in one statement that reads the same
+// snapshot, columns and pushed filter decodes its files once: a self-join,
+// an IN subquery and a correlated subquery re-run per outer row open no
+// more Parquet files than reading the table once per distinct projection
+// (rowcache.go). The answers are the vector path's.
+func TestSameScanDecodedOncePerStatement(t *testing.T) {
+	_, conn, opens := openCounting(t)
+	mustExec(t, conn, "CREATE DATABASE so", "USE so", "CREATE TABLE t (id BIGINT, s STRING)")
+	for i := range 4 {
+		var vals []string
+		for j := range 25 {
+			n := i*25 + j
+			vals = append(vals, fmt.Sprintf("(%d, 'w%d')", n, n%7))
+		}
+		mustExec(t, conn, "INSERT INTO t VALUES "+strings.Join(vals, ", "))
+	}
+	opened := func(q string) ([]string, int64) {
+		before := opens.Load()
+		rows := queryStrings(t, conn, q)
+		return rows, opens.Load() - before
+	}
+	_, plain := opened("SELECT * FROM t")
+	if plain < 4 {
+		t.Fatalf("a plain read opened %d files, want at least 4", plain)
+	}
+	for _, c := range []struct {
+		q     string
+		scans int64 // distinct projections read
+	}{
+		{"SELECT COUNT(*) FROM t a JOIN t b ON a.id = b.id", 1},
+		{"SELECT COUNT(*), SUM(a.id) FROM t a, t b WHERE a.id = b.id + 1", 1},
+		{"SELECT COUNT(*) FROM t WHERE s IN (SELECT s FROM t)", 1},
+		{"SELECT a.id, (SELECT COUNT(*) FROM t b WHERE b.s = a.s) FROM t a ORDER BY a.id", 2},
+	} {
+		mustExec(t, conn, "SET icesql_vectorize = ON")
+		want := queryStrings(t, conn, c.q)
+		mustExec(t, conn, "SET icesql_vectorize = OFF")
+		got, n := opened(c.q)
+		if !slices.Equal(got, want) {
+			t.Errorf("%s: row path %v, vector path %v", c.q, got, want)
+		}
+		if n > c.scans*plain {
+			t.Errorf("%s opened %d Parquet files; reading the table %d time(s) opens %d", c.q, n, c.scans, c.scans*plain)
+		}
+	}
+}
+
+// EXPLAIN says how each join runs: on the vector path, as a hash join
+// whose right side is read once, or as a nested loop.
+func TestExplainSaysJoinPath(t *testing.T) {
+	conn := openConn(t, engine.Config{Warehouse: t.TempDir()})
+	mustExec(t, conn, "CREATE DATABASE ej", "USE ej")
+	for _, name := range []string{"t1", "t2"} {
+		mustExec(t, conn, "CREATE TABLE "+name+" (id BIGINT, k BIGINT, s STRING)",
+			"INSERT INTO "+name+" WITH RECURSIVE r(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM r WHERE x < 1000) SELECT x, x % 300, CONCAT('w', x % 17) FROM r")
+	}
+	for _, c := range []struct {
+		vectorize, q, want string
+	}{
+		{"ON", "SELECT l.s FROM t1 l JOIN t2 r ON l.k = r.id", "HashJoin(l; r): vectorized hash join"},
+		{"OFF", "SELECT l.s, r.s FROM t1 l LEFT JOIN t2 r ON l.k = r.id", "LeftOuterHashJoin(l; r): hash join: the right side is read once per statement"},
+		{"OFF", "SELECT COUNT(*) FROM t1 l WHERE l.s NOT IN (SELECT q.s FROM t2 q)", "LeftOuterHashJoinExcludingNulls(l; q): hash join: the right side is read once"},
+		{"OFF", "SELECT COUNT(*) FROM t1 l, t2 r WHERE l.id + r.id < 10", "CrossJoin(r; l): nested loop: the right side is read again for every left row"},
+	} {
+		mustExec(t, conn, "SET icesql_vectorize = "+c.vectorize)
+		plan := strings.Join(explainLines(t, conn, c.q), "\n")
+		if !strings.Contains(plan, c.want) {
+			t.Errorf("vectorize %s: EXPLAIN %s does not say %q:\n%s", c.vectorize, c.q, c.want, plan)
+		}
+	}
+}

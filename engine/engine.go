@@ -147,7 +147,7 @@ func newEngine(ctx context.Context, cfg Config, cat catalog.Catalog, root string
 	if err := replaceRule(a, "replaceCrossJoins", func(analyzer.RuleFunc) analyzer.RuleFunc { return crossJoinConditions }); err != nil { // crossjoins.go
 		return nil, err
 	}
-	if err := replaceRule(a, "validateGroupBy", validateGroupByAliases); err != nil { // groupby.go
+	if err := replaceRule(a, "validateGroupBy", validateGroupByAliases); err != nil { // groupbycheck.go
 		return nil, err
 	}
 	// sqle.New initializes, then resets, go-mysql-server's process-wide
@@ -159,7 +159,10 @@ func newEngine(ctx context.Context, cfg Config, cat catalog.Catalog, root string
 	a.ExecBuilder.PriorityBuilder = serverFileBuilder{dir: serverFilesDir(root), // serverfiles.go
 		next: hashJoinBuilder{ // hashlookup.go
 			next: sortBuilder{ // sortlimit.go
-				next: vectorBuilder{next: explainBuilder{base: a.ExecBuilder}, base: a.ExecBuilder},
+				next: vectorBuilder{
+					next: groupByBuilder{next: explainBuilder{base: a.ExecBuilder}, base: a.ExecBuilder}, // groupby.go
+					base: a.ExecBuilder,
+				},
 				base: a.ExecBuilder,
 			},
 			base: a.ExecBuilder,

@@ -41,6 +41,9 @@ func (b explainBuilder) Build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.Ro
 		}
 	}
 	text := sql.Describe(ctx, dq.Child, dq.Format)
+	if joins := describeJoins(ctx, dq.Child); joins != "" {
+		text += "\n" + joins
+	}
 	for _, t := range icebergScans(ctx, dq.Child) {
 		section, err := t.describeScan(ctx, dq.Format.Analyze)
 		if err != nil {
@@ -169,4 +172,70 @@ func (t *Table) totalDataFiles() int64 {
 		}
 	}
 	return n + int64(len(t.staged))
+}
+
+// describeJoins prints, for each join of n in plan order, how it runs:
+// the plan tree names go-mysql-server's operators, not whether the inner
+// side is hashed once, read again for every outer row, or whether the join
+// runs on the vector path instead. "" when n joins nothing.
+func describeJoins(ctx *sql.Context, n sql.Node) string {
+	var lines []string
+	walkPlan(ctx, n, func(n sql.Node) {
+		if j, ok := n.(*plan.JoinNode); ok {
+			lines = append(lines, fmt.Sprintf("%s(%s; %s): %s", j.Op, joinSide(j.Left()), joinSide(j.Right()), joinPath(ctx, j)))
+		}
+	})
+	if len(lines) == 0 {
+		return ""
+	}
+	pr := sql.NewTreePrinter()
+	_ = pr.WriteNode("Joins")
+	_ = pr.WriteChildren(lines...)
+	return pr.String()
+}
+
+// joinSide names the tables a join side reads, by their aliases.
+func joinSide(n sql.Node) string {
+	var names []string
+	var walk func(n sql.Node)
+	walk = func(n sql.Node) {
+		switch n := n.(type) {
+		case *plan.TableAlias:
+			names = append(names, n.Name())
+		case *plan.SubqueryAlias:
+			names = append(names, n.Name())
+		case *plan.ResolvedTable:
+			names = append(names, n.Name())
+		default:
+			for _, c := range n.Children() {
+				walk(c)
+			}
+		}
+	}
+	walk(n)
+	if len(names) == 0 {
+		return "no table"
+	}
+	return strings.Join(names, ", ")
+}
+
+// joinPath says how the exec builders run j (vecfilter.go, hashlookup.go).
+func joinPath(ctx *sql.Context, j *plan.JoinNode) string {
+	if vectorizeOn(ctx) {
+		if vj, _ := newVectorJoin(ctx, j, nil); vj != nil {
+			return "vectorized hash join: both sides are read once as Arrow batches"
+		}
+	}
+	switch {
+	case j.Op.IsHash():
+		return "hash join: the right side is read once per statement into a hash table the left side's rows probe"
+	case j.Op.IsMerge():
+		return "merge join: both sides are read once, sorted on the join key"
+	case j.Op.IsLookup():
+		return "lookup join: the right side is looked up for every left row"
+	case j.Op.IsLateral():
+		return "lateral join: the right side runs again for every left row"
+	}
+	return "nested loop: the right side is read again for every left row (from memory when it holds at most " +
+		strconv.Itoa(rowCacheMaxRows) + " rows)"
 }

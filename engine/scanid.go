@@ -37,6 +37,7 @@ func bindScanIDs(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Sco
 		if !ok {
 			return
 		}
+		t.noteReference(ctx, rt.Id()) // rowcache.go
 		switch {
 		case t.scan.id == 0:
 			t.scan.id = rt.Id()

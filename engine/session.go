@@ -54,6 +54,7 @@ type Session struct {
 	fullPid      uint64                      // the last statement the full analyzer planned (pushrule.go)
 	identities   map[string]*identityState   // row-identity scans of statement pinPid, by table (rowidentity.go)
 	catalogReads statementReads              // the views and namespaces one statement read (viewcache.go)
+	rows         rowCache                    // small tables' rows read by the running statement (rowcache.go)
 }
 
 // stage is what a transaction wrote to one table.

@@ -44,9 +44,6 @@ type Table struct {
 	// scan is the table reference this Table is in the plan (scanid.go),
 	// shared like plan by the copies of one resolved table.
 	scan *scanID
-	// rowCache keeps small tables' rows for rescans within a statement
-	// (rowcache.go); shared like plan.
-	rowCache *rowCache
 	// bounds says which partition summaries planning may prune by
 	// (partitionbounds.go); shared like plan.
 	bounds *partitionBounds
@@ -69,18 +66,17 @@ var (
 
 func newTable(db *Database, name string, tbl *table.Table, staged []iceberg.DataFile) *Table {
 	return &Table{
-		db:       db,
-		name:     name,
-		tbl:      tbl,
-		staged:   staged,
-		schema:   sqlColumns(schemaOf(tbl.Schema(), tbl.Properties(), db.name, name), tbl.Schema()),
-		names:    icebergNames(tbl.Schema()),
-		plan:     &pushdown.Plan{},
-		aligned:  &alignedTasks{},
-		staging:  &stagedView{},
-		scan:     &scanID{},
-		rowCache: &rowCache{},
-		bounds:   &partitionBounds{},
+		db:      db,
+		name:    name,
+		tbl:     tbl,
+		staged:  staged,
+		schema:  sqlColumns(schemaOf(tbl.Schema(), tbl.Properties(), db.name, name), tbl.Schema()),
+		names:   icebergNames(tbl.Schema()),
+		plan:    &pushdown.Plan{},
+		aligned: &alignedTasks{},
+		staging: &stagedView{},
+		scan:    &scanID{},
+		bounds:  &partitionBounds{},
 	}
 }
 
@@ -189,8 +185,8 @@ func (t *Table) PartitionRows(ctx *sql.Context, _ sql.Partition) (sql.RowIter, e
 	if t.projection == nil {
 		cols = t.names
 	}
-	if it, ok := t.cachedRows(ctx, cols); ok {
-		return it, nil
+	if it, err := t.scanRows(ctx, cols); it != nil || err != nil { // rowcache.go
+		return it, err
 	}
 	batches, tasks, err := t.openBatches(ctx, cols, true)
 	if err != nil {

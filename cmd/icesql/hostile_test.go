@@ -24,13 +24,6 @@ const hostileLimitMiB = 512
 // server's resident memory past the limit + 10% (sampled from /proc), and
 // none runs on for more than a second after KILL QUERY.
 func TestHostileStatements(t *testing.T) {
-	if os.Getenv("ICESQL_HOSTILE") == "" {
-		// Off in `make test` until the regression below is found: on the
-		// merged main of 2026-12-01 its row-path GROUP BY of 10M groups
-		// ran past `go test`'s 15-minute limit (81 s, answering 1041, on its
-		// branch). `make hostile` runs it.
-		t.Skip("the hostile-statement test runs with ICESQL_HOSTILE=1 (make hostile); see the comment for why it is off in make test")
-	}
 	bin := buildBinary(t)
 	addr := freeAddr(t)
 	srv := startServer(t, bin, "--warehouse", t.TempDir(), "--addr", addr, "--memory-limit-mib", strconv.Itoa(hostileLimitMiB))
