@@ -444,6 +444,70 @@ def _matches(v, w):
     return {"=": v == val, ">": v > val, ">=": v >= val, "<": v < val}[op]
 
 
+# ---------------------------------------------------------------- the history tester's tables
+
+def kept_value(v):
+    """A value read from a kept table, in the form expected.json spells it
+    (sqltests/history/keep.go): integers and decimals as digits, dates and
+    timestamps as text, doubles as numbers."""
+    if v is None or isinstance(v, (bool, float, str)):
+        return v
+    if isinstance(v, int):
+        return str(v)
+    if isinstance(v, decimal.Decimal):
+        return str(v)
+    if isinstance(v, datetime.datetime):
+        return v.isoformat(sep=" ", timespec="microseconds")
+    if isinstance(v, datetime.date):
+        return v.isoformat()
+    raise TypeError("unexpected value %r" % (v,))
+
+
+def kept_rows(rows):
+    return sorted((tuple(kept_value(x) for x in r) for r in rows), key=repr)
+
+
+def check_history(checks, work, pyi, duck):
+    """The history tester (sqltests/history) runs fixed seeds against MariaDB
+    and keeps each history's warehouse with the rows the oracle holds at the
+    end; PyIceberg reads every table and branch of it, DuckDB every table,
+    and each must return exactly those rows."""
+    import json
+    keep = os.path.join(work, "history")
+    repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = dict(os.environ, HISTORY_SEEDS="1,2", HISTORY_STEPS="30", HISTORY_KEEP=keep)
+    with open(os.path.join(work, "history.log"), "w") as log:
+        rc = subprocess.call(["go", "test", "-count=1", "-timeout", "30m", "-run", "TestHistory$", "-v", "./sqltests/history"],
+                             cwd=repo, env=env, stdout=log, stderr=subprocess.STDOUT)
+    if rc != 0:
+        checks.run("the history tester runs seeds 1 and 2 (see %s)" % log.name,
+                   lambda: _raise(RuntimeError("go test ./sqltests/history exited with %d" % rc)))
+    for exp in sorted(glob.glob(os.path.join(keep, "seed*", "expected.json"))):
+        with open(exp) as f:
+            kept = json.load(f)
+        wh = os.path.join(os.path.dirname(exp), kept["warehouse"])
+        for t in kept["tables"]:
+            table_dir = os.path.join(wh, t["namespace"], t["name"])
+            want = sorted((tuple(r) for r in t["rows"]), key=repr)
+            ref = t["ref"]
+            label = "history seed %d: %s.%s%s" % (kept["seed"], t["namespace"], t["name"], "" if ref == "main" else " branch " + ref)
+
+            def pyiceberg_read(table_dir=table_dir, cols=t["columns"], ref=ref):
+                tbl = pyi.table(table_dir)
+                kw = {"selected_fields": tuple(cols)}
+                if ref != "main":
+                    snap = tbl.metadata.snapshot_by_name(ref)
+                    if snap is None:
+                        raise AssertionError("PyIceberg finds no ref %s" % ref)
+                    kw["snapshot_id"] = snap.snapshot_id
+                return kept_rows(tuple(r[c] for c in cols) for r in tbl.scan(**kw).to_arrow().to_pylist())
+            checks.same("%s: PyIceberg reads the oracle's %d rows" % (label, len(want)), want, pyiceberg_read)
+            if ref == "main":
+                sql = "SELECT %s FROM iceberg_scan('%s')" % (", ".join('"%s"' % c for c in t["columns"]), newest_metadata(table_dir))
+                checks.same("%s: DuckDB reads the oracle's %d rows" % (label, len(want)), want,
+                            lambda sql=sql: kept_rows(duck.con.execute(sql).fetchall()))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--icesql", required=True, help="the icesql binary")
@@ -497,6 +561,8 @@ def main():
                 raise AssertionError(diff(want, got))
         spark.sql("REFRESH TABLE spk.sp.hostile")
         checks.run("icesql appends to a Spark-written table, Spark reads it", append_back)
+
+        check_history(checks, work, pyi, duck)
     finally:
         for s in (ice, ice_spark):
             if s is not None:

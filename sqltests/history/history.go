@@ -39,6 +39,10 @@ type Options struct {
 	MaxFailures int
 	Log         func(format string, args ...any)
 	Verbose     bool // log every statement
+	// Keep, when set, is where each history that ran without a
+	// difference leaves its warehouse and the oracle's final rows
+	// (Keep/seed<N>: Kept), for other engines to read.
+	Keep string
 }
 
 // Totals add up what runs did.
@@ -445,6 +449,11 @@ func RunHistory(ctx context.Context, opts Options, seed uint64) (*Totals, error)
 			break
 		}
 		h.queries(opts.QueriesPerStep)
+	}
+	if opts.Keep != "" && len(h.tot.Failures) == 0 {
+		if err := h.keep(filepath.Join(opts.Keep, fmt.Sprintf("seed%d", seed))); err != nil {
+			return h.tot, fmt.Errorf("seed %d: keep the warehouse: %w", seed, err)
+		}
 	}
 	return h.tot, nil
 }
