@@ -11,6 +11,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -193,11 +194,27 @@ func newHistory(ctx context.Context, opts Options, seed uint64, big bool) *histo
 }
 
 // open opens a fresh session: its own warehouse folder and MariaDB database.
+// The history's own session (not a shrinking replay's) keeps its
+// warehouse in place when opts.Keep asks for it: locations in Iceberg
+// metadata are absolute.
 func (h *history) open() (*session, error) {
 	h.dirN++
 	dir := filepath.Join(h.opts.Dir, fmt.Sprintf("seed%d-%d", h.seed, h.dirN))
-	return openSession(h.ctx, h.opts.Maria, dir, fmt.Sprintf("h%d_%d", h.seed%1000000, h.dirN), h.opts.Timeout)
+	kept := h.opts.Keep != "" && h.dirN == 1
+	if kept {
+		dir = filepath.Join(h.keepDir(), "warehouse")
+		if err := os.RemoveAll(h.keepDir()); err != nil {
+			return nil, err
+		}
+	}
+	sess, err := openSession(h.ctx, h.opts.Maria, dir, fmt.Sprintf("h%d_%d", h.seed%1000000, h.dirN), h.opts.Timeout)
+	if sess != nil {
+		sess.kept = kept
+	}
+	return sess, err
 }
+
+func (h *history) keepDir() string { return filepath.Join(h.opts.Keep, fmt.Sprintf("seed%d", h.seed)) }
 
 func (h *history) model(name string) *Table {
 	for _, t := range h.tables {
@@ -450,8 +467,8 @@ func RunHistory(ctx context.Context, opts Options, seed uint64) (*Totals, error)
 		}
 		h.queries(opts.QueriesPerStep)
 	}
-	if opts.Keep != "" && len(h.tot.Failures) == 0 {
-		if err := h.keep(filepath.Join(opts.Keep, fmt.Sprintf("seed%d", seed))); err != nil {
+	if h.sess.kept && len(h.tot.Failures) == 0 {
+		if err := h.keep(h.keepDir()); err != nil {
 			return h.tot, fmt.Errorf("seed %d: keep the warehouse: %w", seed, err)
 		}
 	}
@@ -464,6 +481,7 @@ func RunHistory(ctx context.Context, opts Options, seed uint64) (*Totals, error)
 // timed.
 func RunShapes(ctx context.Context, opts Options, seed uint64, rows, inserts, n int) (*Totals, error) {
 	loadStart := time.Now()
+	opts.Keep = "" // only histories are kept
 	h := newHistory(ctx, opts, seed, true)
 	h.gen.vg.maxID = rows
 	var err error

@@ -31,6 +31,7 @@ type session struct {
 	mname   string
 	timeout time.Duration
 	tables  map[string]*tableRun
+	kept    bool // the warehouse stays when the session closes (Options.Keep)
 }
 
 // tableRun is the oracle's record of a table's snapshots: which ones are
@@ -141,7 +142,9 @@ func (s *session) close() {
 	if s.mdb != nil {
 		s.mdb.Close()
 	}
-	os.RemoveAll(s.dir)
+	if !s.kept {
+		os.RemoveAll(s.dir)
+	}
 }
 
 func (s *session) table(name string) *tableRun {
