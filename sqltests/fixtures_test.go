@@ -86,11 +86,6 @@ var knownFailures = map[string]knownFailure{
 			"field it trips on first varies",
 		errPattern: `error encountered during schema visitor: (unsupported write-default value type string|.*cast_extension)`,
 	},
-	"duckdb-iceberg/data/persistent/big_query_error": {
-		reason: "BigQuery writes the manifest list's required fields (manifest_path, ...) as nullable Avro unions; " +
-			"iceberg-go v0.7.0's Avro schema resolution refuses them (DuckDB skips its own test of this table)",
-		errPattern: `manifest_path: reader string vs writer null`,
-	},
 	"impala/testdata/data/iceberg_test/iceberg_migrated_complex_test": {
 		reason:     "Hive wrote a Parquet footer that annotates a group with logical type Null, which arrow-go's Parquet reader refuses",
 		errPattern: `could not read footer: logical type Null cannot be applied to group node`,
