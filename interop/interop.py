@@ -508,6 +508,60 @@ def check_history(checks, work, pyi, duck):
                             lambda sql=sql: kept_rows(duck.con.execute(sql).fetchall()))
 
 
+# ---------------------------------------------------------------- invalid fixtures
+
+# The fixtures (../shared/fixtures, tables.json) icesql refuses with a clean
+# error because the fixture itself breaks the spec (sqltests/fixtures_test.go,
+# knownFailures): another engine must refuse it too, for the same reason.
+# Each: the table folder, its metadata file, who refuses, and what the
+# refusal must say.
+INVALID_FIXTURES = [
+    ("duckdb-iceberg/data/persistent/equality_delete_cross_partition/warehouse/ns/t", "vfinal.metadata.json",
+     "Java", r"9876543210123456789"),  # snapshot-id beyond the signed 64-bit range
+    ("duckdb-iceberg/data/persistent/equality_delete_extra_column/warehouse/ns/t", "vfinal.metadata.json",
+     "Java", r"9876543210123456789"),
+    ("duckdb-iceberg/data/persistent/timestamptz_ns", "v1.metadata.json",
+     "Java", r"next-row-id"),  # format v3 without next-row-id
+    ("duckdb-iceberg/data/persistent/legacy_bare_deletion_vector/warehouse/default/legacy_bare_deletion_vector",
+     "00002-legacy-bare-dv.metadata.json", "PyIceberg", r"magic"),  # a deletion vector that is not a Puffin file
+]
+
+
+def check_invalid_fixtures(checks, spark):
+    """Spark's Iceberg (Java, through the session's JVM) or PyIceberg refuses
+    each invalid fixture, as icesql does."""
+    from pyiceberg.table import StaticTable
+    repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    fixtures = os.path.join(os.path.dirname(repo), "shared", "fixtures")
+    jvm = spark._jvm
+    for table_dir, meta, who, pattern in INVALID_FIXTURES:
+        full = os.path.join(fixtures, table_dir)
+        location = os.path.join(full, "metadata", meta)
+
+        def refuse(who=who, pattern=pattern, full=full, location=location):
+            if not os.path.exists(location):
+                raise RuntimeError("fixture %s is missing (../shared/fixtures)" % location)
+            try:
+                if who == "Java":
+                    io = jvm.org.apache.iceberg.hadoop.HadoopFileIO(spark._jsc.hadoopConfiguration())
+                    jvm.org.apache.iceberg.TableMetadataParser.read(io, "file://" + location)
+                else:
+                    # The fixture's paths are relative to the fixture
+                    # source's root (duckdb-iceberg/): read from there.
+                    cwd = os.getcwd()
+                    os.chdir(os.path.join(fixtures, table_dir.split("/")[0]))
+                    try:
+                        StaticTable.from_metadata("file://" + location).scan().to_arrow()
+                    finally:
+                        os.chdir(cwd)
+            except Exception as e:  # noqa: BLE001 - the refusal is the point
+                if not re.search(pattern, str(e)):
+                    raise AssertionError("refused, but not for the expected reason (%s): %s" % (pattern, str(e)[:300]))
+                return
+            raise AssertionError("%s read it" % who)
+        checks.run("invalid fixture %s: %s refuses it too" % (table_dir.split("/persistent/")[-1], who), refuse)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--icesql", required=True, help="the icesql binary")
@@ -563,6 +617,7 @@ def main():
         checks.run("icesql appends to a Spark-written table, Spark reads it", append_back)
 
         check_history(checks, work, pyi, duck)
+        check_invalid_fixtures(checks, spark)
     finally:
         for s in (ice, ice_spark):
             if s is not None:
