@@ -562,6 +562,34 @@ def check_invalid_fixtures(checks, spark):
         checks.run("invalid fixture %s: %s refuses it too" % (table_dir.split("/persistent/")[-1], who), refuse)
 
 
+# ---------------------------------------------------------------- a warehouse path with a space
+
+def check_spaced_warehouse(checks, binary, work, spark, pyi, duck, log):
+    """icesql serving a warehouse whose path holds a space and non-ASCII
+    characters keeps each table's files under that path, recorded as given
+    (not URL-escaped), so that Spark (loading the table by its folder),
+    PyIceberg and DuckDB read its rows."""
+    wh = os.path.join(work, "my warehouse", "Straße 名")
+    ice = Icesql(binary, ["--warehouse", wh], log)
+    try:
+        for stmt in ["CREATE DATABASE sp",
+                     "CREATE TABLE sp.t (id INT, s STRING) PARTITIONED BY (s) TBLPROPERTIES ('format-version'='2', 'write.delete.mode'='merge-on-read')",
+                     "INSERT INTO sp.t VALUES (1, 'it''s'), (2, 'a b'), (3, 'a b'), (4, 'x')",
+                     "DELETE FROM sp.t WHERE id = 3"]:
+            ice.execute(stmt)
+        want = ice.rows("SELECT id, s FROM sp.t")
+    finally:
+        ice.close()
+    table_dir = os.path.join(wh, "sp", "t")
+    checks.same("spaced warehouse: icesql reads its rows", rowset([(1, "it's"), (2, "a b"), (4, "x")]), lambda: want)
+    checks.same("spaced warehouse: no folder beside it", [os.path.join(work, "my warehouse")],
+                lambda: sorted(p for p in glob.glob(os.path.join(work, "my*")) if os.path.isdir(p)))
+    checks.same("spaced warehouse: PyIceberg reads the table", want, lambda: pyi.rows(table_dir, ["id", "s"]))
+    checks.same("spaced warehouse: DuckDB reads the table", want, lambda: duck.rows(table_dir, ["id", "s"]))
+    checks.same("spaced warehouse: Spark reads the table", want,
+                lambda: rowset(spark.read.format("iceberg").load(table_dir).select("id", "s").collect()))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--icesql", required=True, help="the icesql binary")
@@ -618,6 +646,7 @@ def main():
 
         check_history(checks, work, pyi, duck)
         check_invalid_fixtures(checks, spark)
+        check_spaced_warehouse(checks, args.icesql, work, spark, pyi, duck, log)
     finally:
         for s in (ice, ice_spark):
             if s is not None:
