@@ -80,6 +80,19 @@ func TestWarehousePathKeptAsGiven(t *testing.T) {
 			t.Errorf("%s: no rows", q)
 		}
 	}
+	// No live file looks orphaned.
+	for _, tb := range []string{"d.t", "d.v3"} {
+		rows, err := c.QueryContext(ctx, "CALL system.remove_orphan_files(table => '"+tb+"', older_than => TIMESTAMP '2999-01-01 00:00:00', dry_run => true)")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for rows.Next() {
+			var loc string
+			rows.Scan(&loc)
+			t.Errorf("%s: remove_orphan_files would delete %s", tb, loc)
+		}
+		rows.Close()
+	}
 	// Nothing was written beside the warehouse.
 	filepath.WalkDir(parent, func(p string, d fs.DirEntry, err error) error {
 		if err == nil && !d.IsDir() && !strings.HasPrefix(p, wh+string(filepath.Separator)) {
