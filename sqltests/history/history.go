@@ -152,6 +152,8 @@ func readable(q string, pos map[int]int, ice bool) string {
 			return p[2]
 		case "snapcount":
 			return "<snapshots the oracle counted>"
+		case "br", "brv", "tag", "tagv":
+			return refName(p[1], p[2], p[3], ice)
 		}
 		var step int
 		fmt.Sscan(p[3], &step)
@@ -231,6 +233,8 @@ func cloneTables(ts []*Table) []Table {
 		out[i] = *t
 		out[i].Cols = slices.Clone(t.Cols)
 		out[i].Spec = slices.Clone(t.Spec)
+		out[i].Branches = slices.Clone(t.Branches)
+		out[i].Tags = slices.Clone(t.Tags)
 	}
 	return out
 }
@@ -266,9 +270,21 @@ func (h *history) step(st Step, before []Table) (bool, error) {
 		}
 		return true, nil
 	}
-	// Every statement is followed by the whole table, compared.
+	// Every statement is followed by the whole table, compared, and by
+	// the branch it wrote or each branch whose columns it changed.
 	if st.Kind != "create" && !h.loading {
 		h.compare(Query{Shape: "rows", Ice: fmt.Sprintf("SELECT * FROM {{t:%s}}", st.Table), Maria: fmt.Sprintf("SELECT * FROM {{t:%s}}", st.Table)})
+		var branches []string
+		switch {
+		case st.Ref != "" && st.Kind != "ref/tag" && st.Kind != "ref/drop":
+			branches = []string{st.Ref}
+		case strings.HasPrefix(st.Kind, "column/"):
+			branches = h.model(st.Table).Branches
+		}
+		for _, b := range branches {
+			ref := fmt.Sprintf("{{br:%s:%s}}", st.Table, b)
+			h.compare(Query{Shape: "rows/branch", Ice: "SELECT * FROM " + ref, Maria: "SELECT * FROM " + ref})
+		}
 	}
 	return true, nil
 }
@@ -279,7 +295,7 @@ func (h *history) queries(n int) {
 		if len(h.tot.Failures) >= h.opts.MaxFailures {
 			return
 		}
-		q := h.gen.q.Next(func() (string, int, []Column, bool) { return h.sess.asofChoice(h.rng.IntN) })
+		q := h.gen.q.Next(func() (string, []Column, bool) { return h.sess.asofChoice(h.rng.IntN) })
 		h.compare(q)
 	}
 }
@@ -520,7 +536,7 @@ func RunShapes(ctx context.Context, opts Options, seed uint64, rows, inserts, n 
 		if len(h.tot.Failures) >= opts.MaxFailures || h.pastDeadline(i, opts.MinQueries) {
 			break
 		}
-		h.compare(h.gen.q.Next(func() (string, int, []Column, bool) { return "", 0, nil, false }))
+		h.compare(h.gen.q.Next(func() (string, []Column, bool) { return "", nil, false }))
 	}
 	return h.tot, nil
 }
