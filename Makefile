@@ -17,7 +17,10 @@ test: vet
 
 # Spark 3.5 with Iceberg 1.10.1, PyIceberg and DuckDB read every kind of table
 # icesql writes, and icesql reads the same kinds written by Spark
-# (interop/interop.py). interop/setup.sh installs them once (a virtualenv in
+# (interop/interop.py); PyIceberg and DuckDB read the final tables of two
+# history-tester runs (which need MariaDB, as `make test` does) and Java or
+# PyIceberg refuse the invalid fixtures icesql refuses. interop/setup.sh
+# installs them once (a virtualenv in
 # ~/.cache/icesql-interop, the Spark runtime jar in ~/.m2). Prints
 # "interop: N passed, M failed".
 interop: build

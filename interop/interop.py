@@ -444,6 +444,152 @@ def _matches(v, w):
     return {"=": v == val, ">": v > val, ">=": v >= val, "<": v < val}[op]
 
 
+# ---------------------------------------------------------------- the history tester's tables
+
+def kept_value(v):
+    """A value read from a kept table, in the form expected.json spells it
+    (sqltests/history/keep.go): integers and decimals as digits, dates and
+    timestamps as text, doubles as numbers."""
+    if v is None or isinstance(v, (bool, float, str)):
+        return v
+    if isinstance(v, int):
+        return str(v)
+    if isinstance(v, decimal.Decimal):
+        return str(v)
+    if isinstance(v, datetime.datetime):
+        return v.isoformat(sep=" ", timespec="microseconds")
+    if isinstance(v, datetime.date):
+        return v.isoformat()
+    raise TypeError("unexpected value %r" % (v,))
+
+
+def kept_rows(rows):
+    return sorted((tuple(kept_value(x) for x in r) for r in rows), key=repr)
+
+
+def check_history(checks, work, pyi, duck):
+    """The history tester (sqltests/history) runs fixed seeds against MariaDB
+    and keeps each history's warehouse with the rows the oracle holds at the
+    end; PyIceberg reads every table and branch of it, DuckDB every table,
+    and each must return exactly those rows."""
+    import json
+    keep = os.path.join(work, "history")
+    repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = dict(os.environ, HISTORY_SEEDS="1,2", HISTORY_STEPS="30", HISTORY_KEEP=keep)
+    with open(os.path.join(work, "history.log"), "w") as log:
+        rc = subprocess.call(["go", "test", "-count=1", "-timeout", "30m", "-run", "TestHistory$", "-v", "./sqltests/history"],
+                             cwd=repo, env=env, stdout=log, stderr=subprocess.STDOUT)
+    if rc != 0:
+        checks.run("the history tester runs seeds 1 and 2 (see %s)" % log.name,
+                   lambda: _raise(RuntimeError("go test ./sqltests/history exited with %d" % rc)))
+    for exp in sorted(glob.glob(os.path.join(keep, "seed*", "expected.json"))):
+        with open(exp) as f:
+            kept = json.load(f)
+        wh = os.path.join(os.path.dirname(exp), kept["warehouse"])
+        for t in kept["tables"]:
+            table_dir = os.path.join(wh, t["namespace"], t["name"])
+            want = sorted((tuple(r) for r in t["rows"]), key=repr)
+            ref = t["ref"]
+            label = "history seed %d: %s.%s%s" % (kept["seed"], t["namespace"], t["name"], "" if ref == "main" else " branch " + ref)
+
+            def pyiceberg_read(table_dir=table_dir, cols=t["columns"], ref=ref):
+                tbl = pyi.table(table_dir)
+                kw = {"selected_fields": tuple(cols)}
+                if ref != "main":
+                    snap = tbl.metadata.snapshot_by_name(ref)
+                    if snap is None:
+                        raise AssertionError("PyIceberg finds no ref %s" % ref)
+                    kw["snapshot_id"] = snap.snapshot_id
+                return kept_rows(tuple(r[c] for c in cols) for r in tbl.scan(**kw).to_arrow().to_pylist())
+            checks.same("%s: PyIceberg reads the oracle's %d rows" % (label, len(want)), want, pyiceberg_read)
+            if ref == "main":
+                sql = "SELECT %s FROM iceberg_scan('%s')" % (", ".join('"%s"' % c for c in t["columns"]), newest_metadata(table_dir))
+                checks.same("%s: DuckDB reads the oracle's %d rows" % (label, len(want)), want,
+                            lambda sql=sql: kept_rows(duck.con.execute(sql).fetchall()))
+
+
+# ---------------------------------------------------------------- invalid fixtures
+
+# The fixtures (../shared/fixtures, tables.json) icesql refuses with a clean
+# error because the fixture itself breaks the spec (sqltests/fixtures_test.go,
+# knownFailures): another engine must refuse it too, for the same reason.
+# Each: the table folder, its metadata file, who refuses, and what the
+# refusal must say.
+INVALID_FIXTURES = [
+    ("duckdb-iceberg/data/persistent/equality_delete_cross_partition/warehouse/ns/t", "vfinal.metadata.json",
+     "Java", r"9876543210123456789"),  # snapshot-id beyond the signed 64-bit range
+    ("duckdb-iceberg/data/persistent/equality_delete_extra_column/warehouse/ns/t", "vfinal.metadata.json",
+     "Java", r"9876543210123456789"),
+    ("duckdb-iceberg/data/persistent/timestamptz_ns", "v1.metadata.json",
+     "Java", r"next-row-id"),  # format v3 without next-row-id
+    ("duckdb-iceberg/data/persistent/legacy_bare_deletion_vector/warehouse/default/legacy_bare_deletion_vector",
+     "00002-legacy-bare-dv.metadata.json", "PyIceberg", r"magic"),  # a deletion vector that is not a Puffin file
+]
+
+
+def check_invalid_fixtures(checks, spark):
+    """Spark's Iceberg (Java, through the session's JVM) or PyIceberg refuses
+    each invalid fixture, as icesql does."""
+    from pyiceberg.table import StaticTable
+    repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    fixtures = os.path.join(os.path.dirname(repo), "shared", "fixtures")
+    jvm = spark._jvm
+    for table_dir, meta, who, pattern in INVALID_FIXTURES:
+        full = os.path.join(fixtures, table_dir)
+        location = os.path.join(full, "metadata", meta)
+
+        def refuse(who=who, pattern=pattern, full=full, location=location):
+            if not os.path.exists(location):
+                raise RuntimeError("fixture %s is missing (../shared/fixtures)" % location)
+            try:
+                if who == "Java":
+                    io = jvm.org.apache.iceberg.hadoop.HadoopFileIO(spark._jsc.hadoopConfiguration())
+                    jvm.org.apache.iceberg.TableMetadataParser.read(io, "file://" + location)
+                else:
+                    # The fixture's paths are relative to the fixture
+                    # source's root (duckdb-iceberg/): read from there.
+                    cwd = os.getcwd()
+                    os.chdir(os.path.join(fixtures, table_dir.split("/")[0]))
+                    try:
+                        StaticTable.from_metadata("file://" + location).scan().to_arrow()
+                    finally:
+                        os.chdir(cwd)
+            except Exception as e:  # noqa: BLE001 - the refusal is the point
+                if not re.search(pattern, str(e)):
+                    raise AssertionError("refused, but not for the expected reason (%s): %s" % (pattern, str(e)[:300]))
+                return
+            raise AssertionError("%s read it" % who)
+        checks.run("invalid fixture %s: %s refuses it too" % (table_dir.split("/persistent/")[-1], who), refuse)
+
+
+# ---------------------------------------------------------------- a warehouse path with a space
+
+def check_spaced_warehouse(checks, binary, work, spark, pyi, duck, log):
+    """icesql serving a warehouse whose path holds a space and non-ASCII
+    characters keeps each table's files under that path, recorded as given
+    (not URL-escaped), so that Spark (loading the table by its folder),
+    PyIceberg and DuckDB read its rows."""
+    wh = os.path.join(work, "my warehouse", "Straße 名")
+    ice = Icesql(binary, ["--warehouse", wh], log)
+    try:
+        for stmt in ["CREATE DATABASE sp",
+                     "CREATE TABLE sp.t (id INT, s STRING) PARTITIONED BY (s) TBLPROPERTIES ('format-version'='2', 'write.delete.mode'='merge-on-read')",
+                     "INSERT INTO sp.t VALUES (1, 'it''s'), (2, 'a b'), (3, 'a b'), (4, 'x')",
+                     "DELETE FROM sp.t WHERE id = 3"]:
+            ice.execute(stmt)
+        want = ice.rows("SELECT id, s FROM sp.t")
+    finally:
+        ice.close()
+    table_dir = os.path.join(wh, "sp", "t")
+    checks.same("spaced warehouse: icesql reads its rows", rowset([(1, "it's"), (2, "a b"), (4, "x")]), lambda: want)
+    checks.same("spaced warehouse: no folder beside it", [os.path.join(work, "my warehouse")],
+                lambda: sorted(p for p in glob.glob(os.path.join(work, "my*")) if os.path.isdir(p)))
+    checks.same("spaced warehouse: PyIceberg reads the table", want, lambda: pyi.rows(table_dir, ["id", "s"]))
+    checks.same("spaced warehouse: DuckDB reads the table", want, lambda: duck.rows(table_dir, ["id", "s"]))
+    checks.same("spaced warehouse: Spark reads the table", want,
+                lambda: rowset(spark.read.format("iceberg").load(table_dir).select("id", "s").collect()))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--icesql", required=True, help="the icesql binary")
@@ -497,6 +643,10 @@ def main():
                 raise AssertionError(diff(want, got))
         spark.sql("REFRESH TABLE spk.sp.hostile")
         checks.run("icesql appends to a Spark-written table, Spark reads it", append_back)
+
+        check_history(checks, work, pyi, duck)
+        check_invalid_fixtures(checks, spark)
+        check_spaced_warehouse(checks, args.icesql, work, spark, pyi, duck, log)
     finally:
         for s in (ice, ice_spark):
             if s is not None:

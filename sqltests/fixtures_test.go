@@ -59,7 +59,8 @@ type knownFailure struct {
 var knownFailures = map[string]knownFailure{
 	"duckdb-iceberg/data/persistent/equality_delete_cross_partition/warehouse/ns/t": {
 		reason: "its metadata gives snapshot-id 9876543210123456789, beyond the signed 64-bit range the Iceberg spec " +
-			"requires (a hand-made DuckDB fixture); the metadata is rejected at register_table",
+			"requires (a hand-made DuckDB fixture); the metadata is rejected at register_table, as Java Iceberg's " +
+			"TableMetadataParser rejects it (make interop, INVALID_FIXTURES)",
 		errPattern: `vfinal\.metadata\.json is not valid Iceberg table metadata: .*9876543210123456789`,
 		atRegister: true,
 	},
@@ -69,14 +70,15 @@ var knownFailures = map[string]knownFailure{
 		atRegister: true,
 	},
 	"duckdb-iceberg/data/persistent/timestamptz_ns": {
-		reason: "format v3 metadata without next-row-id, which the spec requires for v3 (Java Iceberg rejects it too); " +
-			"DuckDB wrote it",
+		reason: "format v3 metadata without next-row-id, which the spec requires for v3 (Java Iceberg rejects it too: " +
+			"make interop, INVALID_FIXTURES); DuckDB wrote it",
 		errPattern: `v1\.metadata\.json is not valid Iceberg table metadata: .*next-row-id is required`,
 		atRegister: true,
 	},
 	"duckdb-iceberg/data/persistent/legacy_bare_deletion_vector/warehouse/default/legacy_bare_deletion_vector": {
 		reason: "the deletion vector is a bare blob, not a Puffin file: non-conforming, and the fixtures README asks " +
-			"a strict reader to reject it (DuckDB's expected rows come with verification off)",
+			"a strict reader to reject it (DuckDB's expected rows come with verification off); PyIceberg refuses it too " +
+			"(make interop, INVALID_FIXTURES)",
 		errPattern: `legacy-bare-deletion-vector\.puffin.*invalid header magic`,
 	},
 	"duckdb-iceberg/data/persistent/add_columns_with_defaults_in_struct/default.db/add_columns_with_defaults_in_struct": {
@@ -85,11 +87,6 @@ var knownFailures = map[string]knownFailure{
 			"JSON form, which PyIceberg wrote, is an ISO string, and it has no Arrow cast for a uuid default; which " +
 			"field it trips on first varies",
 		errPattern: `error encountered during schema visitor: (unsupported write-default value type string|.*cast_extension)`,
-	},
-	"duckdb-iceberg/data/persistent/big_query_error": {
-		reason: "BigQuery writes the manifest list's required fields (manifest_path, ...) as nullable Avro unions; " +
-			"iceberg-go v0.7.0's Avro schema resolution refuses them (DuckDB skips its own test of this table)",
-		errPattern: `manifest_path: reader string vs writer null`,
 	},
 	"impala/testdata/data/iceberg_test/iceberg_migrated_complex_test": {
 		reason:     "Hive wrote a Parquet footer that annotates a group with logical type Null, which arrow-go's Parquet reader refuses",

@@ -29,10 +29,11 @@ func (w *Warehouse) CommitTable(ctx context.Context, ident table.Identifier, req
 		return nil, "", err
 	}
 	defer unlock()
-	if err := w.publish(ctx, p); err != nil {
+	written, err := w.publish(ctx, p)
+	if err != nil {
 		return nil, "", err
 	}
-	return p.meta, p.next, nil
+	return written, p.next, nil
 }
 
 // preparedCommit is a commit validated against the table's newest metadata
@@ -99,18 +100,20 @@ func (w *Warehouse) prepareCommit(ctx context.Context, ident table.Identifier, r
 func (l link) commitLockKey() string { return l.Location + "#" + l.Metadata }
 
 // publish creates the prepared commit's metadata file: the commit itself.
-func (w *Warehouse) publish(ctx context.Context, p preparedCommit) error {
-	if err := w.writeMetadata(ctx, p.next, p.meta); err != nil {
+// It returns the metadata as written (see writeMetadata).
+func (w *Warehouse) publish(ctx context.Context, p preparedCommit) (table.Metadata, error) {
+	written, err := w.writeMetadata(ctx, p.next, p.meta)
+	if err != nil {
 		if errors.Is(err, fs.ErrExist) {
-			return fmt.Errorf("%w: another writer committed %s of %s first", table.ErrCommitFailed, p.next, strings.Join(p.ident, "."))
+			return nil, fmt.Errorf("%w: another writer committed %s of %s first", table.ErrCommitFailed, p.next, strings.Join(p.ident, "."))
 		}
-		return fmt.Errorf("commit %s: %w", strings.Join(p.ident, "."), err)
+		return nil, fmt.Errorf("commit %s: %w", strings.Join(p.ident, "."), err)
 	}
 	if p.link.Metadata == "" {
-		w.remember(ctx, p.link.Location, p.version+1, p.next, p.meta)
+		w.remember(ctx, p.link.Location, p.version+1, p.next, written)
 		w.writeVersionHint(ctx, p.link.Location, p.version+1)
 	}
-	return nil
+	return written, nil
 }
 
 // queueCommit takes the in-process queue of commits to table ident and

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	icebergio "github.com/apache/iceberg-go/io"
+	"github.com/twmb/avro"
 	"github.com/twmb/avro/ocf"
 )
 
@@ -87,6 +88,12 @@ func fillEmptyBounds(fsys icebergio.IO, data []byte) ([]byte, error) {
 	if !changed {
 		return data, nil
 	}
+	return reencode(rd, rd.Schema(), entries)
+}
+
+// reencode writes entries as an Avro object container file with schema and
+// rd's metadata and codec.
+func reencode(rd *ocf.Reader, schema *avro.Schema, entries []map[string]any) ([]byte, error) {
 	meta := map[string][]byte{}
 	var codec ocf.Codec
 	for k, v := range rd.Metadata() {
@@ -100,7 +107,7 @@ func fillEmptyBounds(fsys icebergio.IO, data []byte) ([]byte, error) {
 				codec = ocf.SnappyCodec()
 			case "null":
 			default:
-				return nil, fmt.Errorf("manifest list codec %q", v)
+				return nil, fmt.Errorf("Avro codec %q", v)
 			}
 		default:
 			meta[k] = v
@@ -111,7 +118,7 @@ func fillEmptyBounds(fsys icebergio.IO, data []byte) ([]byte, error) {
 		opts = append(opts, ocf.WithCodec(codec))
 	}
 	var out bytes.Buffer
-	wr, err := ocf.NewWriter(&out, rd.Schema(), opts...)
+	wr, err := ocf.NewWriter(&out, schema, opts...)
 	if err != nil {
 		return nil, err
 	}

@@ -54,7 +54,7 @@ func (m manifestRepairIO) Open(name string) (icebergio.File, error) {
 	if err != nil || !strings.HasSuffix(name, ".avro") {
 		return f, err
 	}
-	data, repaired, err := repairManifest(f)
+	data, repaired, err := repairAvro(f)
 	if err != nil || !repaired {
 		if _, serr := f.Seek(0, io.SeekStart); serr != nil {
 			f.Close()
@@ -191,9 +191,10 @@ func (h avroHeader) encode() []byte {
 	return b.Bytes()
 }
 
-// repairManifest reads f and, if it is a manifest whose header lacks
-// "format-version", returns it with the repaired header.
-func repairManifest(f icebergio.File) ([]byte, bool, error) {
+// repairAvro reads f and, if it is a manifest list or manifest with
+// nullable required fields (nullable.go) or a manifest whose header lacks
+// "format-version", returns it repaired.
+func repairAvro(f icebergio.File) ([]byte, bool, error) {
 	head := make([]byte, 4)
 	if _, err := f.ReadAt(head, 0); err != nil || !bytes.Equal(head, avroMagic) {
 		return nil, false, err
@@ -202,6 +203,23 @@ func repairManifest(f icebergio.File) ([]byte, bool, error) {
 	if err != nil {
 		return nil, false, err
 	}
+	plain, required, err := requireFields(data)
+	if err != nil {
+		return nil, false, err
+	}
+	if required {
+		data = plain
+	}
+	fixed, repaired, err := repairManifest(data)
+	if err != nil || !repaired {
+		return data, required, err
+	}
+	return fixed, true, nil
+}
+
+// repairManifest returns data, if it is a manifest whose header lacks
+// "format-version", with the repaired header.
+func repairManifest(data []byte) ([]byte, bool, error) {
 	h, err := readAvroHeader(data)
 	if err != nil {
 		return nil, false, err

@@ -157,7 +157,7 @@ func (d *Deferred) Publish(ctx context.Context) error {
 		}
 	}
 	for i, p := range ps {
-		err := d.publish(ctx, p)
+		_, err := d.publish(ctx, p)
 		if err == nil {
 			continue
 		}
@@ -217,7 +217,7 @@ func (d *Deferred) withdraw(ctx context.Context, p preparedCommit) bool {
 	if cur, err := d.loadLink(ctx, p.link); err != nil || cur.file != p.base {
 		// Another process committed on top between the check and the
 		// removal: put the file back, or its commit would lose its parent.
-		if err := d.writeMetadata(ctx, p.next, p.meta); err != nil && !errors.Is(err, fs.ErrExist) {
+		if _, err := d.writeMetadata(ctx, p.next, p.meta); err != nil && !errors.Is(err, fs.ErrExist) {
 			return false
 		}
 		d.metas.forget(p.link.Location)

@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -487,7 +488,7 @@ func (w *Warehouse) LoadTable(ctx context.Context, ident table.Identifier) (*tab
 }
 
 func (w *Warehouse) newTable(ident table.Identifier, meta table.Metadata, metaLoc string) *table.Table {
-	fsys := TableIO(w.store.IO())
+	fsys := withRawLocation(TableIO(w.store.IO()), meta.Location())
 	return table.New(ident, meta, metaLoc, func(context.Context) (icebergio.IO, error) { return fsys, nil }, w)
 }
 
@@ -553,7 +554,7 @@ func (w *Warehouse) CreateTable(ctx context.Context, ident table.Identifier, sc 
 		return nil, fmt.Errorf("create table %s.%s: %w", ns, name, err)
 	}
 	metaLoc := metadataFile(loc, 1)
-	if err := w.writeMetadata(ctx, metaLoc, meta); err != nil {
+	if meta, err = w.writeMetadata(ctx, metaLoc, meta); err != nil {
 		if errors.Is(err, fs.ErrExist) {
 			return nil, fmt.Errorf("%w: %s.%s", catalog.ErrTableAlreadyExists, ns, name)
 		}
@@ -654,12 +655,30 @@ func (w *Warehouse) unbind(ctx context.Context, ns, name string) error {
 	return w.store.Remove(ctx, w.linkFile(ns, name))
 }
 
-func (w *Warehouse) writeMetadata(ctx context.Context, location string, meta table.Metadata) error {
+// writeMetadata writes meta at location and returns the metadata as
+// written: where iceberg-go escaped the table's location in the locations
+// it made (rawlocation.go), the file names them as they are, and so does
+// the metadata returned.
+func (w *Warehouse) writeMetadata(ctx context.Context, location string, meta table.Metadata) (table.Metadata, error) {
 	data, err := w.metas.snaps.encodeMetadata(meta)
 	if err != nil {
-		return fmt.Errorf("encode table metadata: %w", err)
+		return nil, fmt.Errorf("encode table metadata: %w", err)
 	}
-	return createOnce(ctx, w.store, location, data)
+	raw, err := rawMetadataJSON(data, meta.Location())
+	if err != nil {
+		return nil, fmt.Errorf("encode table metadata: %w", err)
+	}
+	if err := createOnce(ctx, w.store, location, raw); err != nil {
+		return nil, err
+	}
+	if bytes.Equal(raw, data) {
+		return meta, nil
+	}
+	written, err := table.ParseMetadataBytes(raw)
+	if err != nil {
+		return nil, fmt.Errorf("read back table metadata %s: %w", location, err)
+	}
+	return share(written), nil
 }
 
 // writeVersionHint keeps version-hint.text current for readers that use it

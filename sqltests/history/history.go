@@ -11,6 +11,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -39,6 +40,10 @@ type Options struct {
 	MaxFailures int
 	Log         func(format string, args ...any)
 	Verbose     bool // log every statement
+	// Keep, when set, is where each history that ran without a
+	// difference leaves its warehouse and the oracle's final rows
+	// (Keep/seed<N>: Kept), for other engines to read.
+	Keep string
 }
 
 // Totals add up what runs did.
@@ -147,6 +152,8 @@ func readable(q string, pos map[int]int, ice bool) string {
 			return p[2]
 		case "snapcount":
 			return "<snapshots the oracle counted>"
+		case "br", "brv", "tag", "tagv":
+			return refName(p[1], p[2], p[3], ice)
 		}
 		var step int
 		fmt.Sscan(p[3], &step)
@@ -189,11 +196,27 @@ func newHistory(ctx context.Context, opts Options, seed uint64, big bool) *histo
 }
 
 // open opens a fresh session: its own warehouse folder and MariaDB database.
+// The history's own session (not a shrinking replay's) keeps its
+// warehouse in place when opts.Keep asks for it: locations in Iceberg
+// metadata are absolute.
 func (h *history) open() (*session, error) {
 	h.dirN++
 	dir := filepath.Join(h.opts.Dir, fmt.Sprintf("seed%d-%d", h.seed, h.dirN))
-	return openSession(h.ctx, h.opts.Maria, dir, fmt.Sprintf("h%d_%d", h.seed%1000000, h.dirN), h.opts.Timeout)
+	kept := h.opts.Keep != "" && h.dirN == 1
+	if kept {
+		dir = filepath.Join(h.keepDir(), "warehouse")
+		if err := os.RemoveAll(h.keepDir()); err != nil {
+			return nil, err
+		}
+	}
+	sess, err := openSession(h.ctx, h.opts.Maria, dir, fmt.Sprintf("h%d_%d", h.seed%1000000, h.dirN), h.opts.Timeout)
+	if sess != nil {
+		sess.kept = kept
+	}
+	return sess, err
 }
+
+func (h *history) keepDir() string { return filepath.Join(h.opts.Keep, fmt.Sprintf("seed%d", h.seed)) }
 
 func (h *history) model(name string) *Table {
 	for _, t := range h.tables {
@@ -210,6 +233,8 @@ func cloneTables(ts []*Table) []Table {
 		out[i] = *t
 		out[i].Cols = slices.Clone(t.Cols)
 		out[i].Spec = slices.Clone(t.Spec)
+		out[i].Branches = slices.Clone(t.Branches)
+		out[i].Tags = slices.Clone(t.Tags)
 	}
 	return out
 }
@@ -245,9 +270,21 @@ func (h *history) step(st Step, before []Table) (bool, error) {
 		}
 		return true, nil
 	}
-	// Every statement is followed by the whole table, compared.
+	// Every statement is followed by the whole table, compared, and by
+	// the branch it wrote or each branch whose columns it changed.
 	if st.Kind != "create" && !h.loading {
 		h.compare(Query{Shape: "rows", Ice: fmt.Sprintf("SELECT * FROM {{t:%s}}", st.Table), Maria: fmt.Sprintf("SELECT * FROM {{t:%s}}", st.Table)})
+		var branches []string
+		switch {
+		case st.Ref != "" && st.Kind != "ref/tag" && st.Kind != "ref/drop":
+			branches = []string{st.Ref}
+		case strings.HasPrefix(st.Kind, "column/"):
+			branches = h.model(st.Table).Branches
+		}
+		for _, b := range branches {
+			ref := fmt.Sprintf("{{br:%s:%s}}", st.Table, b)
+			h.compare(Query{Shape: "rows/branch", Ice: "SELECT * FROM " + ref, Maria: "SELECT * FROM " + ref})
+		}
 	}
 	return true, nil
 }
@@ -258,7 +295,7 @@ func (h *history) queries(n int) {
 		if len(h.tot.Failures) >= h.opts.MaxFailures {
 			return
 		}
-		q := h.gen.q.Next(func() (string, int, []Column, bool) { return h.sess.asofChoice(h.rng.IntN) })
+		q := h.gen.q.Next(func() (string, []Column, bool) { return h.sess.asofChoice(h.rng.IntN) })
 		h.compare(q)
 	}
 }
@@ -446,6 +483,11 @@ func RunHistory(ctx context.Context, opts Options, seed uint64) (*Totals, error)
 		}
 		h.queries(opts.QueriesPerStep)
 	}
+	if h.sess.kept && len(h.tot.Failures) == 0 {
+		if err := h.keep(h.keepDir()); err != nil {
+			return h.tot, fmt.Errorf("seed %d: keep the warehouse: %w", seed, err)
+		}
+	}
 	return h.tot, nil
 }
 
@@ -455,6 +497,7 @@ func RunHistory(ctx context.Context, opts Options, seed uint64) (*Totals, error)
 // timed.
 func RunShapes(ctx context.Context, opts Options, seed uint64, rows, inserts, n int) (*Totals, error) {
 	loadStart := time.Now()
+	opts.Keep = "" // only histories are kept
 	h := newHistory(ctx, opts, seed, true)
 	h.gen.vg.maxID = rows
 	var err error
@@ -493,7 +536,7 @@ func RunShapes(ctx context.Context, opts Options, seed uint64, rows, inserts, n 
 		if len(h.tot.Failures) >= opts.MaxFailures || h.pastDeadline(i, opts.MinQueries) {
 			break
 		}
-		h.compare(h.gen.q.Next(func() (string, int, []Column, bool) { return "", 0, nil, false }))
+		h.compare(h.gen.q.Next(func() (string, []Column, bool) { return "", nil, false }))
 	}
 	return h.tot, nil
 }

@@ -18,7 +18,10 @@ import (
 // list) and HISTORY_TIME (a duration: random seeds follow the listed ones
 // until it is spent, three quarters histories, one quarter shapes);
 // HISTORY_KNOWN=on generates the shapes of the known issues too;
-// HISTORY_VERBOSE=1 logs every statement and query with its times.
+// HISTORY_STEPS=n sets the statements per history;
+// HISTORY_VERBOSE=1 logs every statement and query with its times;
+// HISTORY_KEEP=dir keeps each history's warehouse and the oracle's final
+// rows in dir/seed<N> (`make interop` reads them with PyIceberg and DuckDB).
 var defaultSeeds = []uint64{1, 2, 3, 4, 5, 6, 7, 8}
 
 const (
@@ -77,11 +80,19 @@ func options(t *testing.T) Options {
 	if longRun() {
 		budget, steps = 3*time.Minute, longSteps
 	}
+	if env := os.Getenv("HISTORY_STEPS"); env != "" {
+		n, err := strconv.Atoi(env)
+		if err != nil {
+			t.Fatalf("HISTORY_STEPS: %v", err)
+		}
+		steps = n
+	}
 	return Options{
 		Maria: theOracle.get(t), Dir: t.TempDir(), Cfg: cfg, Steps: steps, QueriesPerStep: queriesPerStep,
 		Timeout: queryTimeout, ShrinkBudget: budget, MaxFailures: 3, MinSteps: 10, MinQueries: 20,
 		Log:     func(format string, args ...any) { t.Logf(format, args...) },
 		Verbose: os.Getenv("HISTORY_VERBOSE") != "",
+		Keep:    os.Getenv("HISTORY_KEEP"),
 	}
 }
 

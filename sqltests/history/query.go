@@ -64,25 +64,38 @@ func (g *queryGen) rel(alias string, t *Table) rel {
 func (g *queryGen) table() *Table { return g.tables[g.rng.IntN(len(g.tables))] }
 
 // Next draws a query of a shape that is on.
-func (g *queryGen) Next(asof func() (table string, step int, cols []Column, ok bool)) Query {
+func (g *queryGen) Next(asof func() (ref string, cols []Column, ok bool)) Query {
 	for {
 		shape := weighted(g.rng, []weightedKind{
 			{"filter", 12}, {"aggregate", 8}, {"group", 10}, {"distinct", 5}, {"join", 14},
-			{"subquery", 14}, {"union", 8}, {"window", 8}, {"topn", 8}, {"meta", 2}, {"asof", 5},
+			{"subquery", 14}, {"union", 8}, {"window", 8}, {"topn", 8}, {"meta", 2}, {"asof", 5}, {"branch", 5},
 		})
 		var q Query
 		ok := true
 		switch shape {
 		case "asof":
-			name, step, cols, found := asof()
+			ref, cols, found := asof()
 			if !found {
 				ok = false
 				break
 			}
-			t := &Table{Name: name, Cols: cols}
-			r := rel{alias: "a", ref: fmt.Sprintf("{{asof:%s:%d}}", name, step), t: t, cols: cols}
+			r := rel{alias: "a", ref: ref, t: &Table{Cols: cols}, cols: cols}
 			q = g.single(r)
 			q.Shape = "asof/" + q.Shape
+			if strings.HasPrefix(ref, "{{tag") {
+				q.Shape = "tag/" + strings.TrimPrefix(q.Shape, "asof/")
+			}
+		case "branch":
+			// A branch reads with the table's current columns.
+			t := g.table()
+			if len(t.Branches) == 0 {
+				ok = false
+				break
+			}
+			r := g.rel("a", t)
+			r.ref = fmt.Sprintf("{{%s:%s:%s}}", pick(g.rng, "br", "brv"), t.Name, t.Branches[g.rng.IntN(len(t.Branches))])
+			q = g.single(r)
+			q.Shape = "branch/" + q.Shape
 		case "meta":
 			t := g.table()
 			q = Query{Shape: "meta/snapshots", Ice: fmt.Sprintf("SELECT COUNT(*) FROM h.%s.snapshots", t.Name), Maria: fmt.Sprintf("SELECT {{snapcount:%s}}", t.Name)}

@@ -87,6 +87,11 @@ type Table struct {
 	nextCol int
 	// ids is the largest id generated so far, so that keys overlap.
 	ids int
+	// Branches and Tags are the table's refs besides main, by name;
+	// nextRef numbers new ones (b1, g2, ...).
+	Branches []string
+	Tags     []string
+	nextRef  int
 }
 
 // Col finds a column by name.

@@ -6,6 +6,7 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"regexp"
 	"slices"
@@ -31,6 +32,7 @@ type session struct {
 	mname   string
 	timeout time.Duration
 	tables  map[string]*tableRun
+	kept    bool // the warehouse stays when the session closes (Options.Keep)
 }
 
 // tableRun is the oracle's record of a table's snapshots: which ones are
@@ -41,6 +43,15 @@ type tableRun struct {
 	chain  []int64 // ancestors of main, oldest first
 	snaps  map[int64]*snapRec
 	byStep map[int]int64 // step ID -> the snapshot it made
+	// branches are the other branches' heads and ancestors; tags the
+	// snapshot each tag names.
+	branches map[string]*branchRun
+	tags     map[string]int64
+}
+
+type branchRun struct {
+	head  int64
+	chain []int64
 }
 
 type snapRec struct {
@@ -141,13 +152,15 @@ func (s *session) close() {
 	if s.mdb != nil {
 		s.mdb.Close()
 	}
-	os.RemoveAll(s.dir)
+	if !s.kept {
+		os.RemoveAll(s.dir)
+	}
 }
 
 func (s *session) table(name string) *tableRun {
 	tr := s.tables[name]
 	if tr == nil {
-		tr = &tableRun{snaps: map[int64]*snapRec{}, byStep: map[int]int64{}}
+		tr = &tableRun{snaps: map[int64]*snapRec{}, byStep: map[int]int64{}, branches: map[string]*branchRun{}, tags: map[string]int64{}}
 		s.tables[name] = tr
 	}
 	return tr
@@ -180,7 +193,8 @@ func (s *session) apply(ctx context.Context, st *Step, model *Table) (outcome, e
 	tr := s.table(st.Table)
 	ice, maria := st.Ice, st.Maria
 	var target int64
-	if st.Kind == "rollback" {
+	switch st.Kind {
+	case "rollback":
 		id, ok := tr.byStep[st.Target]
 		rec := tr.snaps[id]
 		if !ok || rec == nil || id == tr.head || !slices.Contains(tr.chain, id) {
@@ -192,6 +206,17 @@ func (s *session) apply(ctx context.Context, st *Step, model *Table) (outcome, e
 		target = id
 		ice = fmt.Sprintf("CALL system.rollback_to_snapshot('h.%s', %d)", st.Table, id)
 		maria = []string{"DELETE FROM " + st.Table, fmt.Sprintf("INSERT INTO %s SELECT * FROM %s", st.Table, rec.copy)}
+	case "ref/fast_forward":
+		// Iceberg fast-forwards main only to a branch it is an ancestor of.
+		br := tr.branches[st.Ref]
+		if br == nil || !slices.Contains(br.chain, tr.head) {
+			return outcome{skipped: true}, nil
+		}
+		target = br.head
+	case "ref/tag":
+		if tr.snaps[tr.head] == nil {
+			return outcome{skipped: true}, nil
+		}
 	}
 	var o outcome
 	_, o.iceErr = s.on.ExecContext(ctx, ice)
@@ -199,26 +224,51 @@ func (s *session) apply(ctx context.Context, st *Step, model *Table) (outcome, e
 	if o.iceErr != nil {
 		return o, nil
 	}
-	head, err := s.head(ctx, st.Table)
+	head, err := s.head(ctx, st.Table, "main")
 	if err != nil {
 		return o, err
 	}
-	switch {
-	case st.Kind == "rollback":
-		if head != target {
-			o.iceErr = fmt.Errorf("main is at snapshot %d after the rollback to %d", head, target)
+	var br *branchRun
+	if st.Ref != "" && !strings.HasPrefix(st.Kind, "ref/") {
+		// A write to a branch: main stays where it was.
+		if head != tr.head {
+			o.iceErr = fmt.Errorf("main moved from snapshot %d to %d on a write to branch %s", tr.head, head, st.Ref)
 			return o, nil
 		}
-		tr.chain = tr.chain[:slices.Index(tr.chain, target)+1]
-	case head != tr.head && head != 0:
+		if br = tr.branches[st.Ref]; br == nil {
+			return o, nil // a branch this replay did not create: MariaDB refused the write
+		}
+		if head, err = s.head(ctx, st.Table, st.Ref); err != nil {
+			return o, err
+		}
+	}
+	switch {
+	case st.Kind == "rollback" || st.Kind == "ref/fast_forward":
+		if head != target {
+			o.iceErr = fmt.Errorf("main is at snapshot %d after %s (expected %d)", head, st.Kind, target)
+			return o, nil
+		}
+		if st.Kind == "rollback" {
+			tr.chain = tr.chain[:slices.Index(tr.chain, target)+1]
+		} else {
+			tr.chain = slices.Clone(tr.branches[st.Ref].chain)
+		}
+	case st.Kind == "ref/branch":
+		tr.branches[st.Ref] = &branchRun{head: tr.head, chain: slices.Clone(tr.chain)}
+	case st.Kind == "ref/tag":
+		tr.tags[st.Ref] = tr.head
+	case st.Kind == "ref/drop":
+		delete(tr.branches, st.Ref)
+	case br != nil && head != br.head || br == nil && head != tr.head && head != 0:
 		if _, seen := tr.snaps[head]; seen {
-			return o, fmt.Errorf("%s moved main back to snapshot %d", st.Ice, head)
+			return o, fmt.Errorf("%s moved a branch back to snapshot %d", st.Ice, head)
 		}
 		rec := &snapRec{step: st.ID, copy: fmt.Sprintf("snap_%s_%d", st.Table, st.ID)}
 		if model != nil {
 			rec.cols = slices.Clone(model.Cols)
 		}
-		if err := s.mariaExec(ctx, []string{fmt.Sprintf("CREATE TABLE %s AS SELECT * FROM %s", rec.copy, st.Table)}); err != nil {
+		_, rows := st.targets()
+		if err := s.mariaExec(ctx, []string{fmt.Sprintf("CREATE TABLE %s AS SELECT * FROM %s", rec.copy, rows)}); err != nil {
 			return o, fmt.Errorf("copy snapshot rows: %w", err)
 		}
 		if rec.sig, err = s.mariaSig(ctx, st.Table); err != nil {
@@ -226,22 +276,52 @@ func (s *session) apply(ctx context.Context, st *Step, model *Table) (outcome, e
 		}
 		tr.snaps[head] = rec
 		tr.byStep[st.ID] = head
+		if br != nil {
+			br.chain = append(br.chain, head)
+			br.head = head
+			return o, nil
+		}
 		tr.chain = append(tr.chain, head)
+	}
+	if br != nil {
+		return o, nil
 	}
 	tr.head = head
 	if st.Kind == "call/expire_snapshots" {
-		keep := tr.chain[max(0, len(tr.chain)-st.Keep):]
-		for id, rec := range tr.snaps {
-			if !slices.Contains(keep, id) {
-				if err := s.mariaExec(ctx, []string{"DROP TABLE " + rec.copy}); err != nil {
-					return o, err
-				}
-				delete(tr.snaps, id)
-				delete(tr.byStep, rec.step)
-			}
+		if err := s.expire(ctx, tr, st.Keep); err != nil {
+			return o, err
 		}
 	}
 	return o, nil
+}
+
+// expire drops the oracle's copies of the snapshots expire_snapshots
+// (older_than far in the future, retain_last keep) removes: all but the
+// last keep ancestors of each branch and the snapshots tags name.
+func (s *session) expire(ctx context.Context, tr *tableRun, keep int) error {
+	kept := map[int64]bool{}
+	for id := range tr.tags {
+		kept[tr.tags[id]] = true
+	}
+	chains := [][]int64{tr.chain}
+	for _, br := range tr.branches {
+		chains = append(chains, br.chain)
+	}
+	for _, c := range chains {
+		for _, id := range c[max(0, len(c)-keep):] {
+			kept[id] = true
+		}
+	}
+	for id, rec := range tr.snaps {
+		if !kept[id] {
+			if err := s.mariaExec(ctx, []string{"DROP TABLE " + rec.copy}); err != nil {
+				return err
+			}
+			delete(tr.snaps, id)
+			delete(tr.byStep, rec.step)
+		}
+	}
+	return nil
 }
 
 // mariaExec runs a step's MariaDB statements, all or nothing.
@@ -267,14 +347,15 @@ func (s *session) mariaExec(ctx context.Context, stmts []string) error {
 	return err
 }
 
-func (s *session) head(ctx context.Context, table string) (int64, error) {
+// head is the snapshot a branch of table points at (0: none).
+func (s *session) head(ctx context.Context, table, branch string) (int64, error) {
 	var id int64
-	err := s.on.QueryRowContext(ctx, fmt.Sprintf("SELECT snapshot_id FROM h.%s.refs WHERE name = 'main'", table)).Scan(&id)
+	err := s.on.QueryRowContext(ctx, fmt.Sprintf("SELECT snapshot_id FROM h.%s.refs WHERE name = '%s'", table, branch)).Scan(&id)
 	if errors.Is(err, gosql.ErrNoRows) {
 		return 0, nil
 	}
 	if err != nil {
-		return 0, fmt.Errorf("main of %s: %w", table, err)
+		return 0, fmt.Errorf("%s of %s: %w", branch, table, err)
 	}
 	return id, nil
 }
@@ -310,11 +391,12 @@ func (s *session) rollbackTargets(table string) []int {
 	return out
 }
 
-// asofChoice picks a live snapshot for a time-travel query.
-func (s *session) asofChoice(pick func(n int) int) (string, int, []Column, bool) {
+// asofChoice picks a live snapshot of a branch, or a tag, for a
+// time-travel query: the placeholder that names it and its columns.
+func (s *session) asofChoice(pick func(n int) int) (string, []Column, bool) {
 	type c struct {
-		table string
-		rec   *snapRec
+		ref  string
+		cols []Column
 	}
 	var all []c
 	names := make([]string, 0, len(s.tables))
@@ -324,23 +406,42 @@ func (s *session) asofChoice(pick func(n int) int) (string, int, []Column, bool)
 	slices.Sort(names)
 	for _, n := range names {
 		tr := s.tables[n]
-		for _, id := range tr.chain {
-			if rec := tr.snaps[id]; rec != nil && rec.cols != nil {
-				all = append(all, c{n, rec})
+		ids := slices.Clone(tr.chain)
+		for _, b := range slices.Sorted(maps.Keys(tr.branches)) {
+			ids = append(ids, tr.branches[b].chain...)
+		}
+		seen := map[int64]bool{}
+		for _, id := range ids {
+			if rec := tr.snaps[id]; rec != nil && rec.cols != nil && !seen[id] {
+				seen[id] = true
+				all = append(all, c{fmt.Sprintf("{{asof:%s:%d}}", n, rec.step), rec.cols})
+			}
+		}
+		for _, g := range slices.Sorted(maps.Keys(tr.tags)) {
+			if rec := tr.snaps[tr.tags[g]]; rec != nil && rec.cols != nil {
+				kind := "tag"
+				if pick(2) == 0 {
+					kind = "tagv"
+				}
+				all = append(all, c{fmt.Sprintf("{{%s:%s:%s}}", kind, n, g), rec.cols})
 			}
 		}
 	}
 	if len(all) == 0 {
-		return "", 0, nil, false
+		return "", nil, false
 	}
 	ch := all[pick(len(all))]
-	return ch.table, ch.rec.step, ch.rec.cols, true
+	return ch.ref, ch.cols, true
 }
 
-var placeholder = regexp.MustCompile(`\{\{(t|asof|snapcount):([a-z0-9]+)(?::(\d+))?\}\}`)
+// placeholder matches the table references of a generated query:
+// {{t:NAME}}, {{asof:NAME:STEP}}, {{br:NAME:BRANCH}} (db.t.branch_b),
+// {{brv:NAME:BRANCH}} (t VERSION AS OF 'b'), {{tag:NAME:TAG}},
+// {{tagv:NAME:TAG}} and {{snapcount:NAME}}.
+var placeholder = regexp.MustCompile(`\{\{(t|asof|br|brv|tag|tagv|snapcount):([a-z0-9]+)(?::([a-z0-9]+))?\}\}`)
 
 // resolve replaces a query's placeholders for one side; ok is false when
-// it names a snapshot this session does not have.
+// it names a snapshot or ref this session does not have.
 func (s *session) resolve(q string, iceSide bool) (string, bool) {
 	ok := true
 	out := placeholder.ReplaceAllStringFunc(q, func(m string) string {
@@ -351,19 +452,49 @@ func (s *session) resolve(q string, iceSide bool) (string, bool) {
 			return p[2]
 		case "snapcount":
 			return strconv.Itoa(len(tr.snaps))
+		case "br", "brv":
+			if tr.branches[p[3]] == nil {
+				ok = false
+				return m
+			}
+		case "tag", "tagv":
+			if rec := tr.snaps[tr.tags[p[3]]]; rec == nil {
+				ok = false
+				return m
+			} else if !iceSide {
+				return rec.copy
+			}
+		case "asof":
+			step, _ := strconv.Atoi(p[3])
+			id, found := tr.byStep[step]
+			if !found {
+				ok = false
+				return m
+			}
+			if iceSide {
+				return fmt.Sprintf("%s VERSION AS OF %d", p[2], id)
+			}
+			return tr.snaps[id].copy
 		}
-		step, _ := strconv.Atoi(p[3])
-		id, found := tr.byStep[step]
-		if !found {
-			ok = false
-			return m
-		}
-		if iceSide {
-			return fmt.Sprintf("%s VERSION AS OF %d", p[2], id)
-		}
-		return tr.snaps[id].copy
+		return refName(p[1], p[2], p[3], iceSide)
 	})
 	return out, ok
+}
+
+// refName spells a branch or tag reference on one side (a tag on
+// MariaDB is the copy of its snapshot's rows, which only the session
+// knows).
+func refName(kind, table, ref string, iceSide bool) string {
+	switch {
+	case !iceSide && (kind == "br" || kind == "brv"):
+		return branchTable(table, ref)
+	case !iceSide:
+		return fmt.Sprintf("<rows of %s at tag %s>", table, ref)
+	case kind == "br" || kind == "tag":
+		return fmt.Sprintf("h.%s.%s_%s", table, map[string]string{"br": "branch", "tag": "tag"}[kind], ref)
+	default:
+		return fmt.Sprintf("%s VERSION AS OF '%s'", table, ref)
+	}
 }
 
 // check is a query's results on the three sides.

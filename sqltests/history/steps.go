@@ -3,6 +3,7 @@ package history
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 )
 
@@ -23,6 +24,22 @@ type Step struct {
 	Target int
 	// Keep is how many ancestors an expire_snapshots keeps.
 	Keep int
+	// Ref is the branch a write goes to (empty: main), or the branch or
+	// tag a ref statement creates, drops or fast-forwards main to.
+	Ref string
+}
+
+// branchTable is the MariaDB table that holds the rows of table t's
+// branch b (the oracle of a branch is a table of its own).
+func branchTable(t, b string) string { return "br_" + t + "_" + b }
+
+// targets are the names a write's statement gives its target table on
+// each side: the table, or its branch (db.t.branch_b on icesql).
+func (s *Step) targets() (ice, maria string) {
+	if s.Ref == "" {
+		return s.Table, s.Table
+	}
+	return fmt.Sprintf("h.%s.branch_%s", s.Table, s.Ref), branchTable(s.Table, s.Ref)
 }
 
 // render writes the SQL of a step made of rows.
@@ -34,11 +51,13 @@ func (s *Step) render() {
 	for i, r := range s.Rows {
 		vals[i] = "(" + strings.Join(r, ", ") + ")"
 	}
-	list := fmt.Sprintf("%s (%s) VALUES %s", s.Table, strings.Join(s.Cols, ", "), strings.Join(vals, ", "))
+	ice, maria := s.targets()
+	rest := fmt.Sprintf(" (%s) VALUES %s", strings.Join(s.Cols, ", "), strings.Join(vals, ", "))
+	list := s.Table + rest
 	switch s.Kind {
 	case "insert":
-		s.Ice = "INSERT INTO " + list
-		s.Maria = []string{s.Ice}
+		s.Ice = "INSERT INTO " + ice + rest
+		s.Maria = []string{"INSERT INTO " + maria + rest}
 	case "overwrite/values":
 		s.Ice = "INSERT OVERWRITE " + list
 		s.Maria = []string{"DELETE FROM " + s.Table, "INSERT INTO " + list}
@@ -161,12 +180,16 @@ func (g *stepGen) next(snaps snapshots) Step {
 			{"overwrite", 3}, {"truncate", 1},
 			{"call/rewrite_data_files", 3}, {"call/rewrite_position_delete_files", 3},
 			{"call/expire_snapshots", 2}, {"rollback", 3}, {"format", 1},
+			{"ref/branch", 3}, {"ref/tag", 2}, {"ref/fast_forward", 2}, {"ref/drop", 1},
 		})
 		if !g.cfg.on("stmt/" + kind) {
 			continue
 		}
 		saved := cloneTables([]*Table{t})[0]
 		if s, ok := g.build(t, kind, snaps); ok {
+			if strings.HasPrefix(kind, "column/") {
+				g.onBranches(t, &s)
+			}
 			return s
 		}
 		*t = saved // a statement not drawn leaves the model as it was
@@ -193,20 +216,51 @@ func weighted(r *rand.Rand, ks []weightedKind) string {
 	return ks[0].kind
 }
 
+// onBranches applies a column change to the oracle's branch tables too: a
+// branch reads with the table's current schema.
+func (g *stepGen) onBranches(t *Table, s *Step) {
+	prefix := "ALTER TABLE " + t.Name + " "
+	var more []string
+	for _, b := range t.Branches {
+		for _, q := range s.Maria {
+			if strings.HasPrefix(q, prefix) {
+				more = append(more, "ALTER TABLE "+branchTable(t.Name, b)+" "+strings.TrimPrefix(q, prefix))
+			}
+		}
+	}
+	s.Maria = append(s.Maria, more...)
+}
+
+// branchOrMain picks the target of a write: one of t's branches a third
+// of the time, else main ("").
+func (g *stepGen) branchOrMain(t *Table) string {
+	if len(t.Branches) == 0 || g.rng.IntN(3) > 0 {
+		return ""
+	}
+	return t.Branches[g.rng.IntN(len(t.Branches))]
+}
+
 func (g *stepGen) build(t *Table, kind string, snaps snapshots) (Step, bool) {
 	r := g.rng
-	s := Step{Table: t.Name, Kind: kind}
+	s := Step{Table: t.Name, Kind: kind, Ref: g.branchOrMain(t)}
+	ice, maria := s.targets()
 	switch kind {
 	case "insert":
-		return g.insert(t, 1+r.IntN(25)), true
+		ref := s.Ref
+		s = g.insert(t, 1+r.IntN(25))
+		s.Ref = ref
+		s.render()
+		return s, true
 	case "update":
-		s.Ice = fmt.Sprintf("UPDATE %s SET %s WHERE %s", t.Name, g.assignments(t), g.q.tablePredicate(t))
-		s.Maria = []string{s.Ice}
+		set, where := g.assignments(t), g.q.tablePredicate(t)
+		s.Ice = fmt.Sprintf("UPDATE %s SET %s WHERE %s", ice, set, where)
+		s.Maria = []string{fmt.Sprintf("UPDATE %s SET %s WHERE %s", maria, set, where)}
 	case "delete":
-		s.Ice = fmt.Sprintf("DELETE FROM %s WHERE %s", t.Name, g.q.tablePredicate(t))
-		s.Maria = []string{s.Ice}
+		where := g.q.tablePredicate(t)
+		s.Ice = fmt.Sprintf("DELETE FROM %s WHERE %s", ice, where)
+		s.Maria = []string{fmt.Sprintf("DELETE FROM %s WHERE %s", maria, where)}
 	case "merge":
-		return g.merge(t), true
+		return g.merge(t, s.Ref), true
 	case "mode":
 		i := r.IntN(3)
 		prop := []string{"write.update.mode", "write.delete.mode", "write.merge.mode"}[i]
@@ -373,6 +427,47 @@ func (g *stepGen) build(t *Table, kind string, snaps snapshots) (Step, bool) {
 			return s, false
 		}
 		s.Target = targets[r.IntN(len(targets))]
+	case "ref/branch":
+		// A branch starts at main's head; its rows are a copy of main's.
+		if len(t.Branches) >= 2 {
+			return s, false
+		}
+		t.nextRef++
+		s.Ref = fmt.Sprintf("b%d", t.nextRef)
+		t.Branches = append(t.Branches, s.Ref)
+		br := branchTable(t.Name, s.Ref)
+		s.Ice = fmt.Sprintf("ALTER TABLE %s CREATE BRANCH %s", t.Name, s.Ref)
+		s.Maria = []string{fmt.Sprintf("CREATE TABLE %s LIKE %s", br, t.Name), fmt.Sprintf("INSERT INTO %s SELECT * FROM %s", br, t.Name)}
+	case "ref/tag":
+		// A tag names main's head: the oracle reads it from its copy of
+		// that snapshot's rows.
+		if len(t.Tags) >= 3 {
+			return s, false
+		}
+		t.nextRef++
+		s.Ref = fmt.Sprintf("g%d", t.nextRef)
+		t.Tags = append(t.Tags, s.Ref)
+		s.Ice = fmt.Sprintf("ALTER TABLE %s CREATE TAG %s", t.Name, s.Ref)
+	case "ref/fast_forward":
+		// Applied only where main's head is an ancestor of the branch's
+		// (the runner skips it otherwise, as Iceberg would refuse it).
+		if len(t.Branches) == 0 {
+			return s, false
+		}
+		s.Ref = t.Branches[r.IntN(len(t.Branches))]
+		s.Ice = fmt.Sprintf("CALL system.fast_forward(table => 'h.%s', branch => 'main', to => '%s')", t.Name, s.Ref)
+		s.Maria = []string{"DELETE FROM " + t.Name, fmt.Sprintf("INSERT INTO %s SELECT * FROM %s", t.Name, branchTable(t.Name, s.Ref))}
+	case "ref/drop":
+		if len(t.Branches) == 0 {
+			return s, false
+		}
+		s.Ref = t.Branches[r.IntN(len(t.Branches))]
+		t.Branches = slices.DeleteFunc(t.Branches, func(b string) bool { return b == s.Ref })
+		s.Ice = fmt.Sprintf("ALTER TABLE %s DROP BRANCH %s", t.Name, s.Ref)
+		s.Maria = []string{"DROP TABLE " + branchTable(t.Name, s.Ref)}
+	}
+	if !strings.HasPrefix(kind, "ref/") && kind != "update" && kind != "delete" {
+		s.Ref = "" // only writes and ref statements name a branch
 	}
 	return s, true
 }
@@ -422,32 +517,33 @@ func (g *stepGen) assignments(t *Table) string {
 // arbitrary pick in MySQL's UPDATE ... JOIN). MySQL runs it as the
 // staged UPDATE/DELETE + INSERT it means: the rows to insert are those
 // without a match before any change.
-func (g *stepGen) merge(t *Table) Step {
+func (g *stepGen) merge(t *Table, ref string) Step {
 	r := g.rng
 	src := g.tables[r.IntN(len(g.tables))]
 	where := g.q.tablePredicate(src)
 	source := fmt.Sprintf("SELECT id, MAX(k) AS k, MAX(s) AS s, MAX(x) AS x FROM %s WHERE id IS NOT NULL AND %s GROUP BY id", src.Name, where)
 	variant := r.IntN(3)
-	s := Step{Table: t.Name, Kind: fmt.Sprintf("merge/%d", variant)}
+	s := Step{Table: t.Name, Kind: fmt.Sprintf("merge/%d", variant), Ref: ref}
+	ice, target := s.targets()
 	var clauses []string
 	maria := []string{"CREATE TEMPORARY TABLE ms AS " + source}
 	if variant != 2 {
-		maria = append(maria, fmt.Sprintf("CREATE TEMPORARY TABLE mi AS SELECT id, k, s, x FROM ms WHERE NOT EXISTS (SELECT 1 FROM %s AS tg WHERE tg.id = ms.id)", t.Name))
+		maria = append(maria, fmt.Sprintf("CREATE TEMPORARY TABLE mi AS SELECT id, k, s, x FROM ms WHERE NOT EXISTS (SELECT 1 FROM %s AS tg WHERE tg.id = ms.id)", target))
 	}
 	switch variant {
 	case 0, 2:
 		clauses = append(clauses, "WHEN MATCHED THEN UPDATE SET k = src.k, s = src.s")
-		maria = append(maria, fmt.Sprintf("UPDATE %s AS tg JOIN ms ON tg.id = ms.id SET tg.k = ms.k, tg.s = ms.s", t.Name))
+		maria = append(maria, fmt.Sprintf("UPDATE %s AS tg JOIN ms ON tg.id = ms.id SET tg.k = ms.k, tg.s = ms.s", target))
 	case 1:
 		clauses = append(clauses, "WHEN MATCHED AND tg.k > src.k THEN DELETE")
-		maria = append(maria, fmt.Sprintf("DELETE tg FROM %s AS tg JOIN ms ON tg.id = ms.id WHERE tg.k > ms.k", t.Name))
+		maria = append(maria, fmt.Sprintf("DELETE tg FROM %s AS tg JOIN ms ON tg.id = ms.id WHERE tg.k > ms.k", target))
 	}
 	if variant != 2 {
 		clauses = append(clauses, "WHEN NOT MATCHED THEN INSERT (id, k, s, x) VALUES (src.id, src.k, src.s, src.x)")
-		maria = append(maria, fmt.Sprintf("INSERT INTO %s (id, k, s, x) SELECT id, k, s, x FROM mi", t.Name), "DROP TEMPORARY TABLE mi")
+		maria = append(maria, fmt.Sprintf("INSERT INTO %s (id, k, s, x) SELECT id, k, s, x FROM mi", target), "DROP TEMPORARY TABLE mi")
 	}
 	maria = append(maria, "DROP TEMPORARY TABLE ms")
-	s.Ice = fmt.Sprintf("MERGE INTO %s AS tg USING (%s) AS src ON tg.id = src.id %s", t.Name, source, strings.Join(clauses, " "))
+	s.Ice = fmt.Sprintf("MERGE INTO %s AS tg USING (%s) AS src ON tg.id = src.id %s", ice, source, strings.Join(clauses, " "))
 	s.Maria = maria
 	return s
 }
