@@ -169,6 +169,8 @@ func (tr *vecTranslator) value(e sql.Expression) (vector.Expr, error) {
 		if tr.rowLevel {
 			return tr.mod(e) // rowscan_fast.go
 		}
+	case *checkedArithmetic: // overflow.go: the vector path checks too
+		return tr.value(e.Arithmetic)
 	case *expression.Arithmetic:
 		op := vector.ArithOp(e.Op[0])
 		if len(e.Op) != 1 || (op != '+' && op != '-' && op != '*') {
