@@ -83,8 +83,8 @@ func TestKnownIssuesExclude(t *testing.T) {
 	c.WithoutKnownIssues()
 	for _, shape := range []string{
 		"join/cross-right", "join/cross-left", "window/sum-null", "group/having-order-expr",
-		"expr/coalesce-float", "window/running-sum",
-		"expr/mod-negative-zero", "value/int-near-min", "arith/bigint-overflow",
+		"window/running-sum",
+		"expr/mod-negative-zero", "value/int-near-min",
 	} {
 		if c.on(shape) {
 			t.Errorf("%s is on", shape)

@@ -81,19 +81,9 @@ func KnownIssues() []KnownIssue {
 			Shapes: []string{"value/int-near-min"},
 		},
 		{
-			Name:   "COALESCE(float_column, 0) is text: ORDER BY and comparisons on it are by string",
-			Why:    "FINDINGS.md #7: f FLOAT holding 3.5, 21, 100: ORDER BY COALESCE(f, 0) gives 100, 21, 3.5",
-			Shapes: []string{"expr/coalesce-float"},
-		},
-		{
 			Name:   "A running SUM() OVER (ORDER BY c) is the partition's total when c has ties",
 			Why:    "FINDINGS.md #8: k 5, 40, 10, 20, 7 with x NULL, NULL, 1.5, 1.5, 3: SUM(k) OVER (ORDER BY x) is 82 on every row (MySQL: 45, 45, 75, 75, 82)",
 			Shapes: []string{"window/running-sum"},
-		},
-		{
-			Name:   "BIGINT arithmetic overflows silently (wraps) instead of failing with 1690",
-			Why:    "FINDINGS.md #4: SELECT 9223372036854775807 + 1 answers -9223372036854775808",
-			Shapes: []string{"arith/bigint-overflow"},
 		},
 	}
 }
