@@ -61,15 +61,27 @@ func checkArithmetic(ctx *sql.Context, e sql.Expression) (sql.Expression, transf
 			}
 			return sq.WithQuery(q), transform.NewTree, nil
 		}
-		if a, ok := needsCheck(ctx, e); ok {
-			return &checkedArithmetic{Arithmetic: a}, transform.NewTree, nil
+		if m, ok := mysqlOperation(ctx, e); ok {
+			return m, transform.NewTree, nil
 		}
 		return e, transform.SameTree, nil
 	})
 }
 
+// mysqlOperation is icesql's version of e when go-mysql-server's answer
+// would differ from MySQL's: a checked integer +, - or *, or a % (mod.go).
+func mysqlOperation(ctx *sql.Context, e sql.Expression) (sql.Expression, bool) {
+	if a, ok := needsCheck(ctx, e); ok {
+		return &checkedArithmetic{Arithmetic: a}, true
+	}
+	if m, ok := e.(*expression.Mod); ok && m.Resolved() {
+		return newMod(ctx, m), true
+	}
+	return nil, false
+}
+
 // hasUncheckedArithmetic says whether any expression of n (not of its
-// children) has an integer operation left to check.
+// children) has an operation left to replace.
 func hasUncheckedArithmetic(ctx *sql.Context, n sql.Node) bool {
 	ex, ok := n.(sql.Expressioner)
 	if !ok {
@@ -77,7 +89,7 @@ func hasUncheckedArithmetic(ctx *sql.Context, n sql.Node) bool {
 	}
 	for _, e := range ex.Expressions() {
 		if transform.InspectExpr(ctx, e, func(ctx *sql.Context, e sql.Expression) bool {
-			_, ok := needsCheck(ctx, e)
+			_, ok := mysqlOperation(ctx, e)
 			return ok
 		}) {
 			return true

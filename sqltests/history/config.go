@@ -71,11 +71,6 @@ func KnownIssues() []KnownIssue {
 			Shapes: []string{"group/having-order-expr"},
 		},
 		{
-			Name:   "-5 % 5 is -0, a GROUP BY key apart from 0",
-			Why:    "FINDINGS.md #10: k -5 and 60: SELECT k % 5, COUNT(*) ... GROUP BY k % 5 gives groups -0 and 0 (MySQL: one group 0, and -5 % 5 = 0)",
-			Shapes: []string{"expr/mod-negative-zero"},
-		},
-		{
 			Name:   "truncate(W, c) of an INT or BIGINT within W of its minimum wraps around, and pruning drops the row",
 			Why:    "FINDINGS.md #11: PARTITIONED BY (truncate(100, id)) with id = -9223372036854775807 (partition 9223372036854775716): WHERE id BETWEEN -9223372036854775807 AND 55 misses it",
 			Shapes: []string{"value/int-near-min"},
