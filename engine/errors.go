@@ -145,6 +145,7 @@ var mysqlCodes = func() []codedKind {
 		{kind: sql.ErrNoForeignKeySupport, code: mysql.ERNotSupportedYet, state: mysql.SSClientError}, // foreignkeys.go: only CREATE TABLE records them
 		{kind: sql.ErrViewDoesNotExist, code: mysql.ERBadTable, state: mysql.SSUnknownTable},
 		{kind: sql.ErrDatabaseNotFound, code: mysql.ERBadDb, state: mysql.SSClientError},
+		{kind: sql.ErrNoDatabaseSelected, code: mysql.ERNoDb, state: "3D000"},
 		{kind: sql.ErrDuplicateColumn, code: mysql.ERDupFieldName, state: "42S21"},
 		{kind: sql.ErrInvalidIdentifier, code: mysql.ERTooLongIdent, state: "42000"}, // its one use: a name over 64 bytes
 		badTimeValue,
