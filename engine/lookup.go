@@ -205,6 +205,9 @@ func (tr translator) compare(left, right sql.Expression, op iceberg.Operation) (
 	if !ok {
 		return nil, false, false
 	}
+	if op != iceberg.OpEQ && !tr.t.rangeBoundTrusted(f, lit.Val) { // partitionbounds.go
+		return nil, false, false
+	}
 	return pushdown.Compare(f, op, lit.Val)
 }
 

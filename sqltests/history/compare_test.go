@@ -84,7 +84,6 @@ func TestKnownIssuesExclude(t *testing.T) {
 	for _, shape := range []string{
 		"join/cross-right", "join/cross-left", "window/sum-null", "group/having-order-expr",
 		"window/running-sum",
-		"value/int-near-min",
 	} {
 		if c.on(shape) {
 			t.Errorf("%s is on", shape)

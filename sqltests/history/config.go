@@ -71,11 +71,6 @@ func KnownIssues() []KnownIssue {
 			Shapes: []string{"group/having-order-expr"},
 		},
 		{
-			Name:   "truncate(W, c) of an INT or BIGINT within W of its minimum wraps around, and pruning drops the row",
-			Why:    "FINDINGS.md #11: PARTITIONED BY (truncate(100, id)) with id = -9223372036854775807 (partition 9223372036854775716): WHERE id BETWEEN -9223372036854775807 AND 55 misses it",
-			Shapes: []string{"value/int-near-min"},
-		},
-		{
 			Name:   "A running SUM() OVER (ORDER BY c) is the partition's total when c has ties",
 			Why:    "FINDINGS.md #8: k 5, 40, 10, 20, 7 with x NULL, NULL, 1.5, 1.5, 3: SUM(k) OVER (ORDER BY x) is 82 on every row (MySQL: 45, 45, 75, 75, 82)",
 			Shapes: []string{"window/running-sum"},
