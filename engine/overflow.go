@@ -21,7 +21,8 @@ import (
 // analysis (before vectorize, which translates the checked form like the
 // plain one) and by an exec builder for the plans go-mysql-server analyzes
 // with its short rule sets (single-table SELECT, INSERT VALUES, UPDATE,
-// DELETE), which run no rule of icesql's.
+// DELETE), which run no rule of icesql's. The same two put MySQL's integer
+// remainder in place of go-mysql-server's % (mod.go).
 
 // checkedArithmetic is an integer +, - or * that fails with 1690 where the
 // exact result leaves its type's range.
@@ -127,6 +128,11 @@ func (b checkedBuilder) Build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.Ro
 	checked, _, err := transform.OneNodeExpressions(ctx, n, checkArithmetic)
 	if err != nil {
 		return nil, err
+	}
+	if hasUncheckedArithmetic(ctx, checked) {
+		// A node that does not take its expressions back (WithExpressions
+		// keeping some): build it as it is rather than loop.
+		return b.next.Build(ctx, n, row)
 	}
 	// Through the base builder, so that it builds the checked node when
 	// no builder of icesql's takes it (its children come back here).
