@@ -62,3 +62,30 @@ func TestSQLStatesOfCodedKinds(t *testing.T) {
 		}
 	}
 }
+
+// TestWireCoalesceFloatType checks the column type a client receives for
+// COALESCE over a FLOAT column: MySQL's DOUBLE (go-mysql-server sent
+// LONGTEXT, and clients sorted and compared the values as text).
+func TestWireCoalesceFloatType(t *testing.T) {
+	_, srv := startTestServer(t, t.TempDir(), ServerConfig{})
+	db := dial(t, srv, "root", "")
+	mustExec(t, db,
+		"CREATE DATABASE d",
+		"CREATE TABLE d.t (f FLOAT, x DOUBLE)",
+		"INSERT INTO d.t VALUES (3.5, NULL), (NULL, 2.5)",
+	)
+	rows, err := db.Query("SELECT COALESCE(f, 0), COALESCE(f, 1.5), COALESCE(f, x), COALESCE(f, f) FROM d.t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	cols, err := rows.ColumnTypes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []string{"DOUBLE", "DOUBLE", "DOUBLE", "FLOAT"} {
+		if got := cols[i].DatabaseTypeName(); got != want {
+			t.Errorf("column %d (%s): type %s, want %s", i, cols[i].Name(), got, want)
+		}
+	}
+}
