@@ -11,7 +11,8 @@ import (
 
 // String functions where go-mysql-server's answer differs from MySQL's:
 //
-//   - CONCAT, CONCAT_WS, LPAD and RPAD turn a DATE or DATETIME argument into
+//   - CONCAT, CONCAT_WS, LPAD, RPAD and other string functions
+//     (temporalTextFunctions) turn a DATE or DATETIME argument into
 //     text through the value alone, so a DATE reads '2024-01-02 00:00:00'
 //     and a DATETIME(6) loses its trailing zeros; MySQL uses the argument's
 //     type, as a client sees the value ('2024-01-02').
@@ -23,8 +24,17 @@ import (
 var fixedFunctions = map[string]sql.Function{
 	"concat":    textArgsFunction("concat"),
 	"concat_ws": textArgsFunction("concat_ws"),
+	"replace":   textArgsFunction("replace"),
 	"lpad":      sql.Function3{Name: "lpad", Fn: func(ctx *sql.Context, s, n, p sql.Expression) sql.Expression { return newPad(ctx, true, s, n, p) }},
 	"rpad":      sql.Function3{Name: "rpad", Fn: func(ctx *sql.Context, s, n, p sql.Expression) sql.Expression { return newPad(ctx, false, s, n, p) }},
+}
+
+// temporalTextFunctions are the other string functions that read a DATE
+// or DATETIME argument as text (LENGTH(d) was 19, LEFT(d, 13) showed its
+// midnight).
+var temporalTextFunctions = []string{
+	"length", "char_length", "character_length", "octet_length", "left", "right",
+	"substring", "substr", "mid", "locate", "instr", "reverse",
 }
 
 // functionFor is icesql's version of the built-in function name, or
