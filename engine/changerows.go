@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/iceberg-go/table"
@@ -21,7 +22,8 @@ import (
 type changeRowIter struct {
 	tbl     *table.Table
 	tasks   []table.ChangelogScanTask
-	width   int // the table's columns
+	width   int            // the table's columns
+	zone    *time.Location // the session's, for timestamptz (timezone.go)
 	batches *pushdown.Batches
 	task    table.ChangelogScanTask
 	rec     arrow.RecordBatch
@@ -80,7 +82,7 @@ func (r *changeRowIter) readRewrite(ctx *sql.Context) error {
 	for n < len(r.tasks) && r.tasks[n].ChangeOrdinal() == ordinal {
 		n++
 	}
-	group := &changeRowIter{tbl: r.tbl, tasks: r.tasks[:n], width: r.width}
+	group := &changeRowIter{tbl: r.tbl, tasks: r.tasks[:n], width: r.width, zone: r.zone}
 	r.tasks = r.tasks[n:]
 	defer group.Close(ctx)
 	var rows []sql.Row
@@ -211,7 +213,7 @@ func (r *changeRowIter) tableRow(rec arrow.RecordBatch, i int) (sql.Row, error) 
 		if err != nil {
 			return nil, err
 		}
-		row = append(row, v)
+		row = append(row, zoned(rec.Column(c), v, r.zone))
 	}
 	return row, nil
 }

@@ -135,6 +135,7 @@ func newEngine(ctx context.Context, cfg Config, cat catalog.Catalog, root string
 		AddPreAnalyzeRule(keepRootColumnsID, keepRootColumns).
 		AddPostAnalyzeRule(stopIfCancelledID, stopIfCancelled).
 		AddPreAnalyzeRule(innerOuterJoinsID, innerOuterJoins).
+		AddPostAnalyzeRule(checkOverflowID, checkOverflow). // overflow.go
 		AddPostAnalyzeRule(pushRowFiltersID, pushRowFilters).
 		AddPostAnalyzeRule(countFromMetadataID, countFromMetadata).
 		AddPostAnalyzeRule(minMaxFromMetadataID, minMaxFromMetadata).
@@ -156,17 +157,20 @@ func newEngine(ctx context.Context, cfg Config, cat catalog.Catalog, root string
 	newEngineMu.Lock()
 	e.sqle = sqle.New(a, nil)
 	newEngineMu.Unlock()
-	a.ExecBuilder.PriorityBuilder = serverFileBuilder{dir: serverFilesDir(root), // serverfiles.go
-		next: hashJoinBuilder{ // hashlookup.go
-			next: sortBuilder{ // sortlimit.go
-				next: vectorBuilder{
-					next: groupByBuilder{next: explainBuilder{base: a.ExecBuilder}, base: a.ExecBuilder}, // groupby.go
+	a.ExecBuilder.PriorityBuilder = checkedBuilder{ // overflow.go
+		next: serverFileBuilder{dir: serverFilesDir(root), // serverfiles.go
+			next: hashJoinBuilder{ // hashlookup.go
+				next: sortBuilder{ // sortlimit.go
+					next: vectorBuilder{
+						next: groupByBuilder{next: explainBuilder{base: a.ExecBuilder}, base: a.ExecBuilder}, // groupby.go
+						base: a.ExecBuilder,
+					},
 					base: a.ExecBuilder,
 				},
 				base: a.ExecBuilder,
 			},
-			base: a.ExecBuilder,
 		},
+		base: a.ExecBuilder,
 	}
 	if e.budget = newMemoryBudget(cfg.MemoryLimit); e.budget != nil { // memlimit.go
 		e.sqle.MemoryManager = sql.NewMemoryManager(e.budget)

@@ -146,6 +146,7 @@ var mysqlCodes = func() []codedKind {
 		{kind: sql.ErrNoForeignKeySupport, code: mysql.ERNotSupportedYet, state: mysql.SSClientError}, // foreignkeys.go: only CREATE TABLE records them
 		{kind: sql.ErrViewDoesNotExist, code: mysql.ERBadTable, state: mysql.SSUnknownTable},
 		{kind: sql.ErrDatabaseNotFound, code: mysql.ERBadDb, state: mysql.SSClientError},
+		{kind: sql.ErrNoDatabaseSelected, code: mysql.ERNoDb, state: "3D000"},
 		{kind: sql.ErrDuplicateColumn, code: mysql.ERDupFieldName, state: "42S21"},
 		{kind: sql.ErrInvalidIdentifier, code: mysql.ERTooLongIdent, state: "42000"}, // its one use: a name over 64 bytes
 		{kind: analyzererrors.ErrValidationGroupBy, code: mysql.ERWrongFieldWithGroup, state: "42000"},
@@ -188,8 +189,43 @@ var badTimeValue = codedKind{kind: sql.ErrInvalidValue, code: mysql.ERTruncatedW
 var narrowCodes = []codedKind{badTimeValue}
 
 // mysqlError is the error a client sees: a *mysql.SQLError with the code
-// MySQL uses for the same mistake.
+// MySQL uses for the same mistake, and MySQL's SQLSTATE for that code.
 func mysqlError(err error) *mysql.SQLError {
+	return withMySQLState(codedError(err))
+}
+
+// mysqlStates are the SQLSTATEs MySQL sends with its error codes where
+// they are not HY000. go-mysql-server codes many errors with HY000
+// (1146 "table not found" among them), and clients branch on the state
+// (JDBC's SQLSyntaxErrorException, SQLAlchemy's NoSuchTableError).
+var mysqlStates = map[int]string{
+	1044: "42000", 1045: "28000", 1046: "3D000", 1048: "23000", 1049: "42000",
+	1050: "42S01", 1051: "42S02", 1052: "23000", 1054: "42S22", 1055: "42000",
+	1060: "42S21", 1061: "42000", 1062: "23000", 1063: "42000", 1064: "42000",
+	1067: "42000", 1068: "42000", 1072: "42000", 1075: "42000", 1091: "42000",
+	1109: "42S02", 1113: "42000", 1136: "21S01", 1140: "42000", 1142: "42000",
+	1143: "42000", 1146: "42S02", 1149: "42000", 1166: "42000", 1213: "40001",
+	1216: "23000", 1217: "23000", 1222: "21000", 1241: "21000", 1242: "21000",
+	1264: "22003", 1292: "22007", 1305: "42000", 1365: "22012", 1406: "22001",
+	1451: "23000", 1452: "23000", 1582: "42000", 1583: "42000", 1630: "42000",
+	1690: "22003",
+}
+
+// withMySQLState gives se MySQL's SQLSTATE for its code when it carries
+// the general HY000.
+func withMySQLState(se *mysql.SQLError) *mysql.SQLError {
+	if se == nil || (se.State != mysql.SSUnknownSQLState && se.State != "") {
+		return se
+	}
+	if state, ok := mysqlStates[se.Num]; ok {
+		fixed := *se
+		fixed.State = state
+		return &fixed
+	}
+	return se
+}
+
+func codedError(err error) *mysql.SQLError {
 	if err == nil {
 		return nil
 	}

@@ -15,6 +15,10 @@ var providedFunctions = func() map[string]sql.Function {
 		"avg":                      exactAggregateFunction("avg"),
 		planner.QuantifiedFunction: quantifiedFunction,
 		"load_file":                loadFileFunction, // serverfiles.go
+		"coalesce":                 coalesceFunction, // coalesce.go
+	}
+	for _, name := range temporalTextFunctions { // stringfuncs.go
+		fs[name] = textArgsFunction(name)
 	}
 	for name, bound := range packetBoundedFunctions { // packetlimit.go
 		fs[name] = packetBoundedFunction(name, bound)

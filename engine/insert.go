@@ -149,8 +149,9 @@ func (ins *inserter) Insert(ctx *sql.Context, row sql.Row) error {
 	if err := ins.open(ctx); err != nil {
 		return err
 	}
+	zone := sessionZone(ctx) // timezone.go
 	for i, v := range row {
-		if err := appendValue(ins.builder.Field(i), v); err != nil {
+		if err := appendValue(ins.builder.Field(i), unzoned(ins.builder.Field(i), v, zone)); err != nil {
 			ins.err = sql.ErrInvalidValue.New(fmt.Sprint(v), ins.t.schema[i].Type.String()+" (column "+ins.t.schema[i].Name+": "+err.Error()+")")
 			return ins.err
 		}

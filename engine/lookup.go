@@ -205,7 +205,10 @@ func (tr translator) compare(left, right sql.Expression, op iceberg.Operation) (
 	if !ok {
 		return nil, false, false
 	}
-	return pushdown.Compare(f, op, lit.Val)
+	if op != iceberg.OpEQ && !tr.t.rangeBoundTrusted(f, lit.Val) { // partitionbounds.go
+		return nil, false, false
+	}
+	return pushdown.Compare(f, op, instantIn(tr.ctx, f, lit.Val)) // timezone.go
 }
 
 func (tr translator) in(left, right sql.Expression) (iceberg.BooleanExpression, bool, bool) {
@@ -223,7 +226,7 @@ func (tr translator) in(left, right sql.Expression) (iceberg.BooleanExpression, 
 		if !ok {
 			return nil, false, false
 		}
-		vals[i] = lit.Val
+		vals[i] = instantIn(tr.ctx, f, lit.Val) // timezone.go
 	}
 	out, ok := pushdown.In(f, vals)
 	return out, ok, ok

@@ -59,6 +59,7 @@ func minMaxFromMetadata(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *p
 				if !ok {
 					return n, transform.SameTree, nil
 				}
+				v = t.inSessionZone(ctx, gf.Name(), v) // timezone.go
 				lit, id = expression.NewLiteral(v, a.Type(ctx)), a.(sql.IdExpression).Id()
 			default:
 				return n, transform.SameTree, nil

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -128,12 +129,17 @@ func (t *metaTable) PartitionRows(ctx *sql.Context, _ sql.Partition) (sql.RowIte
 
 // recordRowIter turns the batches of an Arrow record reader into rows.
 type recordRowIter struct {
-	rr  array.RecordReader
-	rec arrow.RecordBatch
-	row int
+	rr      array.RecordReader
+	rec     arrow.RecordBatch
+	row     int
+	zone    *time.Location // the session's, for timestamptz (timezone.go)
+	started bool
 }
 
 func (r *recordRowIter) Next(ctx *sql.Context) (sql.Row, error) {
+	if !r.started {
+		r.zone, r.started = sessionZone(ctx), true
+	}
 	for r.rec == nil || r.row >= int(r.rec.NumRows()) {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -152,7 +158,7 @@ func (r *recordRowIter) Next(ctx *sql.Context) (sql.Row, error) {
 		if err != nil {
 			return nil, err
 		}
-		row[i] = v
+		row[i] = zoned(col, v, r.zone)
 	}
 	r.row++
 	return row, nil

@@ -130,7 +130,7 @@ func intOf(ctx *sql.Context, v any) int64 {
 // packetBoundedFunction is go-mysql-server's built-in function name,
 // wrapped so that its result is bounded by max_allowed_packet.
 func packetBoundedFunction(name string, bound resultBound) sql.Function {
-	builtin := builtinFunction(name)
+	builtin := functionFor(name) // stringfuncs.go
 	check := func(ctx *sql.Context, vals []any) (bool, error) {
 		limit := maxAllowedPacket(ctx)
 		if n := bound(ctx, vals); n > limit {

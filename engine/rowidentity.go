@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -295,10 +296,15 @@ type identityIter struct {
 	cols    []arrow.Array
 	rowID   *array.Int64
 	row     int
-	picker  *rowPicker // nil: every row
+	picker  *rowPicker     // nil: every row
+	zone    *time.Location // the session's, for timestamptz (timezone.go)
+	started bool
 }
 
 func (r *identityIter) Next(ctx *sql.Context) (sql.Row, error) {
+	if !r.started {
+		r.zone, r.started = sessionZone(ctx), true
+	}
 	for r.rec == nil || r.row >= r.picker.rows(int(r.rec.NumRows())) {
 		rec, err := r.batches.Next()
 		if err != nil {
@@ -347,7 +353,7 @@ func (r *identityIter) Next(ctx *sql.Context) (sql.Row, error) {
 			if err != nil {
 				return nil, err
 			}
-			row[i] = v
+			row[i] = zoned(r.cols[o], v, r.zone)
 		}
 	}
 	r.row++

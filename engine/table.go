@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/iceberg-go"
@@ -307,10 +308,15 @@ type rowIter struct {
 	rec     arrow.RecordBatch
 	cols    []arrow.Array // rec's columns in row order
 	row     int
-	rows    rowBlocks // where rows are allocated (rowalloc.go)
+	rows    rowBlocks      // where rows are allocated (rowalloc.go)
+	zone    *time.Location // the session's, for timestamptz (timezone.go)
+	started bool
 }
 
-func (r *rowIter) Next(*sql.Context) (sql.Row, error) {
+func (r *rowIter) Next(ctx *sql.Context) (sql.Row, error) {
+	if !r.started {
+		r.zone, r.started = sessionZone(ctx), true
+	}
 	for r.rec == nil || r.row >= int(r.rec.NumRows()) {
 		rec, err := r.batches.Next()
 		if err != nil {
@@ -332,7 +338,7 @@ func (r *rowIter) Next(*sql.Context) (sql.Row, error) {
 		if err != nil {
 			return nil, err
 		}
-		row[i] = v
+		row[i] = zoned(col, v, r.zone)
 	}
 	r.row++
 	return row, nil

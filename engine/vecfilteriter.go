@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -220,6 +221,9 @@ type keptRows struct {
 	cols []arrow.Array    // the batch's columns in row order
 	rows rowBlocks
 	all  []int32
+	// zone is the session's, for timestamptz (timezone.go).
+	zone    *time.Location
+	started bool
 }
 
 // filter is the rows of rec the predicate keeps.
@@ -244,6 +248,9 @@ func (b *keptRows) filter(ctx *sql.Context, rec arrow.RecordBatch) ([]sql.Row, e
 // batch the vector path cannot compute exactly, nil and the rows the row
 // path kept.
 func (b *keptRows) selectRows(ctx *sql.Context, rec arrow.RecordBatch) ([]int32, []sql.Row, error) {
+	if !b.started {
+		b.zone, b.started = sessionZone(ctx), true
+	}
 	b.cols = b.cols[:0]
 	for _, name := range b.v.cols {
 		idx := rec.Schema().FieldIndices(name)
@@ -283,7 +290,7 @@ func (b *keptRows) row(r int) (sql.Row, error) {
 		if err != nil {
 			return nil, err
 		}
-		row[i] = val
+		row[i] = zoned(col, val, b.zone)
 	}
 	return row, nil
 }

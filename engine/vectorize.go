@@ -165,10 +165,16 @@ func (tr *vecTranslator) value(e sql.Expression) (vector.Expr, error) {
 		return c, err
 	case *expression.Literal:
 		return tr.literal(e)
+	case *mod: // mod.go: an integer remainder is a BIGINT, as the vector's
+		if e.integer || tr.rowLevel {
+			return tr.mod(e.Mod) // rowscan_fast.go
+		}
 	case *expression.Mod:
 		if tr.rowLevel {
 			return tr.mod(e) // rowscan_fast.go
 		}
+	case *checkedArithmetic: // overflow.go: the vector path checks too
+		return tr.value(e.Arithmetic)
 	case *expression.Arithmetic:
 		op := vector.ArithOp(e.Op[0])
 		if len(e.Op) != 1 || (op != '+' && op != '-' && op != '*') {

@@ -16,6 +16,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/plan"
 	"github.com/dolthub/go-mysql-server/sql/transform"
 	"github.com/dolthub/vitess/go/mysql"
+	ast "github.com/dolthub/vitess/go/vt/sqlparser"
 
 	"github.com/icesql/icesql/planner"
 )
@@ -324,4 +325,20 @@ func (d *Database) AllViews(ctx *sql.Context) ([]sql.ViewDefinition, error) {
 		}
 	}
 	return defs, nil
+}
+
+// qualifyCreateView gives CREATE VIEW db.v the database its name names:
+// go-mysql-server takes the view's database from the DDL's table, which the
+// parser leaves empty for a view, and so refused CREATE VIEW d.v AS ... with
+// "no database selected" when no database was current. Names in the view's
+// SELECT still resolve as MySQL's do (unqualified ones in the current
+// database).
+func qualifyCreateView(stmt ast.Statement) {
+	ddl, ok := stmt.(*ast.DDL)
+	if !ok || ddl.ViewSpec == nil || ddl.Table.DbQualifier.String() != "" {
+		return
+	}
+	if ddl.Table.Name.String() == "" || strings.EqualFold(ddl.Table.Name.String(), ddl.ViewSpec.ViewName.Name.String()) {
+		ddl.Table = ddl.ViewSpec.ViewName
+	}
 }

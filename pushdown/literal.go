@@ -81,8 +81,9 @@ func literal(typ iceberg.Type, v any) (iceberg.Literal, bool) {
 		day := time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC)
 		return iceberg.NewLiteral(iceberg.Date(day.Unix() / 86400)), true
 	case iceberg.TimestampType, iceberg.TimestampTzType:
-		// icesql shows both as DATETIME(6) in UTC (engine/types.go), and SQL
-		// compares the instants.
+		// A timestamp is a wall-clock time; a timestamptz value arrives as
+		// the UTC instant (engine/timezone.go reads a literal in the
+		// session's time zone), and Iceberg compares the instants.
 		t, ok := timeValue(v)
 		if !ok || t.Nanosecond()%1000 != 0 {
 			return nil, false

@@ -314,21 +314,10 @@ func (c *compiler) arith(e Arith) (numFn, error) {
 			}
 			out.v = grow(out.v, len(sel))
 			x, y := lv.v[:len(sel)], rv.v[:len(sel)]
-			switch e.Op {
-			case '+':
-				for i := range out.v {
-					out.v[i] = x[i] + y[i]
-				}
-			case '-':
-				for i := range out.v {
-					out.v[i] = x[i] - y[i]
-				}
-			default:
-				for i := range out.v {
-					out.v[i] = x[i] * y[i]
-				}
-			}
 			out.null = orNulls(out.null, lv.null, rv.null, len(sel))
+			if err := intOp(e.Op, out.v, x, y, out.null); err != nil {
+				return nil, err
+			}
 			return out, nil
 		}, nil
 	}
@@ -384,6 +373,38 @@ func (c *compiler) arith(e Arith) (numFn, error) {
 		}
 		return out, nil
 	}), nil
+}
+
+// intOp sets out to x op y. A result that leaves int64 (where neither
+// side is NULL) is ErrInexact: the row path then computes the statement
+// and reports the overflow as SQL does, with the error of the row that
+// overflowed, or with no error when SQL would not evaluate that row.
+func intOp(op ArithOp, out, x, y []int64, null []bool) error {
+	overflow := false
+	switch op {
+	case '+':
+		for i := range out {
+			s := x[i] + y[i]
+			overflow = overflow || ((x[i] >= 0) == (y[i] >= 0) && (s >= 0) != (x[i] >= 0) && (null == nil || !null[i]))
+			out[i] = s
+		}
+	case '-':
+		for i := range out {
+			d := x[i] - y[i]
+			overflow = overflow || ((x[i] >= 0) != (y[i] >= 0) && (d >= 0) != (x[i] >= 0) && (null == nil || !null[i]))
+			out[i] = d
+		}
+	default:
+		for i := range out {
+			p, ok := mulExact(x[i], y[i])
+			overflow = overflow || (!ok && (null == nil || !null[i]))
+			out[i] = p
+		}
+	}
+	if overflow {
+		return ErrInexact
+	}
+	return nil
 }
 
 // cmpScaled compares a·10^-sa with b·10^-sb exactly.

@@ -60,9 +60,10 @@ type Const struct {
 // ArithOp is +, - or *.
 type ArithOp byte
 
-// Arith is L op R. Integers wrap on overflow (as two's complement int64
-// arithmetic does); decimals keep every digit: + and - at the larger scale,
-// * at the sum of the scales.
+// Arith is L op R. An integer result that leaves int64 stops the run with
+// ErrInexact (SQL fails the statement, or skips the row, as the caller
+// decides); decimals keep every digit: + and - at the larger scale, * at
+// the sum of the scales.
 type Arith struct {
 	Op   ArithOp
 	L, R Expr

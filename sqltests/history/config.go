@@ -52,37 +52,20 @@ type KnownIssue struct {
 }
 
 // KnownIssues are the icesql bugs found by this tester and not fixed yet
-// (sqltests/history/FINDINGS.md has their shrunk reproductions).
+// (sqltests/history/FINDINGS.md has their shrunk reproductions). None is
+// open: every shape the generator draws runs in the fixed-seed run.
 func KnownIssues() []KnownIssue {
-	return []KnownIssue{
-		{
-			Name:   "-5 % 5 is -0, a GROUP BY key apart from 0",
-			Why:    "FINDINGS.md #10: k -5 and 60: SELECT k % 5, COUNT(*) ... GROUP BY k % 5 gives groups -0 and 0 (MySQL: one group 0, and -5 % 5 = 0)",
-			Shapes: []string{"expr/mod-negative-zero"},
-		},
-		{
-			Name:   "truncate(W, c) of an INT or BIGINT within W of its minimum wraps around, and pruning drops the row",
-			Why:    "FINDINGS.md #11: PARTITIONED BY (truncate(100, id)) with id = -9223372036854775807 (partition 9223372036854775716): WHERE id BETWEEN -9223372036854775807 AND 55 misses it",
-			Shapes: []string{"value/int-near-min"},
-		},
-		{
-			Name:   "COALESCE(float_column, 0) is text: ORDER BY and comparisons on it are by string",
-			Why:    "FINDINGS.md #7: f FLOAT holding 3.5, 21, 100: ORDER BY COALESCE(f, 0) gives 100, 21, 3.5",
-			Shapes: []string{"expr/coalesce-float"},
-		},
-		{
-			Name:   "BIGINT arithmetic overflows silently (wraps) instead of failing with 1690",
-			Why:    "FINDINGS.md #4: SELECT 9223372036854775807 + 1 answers -9223372036854775808",
-			Shapes: []string{"arith/bigint-overflow"},
-		},
-	}
+	return nil
 }
 
 // WithoutKnownIssues turns off the shapes of every known issue and
 // describes what it left out.
-func (c *Config) WithoutKnownIssues() []string {
+func (c *Config) WithoutKnownIssues() []string { return c.without(KnownIssues()) }
+
+// without turns off the shapes of issues.
+func (c *Config) without(issues []KnownIssue) []string {
 	var lines []string
-	for _, k := range KnownIssues() {
+	for _, k := range issues {
 		for _, s := range k.Shapes {
 			c.Off[s] = k.Name
 		}
