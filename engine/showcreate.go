@@ -50,6 +50,7 @@ func (p parser) intercept(stmt ast.Statement) ast.Statement {
 	explainAsTree(stmt)
 	balanceSetOps(stmt)                        // planlimits.go
 	regexpOperators(stmt)                      // regexguard.go
+	havingAliases(stmt)                        // havingalias.go
 	qualifyCreateView(stmt)                    // views.go
 	if err := checkNesting(stmt); err != nil { // planlimits.go
 		return refused(err)

@@ -1,0 +1,72 @@
+package engine
+
+import ast "github.com/dolthub/vitess/go/vt/sqlparser"
+
+// havingAliases makes a HAVING name that is a select-list alias of an
+// aggregate name the aggregate itself. MySQL resolves such a name to the
+// alias unless it is a GROUP BY column; go-mysql-server's planbuilder takes
+// a table column of that name first, so after ALTER TABLE t ADD COLUMN c1,
+// SELECT s, COUNT(c1) AS c1 FROM t GROUP BY s HAVING c1 IS NOT NULL
+// tested the column (NULL) and returned no row (history tester,
+// FINDINGS.md #16). Naming the aggregate is what the alias means, so the
+// rewrite is also right where no column shares the name.
+func havingAliases(node ast.SQLNode) {
+	_ = ast.Walk(func(n ast.SQLNode) (bool, error) {
+		if sel, ok := n.(*ast.Select); ok && sel.Having != nil {
+			resolveHavingAliases(sel)
+		}
+		return true, nil
+	}, node)
+}
+
+func resolveHavingAliases(sel *ast.Select) {
+	aliases := map[string]ast.Expr{}
+	for _, se := range sel.SelectExprs {
+		if ae, ok := se.(*ast.AliasedExpr); ok && !ae.As.IsEmpty() && hasAggregate(ae.Expr) {
+			aliases[ae.As.Lowered()] = ae.Expr
+		}
+	}
+	if len(aliases) == 0 {
+		return
+	}
+	for _, g := range sel.GroupBy {
+		if c, ok := g.(*ast.ColName); ok && c.Qualifier.IsEmpty() {
+			delete(aliases, c.Name.Lowered()) // a GROUP BY column wins
+		}
+	}
+	var refs []*ast.ColName
+	_ = ast.Walk(func(n ast.SQLNode) (bool, error) {
+		switch n := n.(type) {
+		case *ast.Subquery:
+			return false, nil // its names resolve in its own scope first
+		case *ast.ColName:
+			if n.Qualifier.IsEmpty() && aliases[n.Name.Lowered()] != nil {
+				refs = append(refs, n)
+			}
+		}
+		return true, nil
+	}, sel.Having.Expr)
+	for _, r := range refs {
+		sel.Having.Expr = ast.ReplaceExpr(sel.Having.Expr, r, aliases[r.Name.Lowered()])
+	}
+}
+
+// hasAggregate reports whether e computes an aggregate (not a window
+// function) outside any subquery.
+func hasAggregate(e ast.Expr) bool {
+	found := false
+	_ = ast.Walk(func(n ast.SQLNode) (bool, error) {
+		switch n := n.(type) {
+		case *ast.Subquery:
+			return false, nil
+		case *ast.FuncExpr:
+			if n.Over == nil && n.IsAggregate() {
+				found = true
+			}
+		case *ast.GroupConcatExpr:
+			found = true
+		}
+		return !found, nil
+	}, e)
+	return found
+}
