@@ -371,9 +371,21 @@ func convertRow(ctx *sql.Context, t *Table, values sql.Row) (sql.Row, error) {
 			}
 			continue
 		}
-		cv, _, err := col.Type.Convert(ctx, v)
+		var cv any
+		var inRange sql.ConvertInRange
+		var err error
+		if typ, ok := col.Type.(sql.RoundingNumberType); ok {
+			cv, inRange, err = typ.ConvertRound(ctx, v)
+		} else {
+			cv, inRange, err = col.Type.Convert(ctx, v)
+		}
 		if err != nil {
 			return nil, sql.ErrInvalidValue.New(fmt.Sprint(v), col.Type.String()+" (column "+col.Name+": "+err.Error()+")")
+		}
+		if inRange != sql.InRange {
+			// Convert clamps to the type's range: storing that would
+			// change the value (INSERT refuses it with 1264 too).
+			return nil, sql.ErrValueOutOfRange.New(v, col.Type)
 		}
 		out[i] = cv
 	}
