@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/icesql/icesql/engine"
-	"github.com/icesql/icesql/restserve"
+	"github.com/icesql/icesql/storage/restserve"
 	"github.com/icesql/icesql/storage"
 )
 
