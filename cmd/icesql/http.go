@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/icesql/icesql/engine"
-	"github.com/icesql/icesql/storage/restserve"
 	"github.com/icesql/icesql/storage"
+	"github.com/icesql/icesql/storage/restserve"
 )
 
 const httpUsage = `
