@@ -40,7 +40,7 @@ export CATALOG_RCK_SUPPORTS__NAMES__WITH__DOT=true
 
 java -jar "$launcher" execute --class-path "$cp" --scan-class-path "$tests" \
 	--include-classname 'org.apache.iceberg.rest.RESTCompatibilityKitCatalogTests' \
-	--config rck.local=false --details=tree --disable-banner --reports-dir "$work/reports" >"$work/junit.log" 2>&1 || true
+	--config rck.local=false --details=tree --disable-ansi-colors --disable-banner --reports-dir "$work/reports" >"$work/junit.log" 2>&1 || true
 cp "$work/junit.log" "${RCK_LOG:-/tmp/icesql-rck.log}"
 passed=$(grep -Eo '[0-9]+ tests successful' "$work/junit.log" | grep -Eo '^[0-9]+' || echo 0)
 failed=$(grep -Eo '[0-9]+ tests failed' "$work/junit.log" | grep -Eo '^[0-9]+' || echo 0)
