@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -13,6 +14,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -391,6 +393,8 @@ func TestDropAndRegister(t *testing.T) {
 	if s.metadataFiles("db", "t") != 1 {
 		t.Fatal("a drop without purge deleted the metadata")
 	}
+	// The name is free again: a new table gets a folder of its own.
+	s.createTable("db", "t")
 	out = s.want("POST", "/v1/namespaces/db/register", `{"name":"back","metadata-location":"`+loc+`"}`, 200, "")
 	if out["metadata-location"] != loc {
 		t.Fatalf("registered %v", out["metadata-location"])
@@ -402,6 +406,7 @@ func TestDropAndRegister(t *testing.T) {
 		t.Fatalf("a purge left %d metadata files", n)
 	}
 	s.want("DELETE", "/v1/namespaces/db/tables/back", "", 404, "NoSuchTableException")
+	s.want("GET", "/v1/namespaces/db/tables/t", "", 200, "")
 }
 
 // TestTransactionAllOrNothing: when one table's requirement fails, no
@@ -492,5 +497,27 @@ func TestAuthenticate(t *testing.T) {
 		if resp.StatusCode != c.status {
 			t.Errorf("token %s: %d, want %d", c.token, resp.StatusCode, c.status)
 		}
+	}
+}
+
+// TestParentlessSnapshotSequence: a snapshot without a parent (a replace
+// transaction's) may carry a sequence number another commit has reached,
+// as Java's and iceberg-go's metadata builders allow; one with a parent is
+// a lost race the client must rebuild (409).
+func TestParentlessSnapshotSequence(t *testing.T) {
+	s := newServer(t, restserve.Config{})
+	s.want("POST", "/v1/namespaces", `{"namespace":["db"]}`, 200, "")
+	s.createTable("db", "t")
+	snapshot := func(id int, parent string) string {
+		return `{"action":"add-snapshot","snapshot":{"snapshot-id":` + string(rune('0'+id)) + parent + `,"sequence-number":1,"timestamp-ms":` + fmt.Sprint(time.Now().UnixMilli()+int64(id)*1000) + `,
+			"manifest-list":"file:///nowhere/snap.avro","summary":{"operation":"append"},"schema-id":0}},
+			{"action":"set-snapshot-ref","ref-name":"main","type":"branch","snapshot-id":` + string(rune('0'+id)) + `}`
+	}
+	s.want("POST", "/v1/namespaces/db/tables/t", `{"requirements":[],"updates":[`+snapshot(1, "")+`]}`, 200, "")
+	s.want("POST", "/v1/namespaces/db/tables/t", `{"requirements":[],"updates":[`+snapshot(2, "")+`]}`, 200, "")
+	before := s.metadataFiles("db", "t")
+	s.want("POST", "/v1/namespaces/db/tables/t", `{"requirements":[],"updates":[`+snapshot(3, `,"parent-snapshot-id":2`)+`]}`, 409, "CommitFailedException")
+	if s.metadataFiles("db", "t") != before {
+		t.Fatal("a refused commit wrote metadata")
 	}
 }

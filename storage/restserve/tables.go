@@ -196,23 +196,32 @@ func (h *Handler) commit(ctx context.Context, ident table.Identifier, reqs []tab
 		if err := checkRequirements(tbl.Metadata(), reqs); err != nil {
 			return nil, "", err
 		}
-		// Applying the updates here sorts out the client's mistakes (400)
-		// from what the commit reports; the warehouse applies them again to
-		// the metadata it commits on.
-		if _, err := table.UpdateTableMetadata(tbl.Metadata(), updates, tbl.MetadataLocation()); err != nil {
-			return nil, "", badRequest("commit %s: %v", strings.Join(ident, "."), err)
-		}
 		meta, loc, err := h.wh.CommitTable(ctx, ident, reqs, updates)
 		if err == nil {
 			return meta, loc, nil
 		}
-		if !errors.Is(err, table.ErrCommitFailed) || attempt >= commitAttempts {
+		if !errors.Is(err, table.ErrCommitFailed) {
+			return nil, "", clientMistake(err, tbl, updates)
+		}
+		if attempt >= commitAttempts {
 			return nil, "", err
 		}
 		if err := sleep(ctx, &wait); err != nil {
 			return nil, "", err
 		}
 	}
+}
+
+// clientMistake is err, a commit's failure, as 400 when the updates cannot
+// apply to the table tbl (the client's mistake), else as it is.
+func clientMistake(err error, tbl *table.Table, updates []table.Update) error {
+	if isKnown(err) {
+		return err
+	}
+	if _, aerr := table.UpdateTableMetadata(tbl.Metadata(), updates, tbl.MetadataLocation()); aerr != nil {
+		return badRequest("commit %s: %v", strings.Join(tbl.Identifier(), "."), aerr)
+	}
+	return err
 }
 
 // placed is updates with every set-location replaced by one to loc: the

@@ -3,7 +3,6 @@ package restserve
 import (
 	"errors"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/apache/iceberg-go/table"
@@ -50,11 +49,11 @@ func (h *Handler) commitTransaction(r *http.Request) (any, error) {
 					return err
 				}
 				updates := placed(c.Updates, tbl.Metadata().Location())
-				if _, err := table.UpdateTableMetadata(tbl.Metadata(), updates, tbl.MetadataLocation()); err != nil {
-					return badRequest("commit %s: %v", strings.Join(ident, "."), err)
-				}
 				if _, _, err := d.CommitTable(ctx, ident, c.Requirements, updates); err != nil {
-					return err
+					if errors.Is(err, table.ErrCommitFailed) {
+						return err
+					}
+					return clientMistake(err, tbl, updates)
 				}
 			}
 			return d.Publish(ctx)
