@@ -23,9 +23,14 @@ test: vet
 # installs them once (a virtualenv in
 # ~/.cache/icesql-interop, the Spark runtime jar in ~/.m2). Prints
 # "interop: N passed, M failed".
+#
+# Then the Iceberg REST catalog of `icesql serve`: Apache Iceberg's REST
+# Compatibility Kit (interop/rck.sh, "rck: N passed, M failed, K skipped")
+# and PyIceberg's REST client (interop/rck_pyiceberg.py).
 interop: build
-	@out=$$(bash interop/setup.sh) || exit 1; \
-	"$$(echo "$$out" | sed -n 1p)" interop/interop.py --icesql bin/icesql --jar "$$(echo "$$out" | sed -n 2p)"
+	@out=$$(bash interop/setup.sh) || exit 1; py="$$(echo "$$out" | sed -n 1p)"; \
+	"$$py" interop/interop.py --icesql bin/icesql --jar "$$(echo "$$out" | sed -n 2p)"; rc=$$?; \
+	bash interop/rck.sh bin/icesql || rc=1; "$$py" interop/rck_pyiceberg.py bin/icesql || rc=1; exit $$rc
 
 # The whole sqllogictest corpus (../shared/fixtures), every file to its end;
 # `make test` runs a fixed sample of it. Prints "sqllogictest: N passed, M failed".

@@ -42,10 +42,28 @@ var ErrChangedBeforePublish = errors.New("a table changed while the transaction 
 type Deferred struct {
 	*Warehouse
 	pending []preparedCommit
+	// clientFiles says the commits' manifests are a client's (the REST
+	// catalog's transactions): a client may commit them again after a
+	// conflict, so a withdrawn commit leaves them in place.
+	clientFiles bool
 }
 
 // Deferred returns a view of the warehouse whose commits wait for Publish.
 func (w *Warehouse) Deferred() *Deferred { return &Deferred{Warehouse: w} }
+
+// DeferredClientCommits is Deferred for commits whose files a client wrote
+// and may commit again: what they wrote is never deleted.
+func (w *Warehouse) DeferredClientCommits() *Deferred {
+	return &Deferred{Warehouse: w, clientFiles: true}
+}
+
+// discardPrepared deletes what a held-back commit wrote, unless a client
+// wrote it.
+func (d *Deferred) discardPrepared(ctx context.Context, p preparedCommit) {
+	if !d.clientFiles {
+		d.Warehouse.discardPrepared(ctx, p)
+	}
+}
 
 // LoadTable loads the table bound to d, so that its commits are held back.
 // A table with a commit waiting in d is loaded as that commit leaves it (a

@@ -532,29 +532,45 @@ func (w *Warehouse) CreateTable(ctx context.Context, ident table.Identifier, sc 
 		return nil, fmt.Errorf("create table %s.%s: the embedded catalog places tables itself; LOCATION is not supported", ns, name)
 	}
 
-	// The folder named after the table may still hold a table renamed away
-	// from it; then the new table gets a folder of its own and a link.
-	loc := w.tableFolder(ns, name)
-	linked := false
-	if v, err := w.latestVersion(ctx, loc); err != nil {
+	loc, linked, err := w.placeTable(ctx, ns, name)
+	if err != nil {
 		return nil, err
+	}
+	meta, err := table.NewMetadata(sc, cfg.PartitionSpec, cfg.SortOrder, loc, cfg.Properties)
+	if err != nil {
+		return nil, fmt.Errorf("create table %s.%s: %w", ns, name, err)
+	}
+	return w.createWith(ctx, ident, meta, linked)
+}
+
+// placeTable is the location a new table ns.name gets: the folder named
+// after it, unless that folder still holds a table renamed away from it;
+// then the new table gets a folder of its own and linked is true.
+func (w *Warehouse) placeTable(ctx context.Context, ns, name string) (loc string, linked bool, err error) {
+	loc = w.tableFolder(ns, name)
+	if v, err := w.latestVersion(ctx, loc); err != nil {
+		return "", false, err
 	} else if v > 0 {
 		loc = Join(w.hiddenDir(ns), "tables", seg(name)+"-"+newID())
 		linked = true
 	} else if err := w.store.Remove(ctx, w.hideMark(ns, name)); err != nil {
 		// A mark a failed DROP TABLE left behind would hide the new table.
-		return nil, fmt.Errorf("create table %s.%s: %w", ns, name, err)
+		return "", false, fmt.Errorf("create table %s.%s: %w", ns, name, err)
 	}
 	if err := Inside(w.nsFolder(ns), loc, true); err != nil {
-		return nil, fmt.Errorf("create table %s.%s: %w", ns, name, err)
+		return "", false, fmt.Errorf("create table %s.%s: %w", ns, name, err)
 	}
+	return loc, linked, nil
+}
 
-	meta, err := table.NewMetadata(sc, cfg.PartitionSpec, cfg.SortOrder, loc, cfg.Properties)
-	if err != nil {
-		return nil, fmt.Errorf("create table %s.%s: %w", ns, name, err)
-	}
+// createWith creates the table ident with meta as its first metadata, at
+// meta's location, which placeTable chose.
+func (w *Warehouse) createWith(ctx context.Context, ident table.Identifier, meta table.Metadata, linked bool) (*table.Table, error) {
+	ns, name := ident[0], ident[1]
+	loc := meta.Location()
 	metaLoc := metadataFile(loc, 1)
-	if meta, err = w.writeMetadata(ctx, metaLoc, meta); err != nil {
+	meta, err := w.writeMetadata(ctx, metaLoc, meta)
+	if err != nil {
 		if errors.Is(err, fs.ErrExist) {
 			return nil, fmt.Errorf("%w: %s.%s", catalog.ErrTableAlreadyExists, ns, name)
 		}

@@ -37,7 +37,7 @@ Common flags:
                         how to reach an s3:// warehouse; credentials default to the AWS chain
   --allow-unsafe-commits
                         write to a store without conditional writes (one writer only)
-` + catalogUsage + serverUsage
+` + catalogUsage + serverUsage + httpUsage
 
 func main() {
 	if err := run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr); err != nil {
@@ -106,6 +106,7 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	fs, cfg := commonFlags("serve", stderr)
 	var scfg engine.ServerConfig
 	sflags := addServerFlags(fs, &scfg) // serverflags.go
+	httpAddr := fs.String("http", "127.0.0.1:8181", "address of the Iceberg REST catalog ('' turns it off)")
 	localInfile := fs.Bool("local-infile", true, "accept LOAD DATA LOCAL INFILE, which loads a file the client sends (--local-infile=false refuses it with error 3948)")
 	if err := fs.Parse(args); err != nil {
 		return exitCode(2)
@@ -139,6 +140,12 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	host, port := splitAddr(srv.Addr())
 	fmt.Fprintf(stdout, "icesql %s serving %s on %s\nconnect with: mysql -h %s -P %s %s\n",
 		engine.Version, servedCatalog(cfg), srv.Addr(), host, port, login)
+	httpSet := false
+	fs.Visit(func(f *flag.Flag) { httpSet = httpSet || f.Name == "http" })
+	if err := serveHTTP(ctx, e, *httpAddr, httpSet, scfg, stdout, stderr); err != nil { // http.go
+		srv.Close()
+		return err
+	}
 	go func() {
 		<-ctx.Done()
 		srv.Close()

@@ -1,0 +1,120 @@
+package main
+
+import (
+	"context"
+	"crypto/subtle"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/icesql/icesql/engine"
+	"github.com/icesql/icesql/storage"
+	"github.com/icesql/icesql/storage/restserve"
+)
+
+const httpUsage = `
+Flags of serve (the HTTP port: the Iceberg REST catalog):
+  --http HOST:PORT      address of the Iceberg REST catalog, served under /v1/ and /_iceberg/v1/
+                        (default 127.0.0.1:8181; --http '' turns it off). With --user, requests
+                        need "Authorization: Bearer USER:PASSWORD" (PyIceberg and Spark: token=USER:PASSWORD)
+`
+
+// httpHandler is everything the --http port serves: the Iceberg REST
+// catalog under /v1/ and /_iceberg/v1/, and the S3 API at / once it lands.
+// auth, when set, checks every catalog request (see httpAuth).
+func httpHandler(wh *storage.Warehouse, auth func(*http.Request) error) http.Handler {
+	mux := http.NewServeMux()
+	cat := restserve.New(wh, restserve.Config{Authenticate: auth})
+	mux.Handle("/v1/", cat)
+	mux.Handle("/_iceberg/", cat)
+	// The S3 API is mounted here, at "/": mux.Handle("/", ...).
+	return mux
+}
+
+// authenticator checks one kind of credentials. ok is false when the
+// request carries none of its kind, so that the next one may look.
+type authenticator func(r *http.Request) (ok bool, err error)
+
+// httpAuth is the check of every request when the server has an account
+// (--user): nil without one, which only a loopback address allows. The
+// account's credentials are accepted as a static bearer token, USER:PASSWORD;
+// the S3 API adds SigV4 to auths.
+func httpAuth(user, password string, auths ...authenticator) func(*http.Request) error {
+	if user == "" {
+		return nil
+	}
+	auths = append([]authenticator{bearer(user + ":" + password)}, auths...)
+	return func(r *http.Request) error {
+		for _, a := range auths {
+			if ok, err := a(r); ok {
+				return err
+			}
+		}
+		return errors.New("this catalog needs credentials: send Authorization: Bearer USER:PASSWORD (the account of --user)")
+	}
+}
+
+// bearer accepts "Authorization: Bearer <token>" with the given token.
+func bearer(token string) authenticator {
+	return func(r *http.Request) (bool, error) {
+		got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		if !ok {
+			return false, nil
+		}
+		if subtle.ConstantTimeCompare([]byte(got), []byte(token)) != 1 {
+			return true, errors.New("the bearer token is not USER:PASSWORD of this server's account")
+		}
+		return true, nil
+	}
+}
+
+// serveHTTP starts the --http port for e, when addr is set, and stops it
+// when ctx ends. A catalog other than the embedded warehouse is not served:
+// it has its own server. When the default port is taken (another icesql
+// serve on this machine) the server runs without it and says so; a port
+// given with --http must be free.
+func serveHTTP(ctx context.Context, e *engine.Engine, addr string, explicit bool, scfg engine.ServerConfig, stdout, stderr io.Writer) error {
+	if addr == "" {
+		return nil
+	}
+	wh, ok := e.Catalog().(*storage.Warehouse)
+	if !ok {
+		fmt.Fprintf(stdout, "the Iceberg REST catalog is not served: it serves the embedded warehouse, and this server uses the %s catalog\n", e.Catalog().CatalogType())
+		return nil
+	}
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("--http %q: %w", addr, err)
+	}
+	if scfg.User == "" && !loopback(host) {
+		return fmt.Errorf("--http %s is reachable from other machines: set --user and --password to require credentials, or listen on 127.0.0.1", addr)
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil && !explicit {
+		fmt.Fprintf(stderr, "icesql: warning: the Iceberg REST catalog is not served: %v (choose a port with --http HOST:PORT)\n", err)
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("--http: %w", err)
+	}
+	srv := &http.Server{Handler: httpHandler(wh, httpAuth(scfg.User, scfg.Password)), ReadHeaderTimeout: 10 * time.Second}
+	go srv.Serve(ln)
+	go func() {
+		<-ctx.Done()
+		srv.Close()
+	}()
+	fmt.Fprintf(stdout, "Iceberg REST catalog on http://%s/v1 (also /_iceberg/v1), warehouse %q\n", ln.Addr(), restserve.DefaultPrefix)
+	return nil
+}
+
+func loopback(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}

@@ -1,0 +1,107 @@
+"""PyIceberg through icesql's Iceberg REST catalog (issue 17).
+
+Starts `icesql serve` with its REST catalog, then with PyIceberg's REST
+client lists, loads, scans with a filter, appends a PyArrow table, creates a
+table and evolves a schema; after each change icesql, over the MySQL wire,
+sees it at once. The warehouse is a local folder, so PyIceberg writes its
+files through file:// locations. Prints "rest-pyiceberg: N passed, M failed".
+
+Usage: python interop/rck_pyiceberg.py path/to/icesql
+"""
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def main():
+    import pyarrow as pa
+    import pymysql
+    from pyiceberg.catalog import load_catalog
+    from pyiceberg.schema import Schema
+    from pyiceberg.types import IntegerType, LongType, NestedField, StringType
+
+    binary = os.path.abspath(sys.argv[1])
+    work = tempfile.mkdtemp(prefix="icesql-rest-")
+    port, http_port = free_port(), free_port()
+    log = open(os.path.join(work, "serve.log"), "w")
+    proc = subprocess.Popen([binary, "serve", "--warehouse", os.path.join(work, "wh"), "--addr", "127.0.0.1:%d" % port,
+                             "--http", "127.0.0.1:%d" % http_port], stdout=log, stderr=subprocess.STDOUT)
+    passed = failed = 0
+    try:
+        deadline = time.time() + 60
+        while True:
+            try:
+                conn = pymysql.connect(host="127.0.0.1", port=port, user="root", autocommit=True)
+                urllib.request.urlopen("http://127.0.0.1:%d/v1/config" % http_port).read()
+                break
+            except Exception:
+                if proc.poll() is not None or time.time() > deadline:
+                    raise RuntimeError("icesql serve did not start (see %s)" % log.name)
+                time.sleep(0.2)
+
+        def sql(q):
+            with conn.cursor() as c:
+                c.execute(q)
+                return c.fetchall()
+
+        def check(name, got, want):
+            nonlocal passed, failed
+            if got == want:
+                passed += 1
+            else:
+                failed += 1
+                print("FAIL %s: got %r, want %r" % (name, got, want))
+
+        sql("CREATE DATABASE rdb")
+        sql("CREATE TABLE rdb.t (id BIGINT, name TEXT)")
+        sql("INSERT INTO rdb.t VALUES (1, 'a'), (2, 'b'), (3, 'c')")
+
+        cat = load_catalog("icesql", type="rest", uri="http://127.0.0.1:%d/_iceberg" % http_port, warehouse="warehouse")
+        check("list namespaces", ("rdb",) in cat.list_namespaces(), True)
+        check("list tables", cat.list_tables("rdb"), [("rdb", "t")])
+        tbl = cat.load_table("rdb.t")
+        rows = tbl.scan(row_filter="id >= 2").to_arrow().sort_by("id")
+        check("scan with filter", rows.column("id").to_pylist(), [2, 3])
+
+        arrow_schema = pa.schema([pa.field("id", pa.int64()), pa.field("name", pa.large_string())])
+        tbl.append(pa.Table.from_pylist([{"id": 4, "name": "d"}, {"id": 5, "name": "e"}], schema=arrow_schema))
+        check("icesql sees the append", sql("SELECT COUNT(*), SUM(id) FROM rdb.t"), ((5, 15),))
+
+        with tbl.update_schema() as update:
+            update.add_column("extra", IntegerType())
+        check("icesql sees the new column", sql("SELECT id, extra FROM rdb.t WHERE id = 5"), ((5, None),))
+        sql("INSERT INTO rdb.t VALUES (6, 'f', 60)")
+        tbl = cat.load_table("rdb.t")
+        check("PyIceberg sees icesql's insert", tbl.scan(row_filter="extra = 60").to_arrow().column("id").to_pylist(), [6])
+
+        created = cat.create_table("rdb.made", schema=Schema(NestedField(1, "k", LongType(), required=False),
+                                                             NestedField(2, "v", StringType(), required=False)))
+        created.append(pa.Table.from_pylist([{"k": 1, "v": "x"}],
+                                            schema=pa.schema([pa.field("k", pa.int64()), pa.field("v", pa.large_string())])))
+        check("icesql reads a table PyIceberg created", sql("SELECT k, v FROM rdb.made"), ((1, "x"),))
+
+        summary = cat.update_namespace_properties("rdb", removals={"absent"}, updates={"owner": "ann"})
+        check("namespace properties", (summary.updated, summary.missing), (["owner"], ["absent"]))
+        check("namespace properties load", cat.load_namespace_properties("rdb").get("owner"), "ann")
+    except Exception as e:  # a crash counts as one failure, with its reason
+        failed += 1
+        print("FAIL: %s: %s (server log %s)" % (type(e).__name__, e, log.name))
+    finally:
+        proc.terminate()
+        proc.wait()
+    print("rest-pyiceberg: %d passed, %d failed" % (passed, failed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
