@@ -167,7 +167,9 @@ func (c *conn) run(ctx context.Context, query string, args []driver.NamedValue) 
 		sql.WithProcessList(c.e.sqle.ProcessList), sql.WithMemoryManager(c.e.sqle.MemoryManager))
 	schema, iter, _, err := c.e.sqle.QueryWithBindings(sctx, query, nil, bindings, nil)
 	if err != nil {
-		return nil, nil, nil, statementError(query, err)
+		se := statementError(query, err)
+		rememberError(c.sess, se) // diagnostics.go
+		return nil, nil, nil, se
 	}
 	return sctx, schema, iter, nil
 }

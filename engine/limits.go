@@ -55,6 +55,13 @@ func (l *statementLimits) session(conn uint32, s sql.Session) {
 	l.mu.Unlock()
 }
 
+// sessionOf is the session of a connection, or nil before it has one.
+func (l *statementLimits) sessionOf(conn uint32) sql.Session {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.sessions[conn]
+}
+
 // begin starts a statement of conn; the caller runs it under the returned
 // context and passes its error to end.
 func (l *statementLimits) begin(ctx context.Context, conn uint32, query string) (context.Context, func(error) error) {
