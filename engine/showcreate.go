@@ -77,6 +77,9 @@ func (p parser) intercept(stmt ast.Statement) ast.Statement {
 	if diag, ok := interceptDiagnostics(stmt); ok { // diagnostics.go
 		return diag
 	}
+	if do, ok := p.interceptDo(stmt); ok { // do.go
+		return do
+	}
 	show, ok := stmt.(*ast.Show)
 	// The parser keeps SHOW CREATE VIEW's words as written.
 	isView := ok && strings.EqualFold(show.Type, ast.CreateViewStr)
