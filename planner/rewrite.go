@@ -21,6 +21,7 @@ type rewriter struct {
 func (r rewriter) rewrite(text string) (out, ctasComment string, err error) {
 	passes := []func(statement) ([]edit, error){
 		r.doStatement,
+		explainJSON,
 		alterView,
 		sparkSet,
 		namespaces,
