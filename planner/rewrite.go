@@ -22,6 +22,8 @@ func (r rewriter) rewrite(text string) (out, ctasComment string, err error) {
 	passes := []func(statement) ([]edit, error){
 		r.doStatement,
 		explainJSON,
+		checksumTable,
+		showOpenTables,
 		alterView,
 		sparkSet,
 		namespaces,
