@@ -4,6 +4,7 @@ import (
 	"context"
 	gosql "database/sql"
 	"database/sql/driver"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -19,8 +20,15 @@ import (
 )
 
 // DriverName is the database/sql driver name: sql.Open("icesql", "<warehouse>").
-// The DSN is the warehouse folder, optionally followed by
-// "?catalog=<name>". Connections with the same DSN share one Engine.
+// The DSN is the warehouse folder, optionally followed by options as in
+// go-sql-driver/mysql: "?catalog=<name>&parseTime=false&loc=Local".
+//   - catalog: the catalog prefix accepted in three-part names;
+//   - parseTime (default true): DATE, DATETIME and TIMESTAMP values scan
+//     into time.Time; false gives their MySQL text, as over the wire;
+//   - loc (default UTC): the time zone of those time.Time values, and of
+//     time.Time arguments ("Local" or an IANA name).
+//
+// Connections to the same warehouse and catalog share one Engine.
 const DriverName = "icesql"
 
 func init() { gosql.Register(DriverName, &Driver{engines: map[string]*Engine{}}) }
@@ -42,43 +50,92 @@ func (d *Driver) Open(dsn string) (driver.Conn, error) {
 
 // OpenConnector implements driver.DriverContext.
 func (d *Driver) OpenConnector(dsn string) (driver.Connector, error) {
+	cfg, opts, err := parseDSN(dsn)
+	if err != nil {
+		return nil, err
+	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if e, ok := d.engines[dsn]; ok {
-		return e.Connector(), nil
+	key := cfg.Warehouse + "\x00" + cfg.CatalogName
+	e, ok := d.engines[key]
+	if !ok {
+		if e, err = Open(context.Background(), cfg); err != nil {
+			return nil, err
+		}
+		d.engines[key] = e
 	}
+	return e.Connector(opts...), nil
+}
+
+// parseDSN reads a DSN: the engine's configuration and the connections' options.
+func parseDSN(dsn string) (Config, []ConnOption, error) {
 	cfg := Config{Warehouse: dsn}
+	parseTime, loc := true, time.UTC
 	if wh, query, ok := strings.Cut(dsn, "?"); ok {
 		cfg.Warehouse = wh
 		for _, kv := range strings.Split(query, "&") {
 			k, v, _ := strings.Cut(kv, "=")
+			var err error
 			switch k {
 			case "catalog":
 				cfg.CatalogName = v
+			case "parseTime":
+				parseTime, err = strconv.ParseBool(v)
+			case "loc":
+				loc, err = time.LoadLocation(v)
 			default:
-				return nil, fmt.Errorf("icesql DSN %q: unknown option %q (known: catalog)", dsn, k)
+				err = errors.New("unknown option (known: catalog, parseTime, loc)")
+			}
+			if err != nil {
+				return Config{}, nil, fmt.Errorf("icesql DSN %q: option %q: %w", dsn, kv, err)
 			}
 		}
 	}
-	e, err := Open(context.Background(), cfg)
-	if err != nil {
-		return nil, err
+	if !parseTime {
+		return cfg, nil, nil
 	}
-	d.engines[dsn] = e
-	return e.Connector(), nil
+	return cfg, []ConnOption{ParseTime(loc)}, nil
+}
+
+// ConnOption sets how a connector's connections hand values to Go.
+type ConnOption func(*connOptions)
+
+type connOptions struct {
+	// timeLoc, when set, makes DATE, DATETIME and TIMESTAMP values
+	// time.Time in that zone (go-sql-driver's parseTime and loc).
+	timeLoc *time.Location
+}
+
+// ParseTime makes DATE, DATETIME and TIMESTAMP values scan into time.Time:
+// the value's wall clock in loc, as go-sql-driver/mysql's parseTime=true
+// gives them. time.Time arguments are converted to loc before they are sent.
+// A zero date ('0000-00-00') is the zero time.Time.
+func ParseTime(loc *time.Location) ConnOption {
+	return func(o *connOptions) { o.timeLoc = loc }
 }
 
 // Connector returns a database/sql connector for the engine:
 // db := sql.OpenDB(e.Connector()). Every connection is a session of its own.
-func (e *Engine) Connector() driver.Connector { return connector{e: e} }
+// Without options, values come as the MySQL text protocol shows them
+// (dates as strings); ParseTime gives time.Time instead.
+func (e *Engine) Connector(opts ...ConnOption) driver.Connector {
+	c := connector{e: e}
+	for _, o := range opts {
+		o(&c.opts)
+	}
+	return c
+}
 
-type connector struct{ e *Engine }
+type connector struct {
+	e    *Engine
+	opts connOptions
+}
 
 var connIDs atomic.Uint32
 
 func (c connector) Connect(context.Context) (driver.Conn, error) {
 	base := sql.NewBaseSessionWithClientServer("in-process", sql.Client{User: "root", Address: "localhost"}, connIDs.Add(1))
-	return &conn{e: c.e, sess: c.e.NewSession(base)}, nil
+	return &conn{e: c.e, sess: c.e.NewSession(base), opts: c.opts}, nil
 }
 
 func (c connector) Driver() driver.Driver { return &Driver{engines: map[string]*Engine{}} }
@@ -87,6 +144,7 @@ func (c connector) Driver() driver.Driver { return &Driver{engines: map[string]*
 type conn struct {
 	e    *Engine
 	sess *Session
+	opts connOptions
 }
 
 var (
@@ -101,7 +159,7 @@ var queryIDs atomic.Uint64
 
 // run executes one statement; the caller must close the returned iterator.
 func (c *conn) run(ctx context.Context, query string, args []driver.NamedValue) (*sql.Context, sql.Schema, sql.RowIter, error) {
-	bindings, err := bindingsOf(args)
+	bindings, err := bindingsOf(args, c.opts.timeLoc)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -109,7 +167,9 @@ func (c *conn) run(ctx context.Context, query string, args []driver.NamedValue) 
 		sql.WithProcessList(c.e.sqle.ProcessList), sql.WithMemoryManager(c.e.sqle.MemoryManager))
 	schema, iter, _, err := c.e.sqle.QueryWithBindings(sctx, query, nil, bindings, nil)
 	if err != nil {
-		return nil, nil, nil, statementError(query, err)
+		se := statementError(query, err)
+		rememberError(c.sess, se) // diagnostics.go
+		return nil, nil, nil, se
 	}
 	return sctx, schema, iter, nil
 }
@@ -127,7 +187,7 @@ func (c *conn) QueryContext(ctx context.Context, query string, args []driver.Nam
 		}
 		return &rows{ctx: sctx, iter: sql.RowsToRowIter()}, nil
 	}
-	return &rows{ctx: sctx, schema: schema, iter: iter}, nil
+	return &rows{ctx: sctx, schema: schema, iter: iter, timeLoc: c.opts.timeLoc}, nil
 }
 
 func (c *conn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
@@ -232,8 +292,9 @@ func named(args []driver.Value) []driver.NamedValue {
 	return out
 }
 
-// bindingsOf turns ? arguments into go-mysql-server bind variables v1, v2, ...
-func bindingsOf(args []driver.NamedValue) (map[string]sqlparser.Expr, error) {
+// bindingsOf turns ? arguments into go-mysql-server bind variables v1, v2,
+// ...; a time.Time is sent as its wall clock in loc, when set.
+func bindingsOf(args []driver.NamedValue, loc *time.Location) (map[string]sqlparser.Expr, error) {
 	if len(args) == 0 {
 		return nil, nil
 	}
@@ -245,6 +306,9 @@ func bindingsOf(args []driver.NamedValue) (map[string]sqlparser.Expr, error) {
 		}
 		v := a.Value
 		if t, ok := v.(time.Time); ok {
+			if loc != nil {
+				t = t.In(loc)
+			}
 			v = t.Format("2006-01-02 15:04:05.999999")
 		}
 		bv, err := sqltypes.BuildBindVariable(v)
@@ -265,12 +329,13 @@ func bindingsOf(args []driver.NamedValue) (map[string]sqlparser.Expr, error) {
 // rows returns values as the MySQL text protocol shows them, so a program
 // sees the same over database/sql in-process as over the wire: integers as
 // int64 or uint64, floats as float64, NULL as nil, everything else as text
-// (binary columns as []byte).
+// (binary columns as []byte); with ParseTime, dates and times as time.Time.
 type rows struct {
-	ctx    *sql.Context
-	schema sql.Schema
-	iter   sql.RowIter
-	closed bool
+	ctx     *sql.Context
+	schema  sql.Schema
+	iter    sql.RowIter
+	closed  bool
+	timeLoc *time.Location // ParseTime's zone, or nil
 }
 
 func (r *rows) Columns() []string {
@@ -299,6 +364,12 @@ func (r *rows) Next(dest []driver.Value) error {
 		return mysqlError(err)
 	}
 	for i, col := range r.schema {
+		if r.timeLoc != nil && isDateTime(col.Type) {
+			if dest[i], err = timeValue(r.ctx, col.Type, row[i], r.timeLoc); err != nil {
+				return err
+			}
+			continue
+		}
 		v, err := wireValue(r.ctx, col.Type, row[i])
 		if err != nil {
 			return err
@@ -327,6 +398,43 @@ func wireValue(ctx *sql.Context, typ sql.Type, v any) (driver.Value, error) {
 		return dv, nil
 	}
 	return textValue(ctx, typ, v)
+}
+
+// isDateTime reports whether a column's values are dates or date-times
+// (TIME stays text, as in go-sql-driver/mysql).
+func isDateTime(typ sql.Type) bool {
+	switch typ.Type() {
+	case sqltypes.Date, sqltypes.Datetime, sqltypes.Timestamp:
+		return true
+	}
+	return false
+}
+
+// timeValue is a DATE, DATETIME or TIMESTAMP value as the time.Time whose
+// wall clock, in loc, is the value's MySQL text (in the session's time zone
+// for a TIMESTAMP): what go-sql-driver/mysql gives with parseTime=true. The
+// zero date is the zero time.Time.
+func timeValue(ctx *sql.Context, typ sql.Type, v any, loc *time.Location) (driver.Value, error) {
+	text, err := textValue(ctx, typ, v)
+	if text == nil || err != nil {
+		return text, err
+	}
+	s, ok := text.(string)
+	if !ok {
+		return nil, fmt.Errorf("%s value %v has no text", typ, v)
+	}
+	if strings.HasPrefix(s, "0000-00-00") {
+		return time.Time{}, nil
+	}
+	layout := "2006-01-02 15:04:05.999999999"
+	if len(s) == len("2006-01-02") {
+		layout = "2006-01-02"
+	}
+	t, err := time.ParseInLocation(layout, s, loc)
+	if err != nil {
+		return nil, fmt.Errorf("%s value %q: %w", typ, s, err)
+	}
+	return t, nil
 }
 
 // textValue converts v through its MySQL text, as the wire protocol

@@ -337,36 +337,43 @@ func isCreateView(words []string) bool {
 // errInsertIntoViewGMS is go-mysql-server's message for an INSERT into a view.
 const errInsertIntoViewGMS = "expected insert destination to be resolved or unresolved table"
 
-// codeMappingHandler gives wire clients the same codes as statementError.
-type codeMappingHandler struct{ mysql.Handler }
+// codeMappingHandler gives wire clients the same codes as statementError,
+// and adds a failed statement's error to its session's diagnostics
+// (diagnostics.go).
+type codeMappingHandler struct {
+	mysql.Handler
+	sessions *statementLimits // the session of each connection
+}
 
-func recode(query string, err error) error {
+func (h codeMappingHandler) recode(c *mysql.Conn, query string, err error) error {
 	if err == nil {
 		return nil
 	}
-	return statementError(query, err)
+	se := statementError(query, err)
+	rememberError(h.sessions.sessionOf(c.ConnectionID), se)
+	return se
 }
 
 func (h codeMappingHandler) ComInitDB(c *mysql.Conn, schemaName string) error {
-	return recode("", h.Handler.ComInitDB(c, schemaName))
+	return h.recode(c, "", h.Handler.ComInitDB(c, schemaName))
 }
 
 func (h codeMappingHandler) ComQuery(ctx context.Context, c *mysql.Conn, query string, callback mysql.ResultSpoolFn) error {
-	return recode(query, h.Handler.ComQuery(ctx, c, query, callback))
+	return h.recode(c, query, h.Handler.ComQuery(ctx, c, query, callback))
 }
 
 func (h codeMappingHandler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query string, callback mysql.ResultSpoolFn) (string, error) {
 	rest, err := h.Handler.ComMultiQuery(ctx, c, query, callback)
-	return rest, recode(query, err)
+	return rest, h.recode(c, query, err)
 }
 
 func (h codeMappingHandler) ComPrepare(ctx context.Context, c *mysql.Conn, query string, prepare *mysql.PrepareData) ([]*querypb.Field, error) {
 	fields, err := h.Handler.ComPrepare(ctx, c, query, prepare)
-	return fields, recode(query, err)
+	return fields, h.recode(c, query, err)
 }
 
 func (h codeMappingHandler) ComStmtExecute(ctx context.Context, c *mysql.Conn, prepare *mysql.PrepareData, callback func(*sqltypes.Result) error) error {
-	return recode(prepare.PrepareStmt, h.Handler.ComStmtExecute(ctx, c, prepare, callback))
+	return h.recode(c, prepare.PrepareStmt, h.Handler.ComStmtExecute(ctx, c, prepare, callback))
 }
 
 // erTableAccessDenied is MySQL's ER_TABLEACCESS_DENIED_ERROR, which vitess

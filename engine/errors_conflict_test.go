@@ -40,7 +40,7 @@ func TestWrappedCodesSurviveTheWire(t *testing.T) {
 			}
 			flat := sql.CastSQLError(tc.err) // what go-mysql-server's handler returns
 			var got *mysql.SQLError
-			if !errors.As(recode("COMMIT", flat), &got) || got.Num != tc.num || got.State != tc.state {
+			if !errors.As(statementError("COMMIT", flat), &got) || got.Num != tc.num || got.State != tc.state {
 				t.Errorf("over the wire: %v, want %d (%s)", got, tc.num, tc.state)
 			}
 		})

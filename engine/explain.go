@@ -18,8 +18,10 @@ import (
 
 // explainAsTree makes a plain EXPLAIN print the plan tree: this
 // go-mysql-server answers MySQL's tabular EXPLAIN with a placeholder row.
+// EXPLAIN FORMAT=JSON is planned as a tree too, and printed as JSON
+// (explainjson.go).
 func explainAsTree(stmt ast.Statement) {
-	if ex, ok := stmt.(*ast.Explain); ok && ex.ExplainFormat == "" && !ex.Analyze {
+	if ex, ok := stmt.(*ast.Explain); ok && !ex.Analyze && (ex.ExplainFormat == "" || strings.EqualFold(ex.ExplainFormat, "json")) {
 		ex.ExplainFormat = ast.TreeStr
 	}
 }
@@ -51,11 +53,19 @@ func (b explainBuilder) Build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.Ro
 		}
 		text += "\n" + section
 	}
-	var rows []sql.Row
+	var lines []string
 	for _, l := range strings.Split(strings.ReplaceAll(text, "\r", ""), "\n") {
 		if strings.TrimSpace(l) != "" {
-			rows = append(rows, sql.NewRow(l))
+			lines = append(lines, l)
 		}
+	}
+	if explainsAsJSON(ctx) { // explainjson.go
+		doc, err := explainJSON(lines)
+		return sql.RowsToRowIter(sql.NewRow(doc)), err
+	}
+	rows := make([]sql.Row, len(lines))
+	for i, l := range lines {
+		rows[i] = sql.NewRow(l)
 	}
 	return sql.RowsToRowIter(rows...), nil
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/types"
 	"github.com/dolthub/vitess/go/mysql"
 	"github.com/dolthub/vitess/go/sqltypes"
 	querypb "github.com/dolthub/vitess/go/vt/proto/query"
@@ -53,6 +54,13 @@ func (l *statementLimits) session(conn uint32, s sql.Session) {
 	l.mu.Lock()
 	l.sessions[conn] = s
 	l.mu.Unlock()
+}
+
+// sessionOf is the session of a connection, or nil before it has one.
+func (l *statementLimits) sessionOf(conn uint32) sql.Session {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.sessions[conn]
 }
 
 // begin starts a statement of conn; the caller runs it under the returned
@@ -147,32 +155,63 @@ func (l *statementLimits) anyStopping() bool {
 	return false
 }
 
-// statementTimeout is how long query may run: the MAX_EXECUTION_TIME hint
-// of a SELECT, else the session's max_execution_time (milliseconds; 0 is
-// no limit). As in MySQL, both apply to SELECT statements only.
+// statementTimeout is how long query may run (0: no limit): the shorter of
+// MySQL's limit on a SELECT (its MAX_EXECUTION_TIME hint, else the
+// session's max_execution_time in milliseconds; both apply to SELECT
+// statements only, as in MySQL) and MariaDB's max_statement_time (seconds,
+// every statement), which BI tools written for MariaDB set.
 func statementTimeout(ctx context.Context, sess sql.Session, query string) time.Duration {
-	head := strings.TrimLeft(query, " \t\r\n(")
-	if len(head) < 6 || !strings.EqualFold(head[:6], "select") {
-		return 0
-	}
-	if m := executionTimeHint.FindStringSubmatch(head); m != nil {
-		ms, err := strconv.ParseInt(m[1], 10, 64)
-		if err == nil {
-			return time.Duration(ms) * time.Millisecond
+	var limit time.Duration
+	if sess != nil {
+		sctx := sql.NewContext(ctx, sql.WithSession(sess))
+		if v, err := sess.GetSessionVariable(sctx, maxStatementTimeVar); err == nil {
+			if secs, ok := v.(float64); ok && secs > 0 {
+				limit = time.Duration(secs * float64(time.Second))
+			}
 		}
 	}
-	if sess == nil {
-		return 0
+	head := strings.TrimLeft(query, " \t\r\n(")
+	if len(head) < 6 || !strings.EqualFold(head[:6], "select") {
+		return limit
 	}
-	v, err := sess.GetSessionVariable(sql.NewContext(ctx, sql.WithSession(sess)), "max_execution_time")
-	if err != nil {
+	selectLimit := func() time.Duration {
+		if m := executionTimeHint.FindStringSubmatch(head); m != nil {
+			if ms, err := strconv.ParseInt(m[1], 10, 64); err == nil {
+				return time.Duration(ms) * time.Millisecond
+			}
+		}
+		if sess == nil {
+			return 0
+		}
+		v, err := sess.GetSessionVariable(sql.NewContext(ctx, sql.WithSession(sess)), "max_execution_time")
+		if ms, ok := v.(int64); err == nil && ok && ms > 0 {
+			return time.Duration(ms) * time.Millisecond
+		}
 		return 0
+	}()
+	if selectLimit > 0 && (limit == 0 || selectLimit < limit) {
+		return selectLimit
 	}
-	ms, ok := v.(int64)
-	if !ok || ms <= 0 {
-		return 0
-	}
-	return time.Duration(ms) * time.Millisecond
+	return limit
+}
+
+// maxStatementTimeVar is MariaDB's limit on every statement, in seconds.
+const maxStatementTimeVar = "max_statement_time"
+
+var registerMaxStatementTime sync.Once
+
+// addMaxStatementTimeVar declares max_statement_time; go-mysql-server's
+// system variables are process-wide.
+func addMaxStatementTimeVar() {
+	registerMaxStatementTime.Do(func() {
+		sql.SystemVariables.AddSystemVariables([]sql.SystemVariable{&sql.MysqlSystemVariable{
+			Name:    maxStatementTimeVar,
+			Scope:   sql.GetMysqlScope(sql.SystemVariableScope_Both),
+			Dynamic: true,
+			Type:    types.NewSystemDoubleType(maxStatementTimeVar, 0, 31536000),
+			Default: float64(0),
+		}})
+	})
 }
 
 // executionTimeHint finds MAX_EXECUTION_TIME(n) in the optimizer hint

@@ -72,6 +72,9 @@ func (p *provider) Database(ctx *sql.Context, name string) (sql.Database, error)
 		return nil, err
 	}
 	if !ok {
+		if sys, ok := p.e.systemDatabaseNamed(name); ok { // systemschemas.go
+			return sys, nil
+		}
 		return nil, sql.ErrDatabaseNotFound.New(name)
 	}
 	return &Database{e: p.e, name: ns}, nil
@@ -80,6 +83,9 @@ func (p *provider) Database(ctx *sql.Context, name string) (sql.Database, error)
 // HasDatabase implements sql.DatabaseProvider.
 func (p *provider) HasDatabase(ctx *sql.Context, name string) bool {
 	_, ok, err := p.resolve(ctx, name)
+	if _, sys := p.e.systemDatabaseNamed(name); sys && err == nil {
+		return true
+	}
 	return err == nil && ok
 }
 
@@ -90,9 +96,17 @@ func (p *provider) AllDatabases(ctx *sql.Context) []sql.Database {
 		ctx.GetLogger().Warnf("list namespaces: %v", err)
 		return nil
 	}
-	out := make([]sql.Database, 0, len(names))
+	out := make([]sql.Database, 0, len(names)+len(systemSchemas))
+	taken := map[string]bool{}
 	for _, n := range names {
 		out = append(out, &Database{e: p.e, name: n})
+		taken[strings.ToLower(n)] = true
+	}
+	for _, n := range systemSchemaNames() {
+		if !taken[n] {
+			sys, _ := p.e.systemDatabaseNamed(n)
+			out = append(out, sys)
+		}
 	}
 	return out
 }

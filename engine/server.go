@@ -91,7 +91,7 @@ func (e *Engine) NewServer(cfg ServerConfig) (*Server, error) {
 		// icesql's authentication methods (wireauth.go)
 		ProtocolListenerFactory: listenerFactory,
 	}, e.sqle, sql.NewContext, sessions, nil, func(h mysql.Handler) (mysql.Handler, error) {
-		return guard.handler(statusHandler{codeMappingHandler{limitHandler{Handler: h, l: limits}}}), nil
+		return guard.handler(statusHandler{codeMappingHandler{limitHandler{Handler: h, l: limits}, limits}}), nil
 	})
 	if err != nil {
 		l.Close()

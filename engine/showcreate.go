@@ -74,6 +74,15 @@ func (p parser) intercept(stmt ast.Statement) ast.Statement {
 	if merge, ok := p.interceptMerge(stmt); ok {
 		return merge
 	}
+	if diag, ok := interceptDiagnostics(stmt); ok { // diagnostics.go
+		return diag
+	}
+	if do, ok := p.interceptDo(stmt); ok { // do.go
+		return do
+	}
+	if sum, ok := p.interceptChecksum(stmt); ok { // checksum.go
+		return sum
+	}
 	show, ok := stmt.(*ast.Show)
 	// The parser keeps SHOW CREATE VIEW's words as written.
 	isView := ok && strings.EqualFold(show.Type, ast.CreateViewStr)

@@ -20,6 +20,10 @@ type rewriter struct {
 // no place for table options; the caller attaches it to the parsed statement.
 func (r rewriter) rewrite(text string) (out, ctasComment string, err error) {
 	passes := []func(statement) ([]edit, error){
+		r.doStatement,
+		explainJSON,
+		checksumTable,
+		showOpenTables,
 		alterView,
 		sparkSet,
 		namespaces,
