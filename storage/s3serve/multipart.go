@@ -148,6 +148,7 @@ func (s *Server) completeUpload(q *request, p string) error {
 		return errorf(http.StatusBadRequest, "MalformedXML", "CompleteMultipartUpload names no part")
 	}
 	var files []*os.File
+	var sizes []int64
 	defer func() {
 		for _, f := range files {
 			f.Close()
@@ -169,8 +170,11 @@ func (s *Server) completeUpload(q *request, p string) error {
 		if strings.Trim(part.ETag, `"`) != strings.Trim(etag(fi), `"`) {
 			return errorf(http.StatusBadRequest, "InvalidPart", "part %d's ETag %s is not that of the uploaded part", part.PartNumber, part.ETag)
 		}
-		if i < len(req.Parts)-1 && fi.Size() < minPartSize {
-			return errorf(http.StatusBadRequest, "EntityTooSmall", "part %d has %d bytes; every part but the last needs at least %d", part.PartNumber, fi.Size(), minPartSize)
+		sizes = append(sizes, fi.Size())
+	}
+	for i, n := range sizes[:len(sizes)-1] {
+		if n < minPartSize {
+			return errorf(http.StatusBadRequest, "EntityTooSmall", "part %d has %d bytes; every part but the last needs at least %d", req.Parts[i].PartNumber, n, minPartSize)
 		}
 	}
 	tmp, err := s.concat(files)
