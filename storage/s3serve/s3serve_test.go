@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -610,5 +611,34 @@ func TestWarehouseThroughS3(t *testing.T) {
 	defer db2.Close()
 	if err := db2.QueryRowContext(ctx, "SELECT COUNT(*) FROM lake.orders").Scan(&n); err != nil || n != 2 {
 		t.Errorf("second engine: count %d, %v", n, err)
+	}
+}
+
+// interopPython is the interpreter of the interop virtualenv
+// (interop/setup.sh), which has PyArrow; "" when it is not installed.
+func interopPython() string {
+	if p := os.Getenv("ICESQL_INTEROP_PYTHON"); p != "" {
+		return p
+	}
+	home, _ := os.UserHomeDir()
+	p := filepath.Join(home, ".cache", "icesql-interop", "venv", "bin", "python")
+	if _, err := os.Stat(p); err != nil {
+		return ""
+	}
+	return p
+}
+
+func TestPyArrowS3(t *testing.T) {
+	python := interopPython()
+	if python == "" {
+		t.Skip("PyArrow comes with the interop virtualenv, which is not installed: `make interop` (interop/setup.sh) installs it")
+	}
+	f := authed(t)
+	out, err := exec.Command(python, "testdata/pyarrow_s3.py", strings.TrimPrefix(f.endpoint, "http://"), user, password).CombinedOutput()
+	if err != nil {
+		t.Fatalf("pyarrow_s3.py: %v\n%s", err, out)
+	}
+	if b, err := os.ReadFile(filepath.Join(f.root, "py", "nested", "t.parquet")); err != nil || len(b) == 0 {
+		t.Errorf("PyArrow's Parquet file is not in the folder: %v", err)
 	}
 }
