@@ -20,6 +20,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -60,7 +61,32 @@ func New(root, bucket string, auth *sigv4auth.Verifier) (*Server, error) {
 	if err := os.MkdirAll(filepath.Join(s.staging, "uploads"), 0o755); err != nil {
 		return nil, fmt.Errorf("S3 API staging folder: %w", err)
 	}
+	s.cleanStaging(time.Now())
 	return s, nil
+}
+
+// Staged files older than these are left over from a crash (a PUT) or an
+// upload its client abandoned (S3's lifecycle rules would abort it too).
+const (
+	stalePut    = 24 * time.Hour
+	staleUpload = 7 * 24 * time.Hour
+)
+
+// cleanStaging removes what crashed PUTs and abandoned multipart uploads
+// left in the staging folder, so that it does not grow without bound.
+func (s *Server) cleanStaging(now time.Time) {
+	entries, _ := os.ReadDir(s.staging)
+	for _, e := range entries {
+		if info, err := e.Info(); err == nil && strings.HasPrefix(e.Name(), "put-") && now.Sub(info.ModTime()) > stalePut {
+			os.Remove(filepath.Join(s.staging, e.Name()))
+		}
+	}
+	uploads, _ := os.ReadDir(filepath.Join(s.staging, "uploads"))
+	for _, u := range uploads {
+		if info, err := u.Info(); err == nil && now.Sub(info.ModTime()) > staleUpload {
+			os.RemoveAll(filepath.Join(s.staging, "uploads", u.Name()))
+		}
+	}
 }
 
 // validBucketName applies S3's rules for bucket names (3-63 characters of

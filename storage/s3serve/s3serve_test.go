@@ -523,42 +523,92 @@ func TestAuth(t *testing.T) {
 	}
 }
 
-// TestChecksummedUploads sends PUTs with each checksum the SDK offers, over
-// TLS, where the SDK streams them as aws-chunked with a trailing checksum
-// (STREAMING-UNSIGNED-PAYLOAD-TRAILER).
+// TestChecksummedUploads sends PUTs with each checksum the SDK offers,
+// over plain HTTP (the SDK sends the checksum as a header) and over TLS
+// (it streams the body as aws-chunked with a trailing checksum,
+// STREAMING-UNSIGNED-PAYLOAD-TRAILER).
 func TestChecksummedUploads(t *testing.T) {
-	root := t.TempDir()
-	srv, err := s3serve.New(root, bucket, sigv4auth.New(map[string]string{user: password}, "s3"))
-	if err != nil {
-		t.Fatal(err)
+	for _, tls := range []bool{false, true} {
+		t.Run(fmt.Sprintf("tls=%v", tls), func(t *testing.T) {
+			root := t.TempDir()
+			srv, err := s3serve.New(root, bucket, sigv4auth.New(map[string]string{user: password}, "s3"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var mu sync.Mutex
+			seen := map[string]bool{}
+			h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				mu.Lock()
+				seen[r.Header.Get("X-Amz-Content-Sha256")] = true
+				for k := range r.Header {
+					if strings.HasPrefix(strings.ToLower(k), "x-amz-checksum-") {
+						seen[strings.ToLower(k)] = true
+					}
+				}
+				mu.Unlock()
+				srv.ServeHTTP(w, r)
+			})
+			var client *s3.Client
+			if tls {
+				ts := httptest.NewTLSServer(h)
+				defer ts.Close()
+				client = newClient(ts.URL, user, password, ts.Client())
+			} else {
+				ts := httptest.NewServer(h)
+				defer ts.Close()
+				client = newClient(ts.URL, user, password, nil)
+			}
+			ctx := context.Background()
+			data := randomBytes(t, 300<<10)
+			for _, algo := range []types.ChecksumAlgorithm{types.ChecksumAlgorithmCrc32, types.ChecksumAlgorithmCrc32c,
+				types.ChecksumAlgorithmCrc64nvme, types.ChecksumAlgorithmSha1, types.ChecksumAlgorithmSha256} {
+				key := "sum/" + string(algo)
+				// Over TLS, a reader that is not seekable, as a streamed
+				// upload is; over plain HTTP the SDK needs to seek.
+				var body io.Reader = bytes.NewReader(data)
+				if tls {
+					body = io.MultiReader(body)
+				}
+				_, err := client.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String(bucket), Key: aws.String(key),
+					Body: body, ContentLength: aws.Int64(int64(len(data))), ChecksumAlgorithm: algo})
+				if err != nil {
+					t.Fatalf("%s: %v", algo, err)
+				}
+				if b, err := os.ReadFile(filepath.Join(root, "sum", string(algo))); err != nil || !bytes.Equal(b, data) {
+					t.Fatalf("%s: stored %d bytes, %v", algo, len(b), err)
+				}
+			}
+			if tls && !seen[sigv4auth.StreamingUnsignedTrailer] {
+				t.Errorf("the SDK sent no streaming upload (%v): the aws-chunked path was not tested", seen)
+			}
+			if !tls && !seen["x-amz-checksum-crc64nvme"] {
+				t.Errorf("the SDK sent no checksum header (%v): their check was not tested", seen)
+			}
+		})
 	}
-	var mu sync.Mutex
-	seen := map[string]bool{}
-	ts := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		seen[r.Header.Get("X-Amz-Content-Sha256")] = true
-		mu.Unlock()
-		srv.ServeHTTP(w, r)
-	}))
-	defer ts.Close()
-	client := newClient(ts.URL, user, password, ts.Client())
-	ctx := context.Background()
-	data := randomBytes(t, 300<<10)
-	for _, algo := range []types.ChecksumAlgorithm{types.ChecksumAlgorithmCrc32, types.ChecksumAlgorithmCrc32c,
-		types.ChecksumAlgorithmCrc64nvme, types.ChecksumAlgorithmSha1, types.ChecksumAlgorithmSha256} {
-		key := "sum/" + string(algo)
-		// A reader that is not seekable, as a streamed upload is.
-		_, err := client.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String(bucket), Key: aws.String(key),
-			Body: io.MultiReader(bytes.NewReader(data)), ContentLength: aws.Int64(int64(len(data))), ChecksumAlgorithm: algo})
+}
+
+func TestBadDigestRefused(t *testing.T) {
+	f := start(t, nil)
+	for header, value := range map[string]string{
+		"X-Amz-Checksum-Crc32":  "AAAAAA==",
+		"Content-MD5":           "AAAAAAAAAAAAAAAAAAAAAA==",
+		"X-Amz-Checksum-Sha256": "47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=", // of nothing
+	} {
+		req, _ := http.NewRequest("PUT", f.endpoint+"/warehouse/digest", strings.NewReader("content"))
+		req.Header.Set(header, value)
+		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
-			t.Fatalf("%s: %v", algo, err)
+			t.Fatal(err)
 		}
-		if b, err := os.ReadFile(filepath.Join(root, "sum", string(algo))); err != nil || !bytes.Equal(b, data) {
-			t.Fatalf("%s: stored %d bytes, %v", algo, len(b), err)
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 400 || !strings.Contains(string(b), "<Code>BadDigest</Code>") {
+			t.Errorf("%s: %d %s, want 400 BadDigest", header, resp.StatusCode, b)
 		}
-	}
-	if !seen[sigv4auth.StreamingUnsignedTrailer] {
-		t.Errorf("the SDK sent no streaming upload (payload hashes %v): the aws-chunked path was not tested", seen)
+		if _, err := os.Stat(filepath.Join(f.root, "digest")); !errors.Is(err, os.ErrNotExist) {
+			t.Fatalf("%s: a PUT with a wrong digest stored its object", header)
+		}
 	}
 }
 
@@ -640,5 +690,37 @@ func TestPyArrowS3(t *testing.T) {
 	}
 	if b, err := os.ReadFile(filepath.Join(f.root, "py", "nested", "t.parquet")); err != nil || len(b) == 0 {
 		t.Errorf("PyArrow's Parquet file is not in the folder: %v", err)
+	}
+}
+
+// TestStaleStagingRemoved: a server starting on a folder removes what a
+// crashed PUT and an abandoned multipart upload left, and keeps fresh ones.
+func TestStaleStagingRemoved(t *testing.T) {
+	f := authed(t)
+	ctx := context.Background()
+	staging := filepath.Join(f.root, ".icesql-s3")
+	old := time.Now().Add(-8 * 24 * time.Hour)
+	for _, name := range []string{"put-stale", "put-fresh"} {
+		if err := os.WriteFile(filepath.Join(staging, name), []byte("x"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	os.Chtimes(filepath.Join(staging, "put-stale"), old, old)
+	var ids []string
+	for range 2 {
+		cr, err := f.client.CreateMultipartUpload(ctx, &s3.CreateMultipartUploadInput{Bucket: aws.String(bucket), Key: aws.String("k")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, aws.ToString(cr.UploadId))
+	}
+	os.Chtimes(filepath.Join(staging, "uploads", ids[0]), old, old)
+	if _, err := s3serve.New(f.root, bucket, sigv4auth.New(nil, "s3")); err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]bool{"put-stale": false, "put-fresh": true, "uploads/" + ids[0]: false, "uploads/" + ids[1]: true} {
+		if _, err := os.Stat(filepath.Join(staging, name)); (err == nil) != want {
+			t.Errorf("%s: exists = %v, want %v", name, err == nil, want)
+		}
 	}
 }

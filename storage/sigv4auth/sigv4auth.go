@@ -102,6 +102,13 @@ func (v *Verifier) WithClock(now func() time.Time) *Verifier {
 // Open says whether v admits unsigned requests from loopback.
 func (v *Verifier) Open() bool { return len(v.secrets) == 0 }
 
+// Signed says r carries a SigV4 signature (header or presigned query), so
+// that a server accepting other credentials too (a bearer token) knows
+// which check applies.
+func Signed(r *http.Request) bool {
+	return strings.HasPrefix(r.Header.Get("Authorization"), "AWS4-") || r.URL.Query().Has("X-Amz-Signature")
+}
+
 // Verify authenticates r. When the payload is signed (a hex hash or the
 // streaming forms), r.Body is replaced by a reader that yields the decoded
 // payload and fails with an *Error at its end if the payload does not match

@@ -362,3 +362,19 @@ func TestChecksums(t *testing.T) {
 		}
 	}
 }
+
+func TestSigned(t *testing.T) {
+	r := signedRequest(t, "GET", "http://localhost/v1/config", "", "s3tables", testNow, nil, "")
+	plain := httptest.NewRequest("GET", "/v1/config", nil)
+	bearer := httptest.NewRequest("GET", "/v1/config", nil)
+	bearer.Header.Set("Authorization", "Bearer u:p")
+	presigned := httptest.NewRequest("GET", "/warehouse/k?X-Amz-Signature=00", nil)
+	for _, c := range []struct {
+		r    *http.Request
+		want bool
+	}{{r, true}, {plain, false}, {bearer, false}, {presigned, true}} {
+		if got := Signed(c.r); got != c.want {
+			t.Errorf("Signed(%s %v) = %v", c.r.URL, c.r.Header, got)
+		}
+	}
+}
