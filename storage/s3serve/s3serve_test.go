@@ -724,3 +724,52 @@ func TestStaleStagingRemoved(t *testing.T) {
 		}
 	}
 }
+
+// awsBundleJar is iceberg-aws-bundle (the AWS SDK for Java v2 that
+// Iceberg's S3FileIO uses) in the local Maven repository; "" if absent.
+func awsBundleJar() string {
+	home, _ := os.UserHomeDir()
+	p := filepath.Join(home, ".m2", "repository", "org", "apache", "iceberg", "iceberg-aws-bundle", "1.10.1", "iceberg-aws-bundle-1.10.1.jar")
+	if _, err := os.Stat(p); err != nil {
+		return ""
+	}
+	return p
+}
+
+func TestJavaSDK(t *testing.T) {
+	jar := awsBundleJar()
+	if jar == "" {
+		t.Skip("the AWS SDK for Java comes with org.apache.iceberg:iceberg-aws-bundle:1.10.1, which is not in ~/.m2 (mvn dependency:get fetches it)")
+	}
+	home, _ := os.UserHomeDir()
+	slf4js, _ := filepath.Glob(filepath.Join(home, ".m2", "repository", "org", "slf4j", "slf4j-api", "2.*", "slf4j-api-2.*.jar"))
+	if len(slf4js) == 0 {
+		t.Skip("the AWS SDK for Java logs through org.slf4j:slf4j-api (2.x), which is not in ~/.m2")
+	}
+	slf4j := slf4js[len(slf4js)-1]
+	if _, err := exec.LookPath("javac"); err != nil {
+		t.Skip("running JavaS3Check.java needs a JDK (javac), not only a JRE")
+	}
+	root := t.TempDir()
+	srv, err := s3serve.New(root, bucket, sigv4auth.New(map[string]string{user: password}, "s3"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	payloads := map[string]bool{}
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		payloads[r.Header.Get("X-Amz-Content-Sha256")] = true
+		mu.Unlock()
+		srv.ServeHTTP(w, r)
+	}))
+	defer ts.Close()
+	out, err := exec.Command("java", "-cp", jar+string(os.PathListSeparator)+slf4j, "testdata/JavaS3Check.java", ts.URL, user, password).CombinedOutput()
+	if err != nil {
+		t.Fatalf("JavaS3Check: %v\n%s", err, out)
+	}
+	t.Logf("payload hashes the Java SDK sent: %v", payloads)
+	if !payloads[sigv4auth.StreamingPayload] && !payloads[sigv4auth.StreamingPayloadTrailer] {
+		t.Errorf("the Java SDK sent no signed aws-chunked body (%v): that path was not tested", payloads)
+	}
+}
