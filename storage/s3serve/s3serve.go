@@ -24,6 +24,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/icesql/icesql/storage"
 	"github.com/icesql/icesql/storage/sigv4auth"
 )
 
@@ -87,6 +88,19 @@ func (s *Server) cleanStaging(now time.Time) {
 			os.RemoveAll(filepath.Join(s.staging, "uploads", u.Name()))
 		}
 	}
+}
+
+// ForWarehouse returns the S3 API over the folder of a local warehouse, as
+// `icesql serve` mounts it at "/" of its HTTP port, verifying SigV4 with
+// the given access key → secret pairs (the server's account and password;
+// none: loopback clients only). A warehouse that is not a local folder (it
+// lives on S3) gets no S3 API: nil, nil; its own store serves its files.
+func ForWarehouse(wh *storage.Warehouse, bucket string, credentials map[string]string) (*Server, error) {
+	root, err := storage.LocalPath(wh.Root())
+	if err != nil {
+		return nil, nil
+	}
+	return New(root, bucket, sigv4auth.New(credentials, "s3"))
 }
 
 // validBucketName applies S3's rules for bucket names (3-63 characters of

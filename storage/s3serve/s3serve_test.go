@@ -773,3 +773,42 @@ func TestJavaSDK(t *testing.T) {
 		t.Errorf("the Java SDK sent no signed aws-chunked body (%v): that path was not tested", payloads)
 	}
 }
+
+func TestForWarehouse(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	wh, err := storage.OpenWarehouse(ctx, root, storage.LocalStore{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := s3serve.ForWarehouse(wh, "lake", map[string]string{user: password})
+	if err != nil || srv == nil {
+		t.Fatalf("local warehouse: %v, %v", srv, err)
+	}
+	ts := httptest.NewServer(srv)
+	defer ts.Close()
+	c := newClient(ts.URL, user, password, nil)
+	if _, err := c.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String("lake"), Key: aws.String("ns/f"), Body: strings.NewReader("x")}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(root, "ns", "f")); err != nil {
+		t.Errorf("the object is not in the warehouse folder: %v", err)
+	}
+	if _, err := s3serve.ForWarehouse(wh, "Not_A_Bucket", nil); err == nil {
+		t.Errorf("an invalid bucket name was accepted")
+	}
+
+	// A warehouse on S3 (here: on another S3 API) gets none.
+	f := authed(t)
+	st, err := storage.NewS3Store(ctx, "s3://"+bucket+"/wh", storage.S3Config{Endpoint: f.endpoint, Region: "us-east-1", PathStyle: true, AccessKeyID: user, SecretAccessKey: password})
+	if err != nil {
+		t.Fatal(err)
+	}
+	remote, err := storage.OpenWarehouse(ctx, "s3://"+bucket+"/wh", st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if srv, err := s3serve.ForWarehouse(remote, bucket, nil); srv != nil || err != nil {
+		t.Errorf("S3 warehouse: %v, %v; want no S3 API", srv, err)
+	}
+}
