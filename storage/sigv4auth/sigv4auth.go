@@ -18,6 +18,7 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -110,9 +111,12 @@ func Signed(r *http.Request) bool {
 }
 
 // Verify authenticates r. When the payload is signed (a hex hash or the
-// streaming forms), r.Body is replaced by a reader that yields the decoded
-// payload and fails with an *Error at its end if the payload does not match
-// its signature: a caller must read the body to its end before acting on it.
+// streaming forms), r.Body is replaced by one that yields the decoded
+// payload. For the signing name "s3" the body is checked as it is read
+// (an object may be large) and fails with an *Error at its end if it does
+// not match its signature: the S3 server reads it to the end before acting
+// on it. For other signing names the body (at most 64 MiB) is read and
+// checked before Verify returns.
 // Without credentials, loopback requests are admitted as they are.
 func (v *Verifier) Verify(r *http.Request) (Identity, error) {
 	if v.Open() {
@@ -154,7 +158,32 @@ func (v *Verifier) Verify(r *http.Request) (Identity, error) {
 	if err := s.wrapBody(r, key); err != nil {
 		return Identity{}, err
 	}
+	if s.service != "s3" {
+		// Other services (the REST catalog) get a body checked in full:
+		// a JSON decoder stops reading at the end of its value, before a
+		// lazy check would run.
+		if err := readWhole(r); err != nil {
+			return Identity{}, err
+		}
+	}
 	return Identity{AccessKeyID: s.accessKey, Region: s.region, Service: s.service}, nil
+}
+
+// readWhole reads and checks r's body before it is used.
+func readWhole(r *http.Request) error {
+	body, err := io.ReadAll(io.LimitReader(r.Body, maxHashedBody+1))
+	if err != nil {
+		var e *Error
+		if errors.As(err, &e) {
+			return e
+		}
+		return refuse(http.StatusBadRequest, "IncompleteBody", "reading the body: %v", err)
+	}
+	if len(body) > maxHashedBody {
+		return refuse(http.StatusRequestEntityTooLarge, "EntityTooLarge", "the body is larger than %d bytes", maxHashedBody)
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	return nil
 }
 
 func (v *Verifier) checkService(service string) error {

@@ -176,6 +176,13 @@ func TestVerifyRefuses(t *testing.T) {
 		_, err := io.ReadAll(r.Body)
 		wantCode(t, err, "XAmzContentSHA256Mismatch")
 	})
+	t.Run("REST body not the signed one", func(t *testing.T) {
+		// Checked before Verify returns: the caller may decode only a prefix.
+		r := signedRequest(t, "POST", "http://localhost/v1/namespaces", `{"a":1} `, "s3tables", testNow,
+			map[string]string{"X-Amz-Content-Sha256": payloadHash(`{"a":1}`)}, payloadHash(`{"a":1}`))
+		_, err := v.Verify(r)
+		wantCode(t, err, "XAmzContentSHA256Mismatch")
+	})
 	t.Run("REST body changed", func(t *testing.T) {
 		r := signedRequest(t, "POST", "http://localhost/v1/namespaces", `{"a":1}`, "s3tables", testNow, nil, "")
 		r.Body = io.NopCloser(strings.NewReader(`{"a":2}`))
