@@ -226,11 +226,33 @@ func (s *Server) serveBucket(q *request) error {
 	return errorf(http.StatusMethodNotAllowed, "MethodNotAllowed", "%s is not allowed on a bucket", r.Method)
 }
 
+// unsupportedWrite refuses a write whose headers ask for what a folder
+// cannot honour (customer or KMS encryption keys, object locks), rather
+// than store the object without it.
+func unsupportedWrite(r *http.Request) error {
+	if r.Method != http.MethodPut && r.Method != http.MethodPost {
+		return nil
+	}
+	for k, v := range r.Header {
+		k = strings.ToLower(k)
+		switch {
+		case k == "x-amz-server-side-encryption" && v[0] == "AES256":
+			// Encryption at rest by the server: the disk's business.
+		case strings.HasPrefix(k, "x-amz-server-side-encryption"), strings.HasPrefix(k, "x-amz-object-lock-"):
+			return errorf(http.StatusNotImplemented, "NotImplemented", "the header %s is not supported by icesql's S3 API", k)
+		}
+	}
+	return nil
+}
+
 func (s *Server) serveObject(q *request) error {
 	r := q.r
 	query := r.URL.Query()
 	p, err := s.objectPath(q.key)
 	if err != nil {
+		return err
+	}
+	if err := unsupportedWrite(r); err != nil {
 		return err
 	}
 	switch {

@@ -217,6 +217,16 @@ func TestObjects(t *testing.T) {
 	}
 	_, err = f.client.GetObjectAcl(ctx, &s3.GetObjectAclInput{Bucket: aws.String(bucket), Key: aws.String("copies/k2")})
 	wantAPIError(t, err, "NotImplemented")
+	_, err = f.client.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String(bucket), Key: aws.String("locked"), Body: strings.NewReader("x"),
+		ObjectLockMode: types.ObjectLockModeCompliance, ObjectLockRetainUntilDate: aws.Time(time.Now().Add(time.Hour))})
+	wantAPIError(t, err, "NotImplemented")
+	_, err = f.client.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String(bucket), Key: aws.String("kms"), Body: strings.NewReader("x"),
+		ServerSideEncryption: types.ServerSideEncryptionAwsKms})
+	wantAPIError(t, err, "NotImplemented")
+	if _, err := f.client.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String(bucket), Key: aws.String("sse-s3"), Body: strings.NewReader("x"),
+		ServerSideEncryption: types.ServerSideEncryptionAes256}); err != nil {
+		t.Errorf("SSE-S3 PUT: %v", err)
+	}
 }
 
 func TestConcurrentCreateOneWins(t *testing.T) {
