@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -700,6 +701,16 @@ func TestPyArrowS3(t *testing.T) {
 	}
 	if b, err := os.ReadFile(filepath.Join(f.root, "py", "nested", "t.parquet")); err != nil || len(b) == 0 {
 		t.Errorf("PyArrow's Parquet file is not in the folder: %v", err)
+	}
+	var metas []string
+	filepath.WalkDir(filepath.Join(f.root, "pyiceberg"), func(p string, d fs.DirEntry, err error) error {
+		if err == nil && strings.HasSuffix(p, ".metadata.json") {
+			metas = append(metas, p)
+		}
+		return nil
+	})
+	if len(metas) < 3 {
+		t.Errorf("PyIceberg's table has %d metadata files in the folder, want 3 or more: %v", len(metas), metas)
 	}
 }
 
