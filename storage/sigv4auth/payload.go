@@ -2,6 +2,7 @@ package sigv4auth
 
 import (
 	"bufio"
+	"bytes"
 	"crypto/sha1"
 	"crypto/sha256"
 	"encoding/base64"
@@ -209,15 +210,17 @@ func malformed(format string, args ...any) *Error {
 	return refuse(http.StatusBadRequest, "IncompleteBody", "malformed aws-chunked body: "+format, args...)
 }
 
+// line reads a chunk header or trailer line; one longer than the reader's
+// buffer (64 KiB) is refused rather than accumulated.
 func (c *chunkReader) line() (string, error) {
-	l, err := c.br.ReadString('\n')
+	l, err := c.br.ReadSlice('\n')
 	if err != nil {
 		return "", malformed("%v", err)
 	}
-	if !strings.HasSuffix(l, "\r\n") {
+	if !bytes.HasSuffix(l, []byte("\r\n")) {
 		return "", malformed("a line does not end in CRLF")
 	}
-	return l[:len(l)-2], nil
+	return string(l[:len(l)-2]), nil
 }
 
 // nextChunk reads a chunk header; a final chunk (size 0) is checked here.

@@ -385,3 +385,26 @@ func TestSigned(t *testing.T) {
 		}
 	}
 }
+
+func TestChunkedMalformed(t *testing.T) {
+	v := New(nil, "s3")
+	for name, body := range map[string]string{
+		"endless header":  strings.Repeat("f", 200<<10),
+		"short chunk":     "10\r\nabc",
+		"no CRLF":         "3\r\nabcX\r\n0\r\n\r\n",
+		"bad size":        "zz\r\nabc\r\n",
+		"missing trailer": "3\r\nabc\r\n0\r\n\r\n",
+	} {
+		t.Run(name, func(t *testing.T) {
+			r := httptest.NewRequest("PUT", "/warehouse/k", strings.NewReader(body))
+			r.RemoteAddr = "127.0.0.1:1"
+			r.Header.Set("X-Amz-Content-Sha256", StreamingUnsignedTrailer)
+			r.Header.Set("X-Amz-Trailer", "x-amz-checksum-crc32")
+			if _, err := v.Verify(r); err != nil {
+				t.Fatal(err)
+			}
+			_, err := io.ReadAll(r.Body)
+			wantCode(t, err, "IncompleteBody")
+		})
+	}
+}
