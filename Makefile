@@ -72,10 +72,13 @@ vet:
 # on icesql's own tables runs through PYTHON when it has the duckdb package
 # and its extensions: pip install duckdb==1.5.5 duckdb-extension-iceberg==1.5.5
 # duckdb-extension-avro==1.5.5 (else the bench says it skipped them, and why).
+# Then GET of a 128 MiB object through the S3 API against reading the file
+# (bench/s3get.go).
 SF ?= 1
 PYTHON ?= python3
 bench:
 	cd bench && go run . -sf $(SF) -python $(PYTHON)
+	cd bench && go run . -s3get
 
 # UPDATE and DELETE of 1% of a 10M-row, 100-file table in each write mode
 # (bench/dml.go); DML_ROWS=100000 for a quick run.

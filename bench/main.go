@@ -93,6 +93,7 @@ func main() {
 	dml := flag.Bool("dml", false, "instead of TPC-H: UPDATE and DELETE of 1% of a table's rows in each write mode (dml.go)")
 	dmlRows := flag.Int("dmlrows", 10_000_000, "rows of the -dml table")
 	dmlFiles := flag.Int("dmlfiles", 100, "data files of the -dml table")
+	s3get := flag.Bool("s3get", false, "instead of TPC-H: GET throughput of a 128 MiB object through the S3 API against reading the file (s3get.go)")
 	flag.Parse()
 	log.SetFlags(0)
 
@@ -105,6 +106,12 @@ func main() {
 		defer os.RemoveAll(work)
 	}
 	ctx := context.Background()
+	if *s3get {
+		if err := runS3Get(ctx, work, 128<<20, *runs); err != nil {
+			log.Fatal(err)
+		}
+		return
+	}
 	if *dml {
 		if err := runDML(ctx, work, *dmlRows, *dmlFiles, *queryProfile); err != nil {
 			log.Fatal(err)

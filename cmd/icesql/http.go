@@ -14,25 +14,46 @@ import (
 	"github.com/icesql/icesql/engine"
 	"github.com/icesql/icesql/storage"
 	"github.com/icesql/icesql/storage/restserve"
+	"github.com/icesql/icesql/storage/s3serve"
+	"github.com/icesql/icesql/storage/sigv4auth"
 )
 
 const httpUsage = `
-Flags of serve (the HTTP port: the Iceberg REST catalog):
+Flags of serve (the HTTP port: the Iceberg REST catalog and the S3 API):
   --http HOST:PORT      address of the Iceberg REST catalog, served under /v1/ and /_iceberg/v1/
                         (default 127.0.0.1:8181; --http '' turns it off). With --user, requests
                         need "Authorization: Bearer USER:PASSWORD" (PyIceberg and Spark: token=USER:PASSWORD)
+                        or AWS SigV4 with USER and PASSWORD as access key and secret (signing name s3tables)
+  --bucket NAME         the S3 API on the same port, at / (default warehouse): one bucket, the warehouse
+                        folder, path-style, SigV4 with USER and PASSWORD (a local warehouse only)
 `
 
 // httpHandler is everything the --http port serves: the Iceberg REST
-// catalog under /v1/ and /_iceberg/v1/, and the S3 API at / once it lands.
-// auth, when set, checks every catalog request (see httpAuth).
-func httpHandler(wh *storage.Warehouse, auth func(*http.Request) error) http.Handler {
+// catalog under /v1/ and /_iceberg/v1/ (bucket is its warehouse name;
+// restserve.DefaultPrefix when empty), and the S3 API (s3api, nil for a
+// warehouse on S3) at /, which checks its own requests (SigV4). auth, when
+// set, checks every catalog request (see httpAuth).
+func httpHandler(wh *storage.Warehouse, auth func(*http.Request) error, bucket string, s3api http.Handler) http.Handler {
 	mux := http.NewServeMux()
-	cat := restserve.New(wh, restserve.Config{Authenticate: auth})
+	// The bucket's name is the catalog's warehouse name too, as on AIStor.
+	cat := restserve.New(wh, restserve.Config{Authenticate: auth, Prefix: bucket})
 	mux.Handle("/v1/", cat)
 	mux.Handle("/_iceberg/", cat)
-	// The S3 API is mounted here, at "/": mux.Handle("/", ...).
+	if s3api != nil {
+		mux.Handle("/", s3api) // storage/s3serve: the S3 API over the warehouse folder
+	}
 	return mux
+}
+
+// sigv4 accepts requests signed with AWS Signature Version 4 by v.
+func sigv4(v *sigv4auth.Verifier) authenticator {
+	return func(r *http.Request) (bool, error) {
+		if !sigv4auth.Signed(r) {
+			return false, nil
+		}
+		_, err := v.Verify(r)
+		return true, err
+	}
 }
 
 // authenticator checks one kind of credentials. ok is false when the
@@ -41,8 +62,8 @@ type authenticator func(r *http.Request) (ok bool, err error)
 
 // httpAuth is the check of every request when the server has an account
 // (--user): nil without one, which only a loopback address allows. The
-// account's credentials are accepted as a static bearer token, USER:PASSWORD;
-// the S3 API adds SigV4 to auths.
+// account's credentials are accepted as a static bearer token, USER:PASSWORD,
+// and by the authenticators given (SigV4, see sigv4).
 func httpAuth(user, password string, auths ...authenticator) func(*http.Request) error {
 	if user == "" {
 		return nil
@@ -77,7 +98,7 @@ func bearer(token string) authenticator {
 // it has its own server. When the default port is taken (another icesql
 // serve on this machine) the server runs without it and says so; a port
 // given with --http must be free.
-func serveHTTP(ctx context.Context, e *engine.Engine, addr string, explicit bool, scfg engine.ServerConfig, stdout, stderr io.Writer) error {
+func serveHTTP(ctx context.Context, e *engine.Engine, addr, bucket string, explicit bool, scfg engine.ServerConfig, stdout, stderr io.Writer) error {
 	if addr == "" {
 		return nil
 	}
@@ -101,13 +122,29 @@ func serveHTTP(ctx context.Context, e *engine.Engine, addr string, explicit bool
 	if err != nil {
 		return fmt.Errorf("--http: %w", err)
 	}
-	srv := &http.Server{Handler: httpHandler(wh, httpAuth(scfg.User, scfg.Password)), ReadHeaderTimeout: 10 * time.Second}
+	var creds map[string]string
+	if scfg.User != "" {
+		creds = map[string]string{scfg.User: scfg.Password}
+	}
+	var s3api http.Handler
+	switch srv, err := s3serve.ForWarehouse(wh, bucket, creds); {
+	case err != nil:
+		ln.Close()
+		return fmt.Errorf("--bucket: %w", err)
+	case srv != nil: // nil for a warehouse on S3, whose store serves its files
+		s3api = srv
+	}
+	auth := httpAuth(scfg.User, scfg.Password, sigv4(sigv4auth.New(creds, "s3tables", "execute-api")))
+	srv := &http.Server{Handler: httpHandler(wh, auth, bucket, s3api), ReadHeaderTimeout: 10 * time.Second}
 	go srv.Serve(ln)
 	go func() {
 		<-ctx.Done()
 		srv.Close()
 	}()
-	fmt.Fprintf(stdout, "Iceberg REST catalog on http://%s/v1 (also /_iceberg/v1), warehouse %q\n", ln.Addr(), restserve.DefaultPrefix)
+	fmt.Fprintf(stdout, "Iceberg REST catalog on http://%s/v1 (also /_iceberg/v1), warehouse %q\n", ln.Addr(), bucket)
+	if s3api != nil {
+		fmt.Fprintf(stdout, "S3 API on http://%s, bucket %q (the warehouse folder; path-style)\n", ln.Addr(), bucket)
+	}
 	return nil
 }
 

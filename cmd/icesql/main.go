@@ -107,6 +107,7 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	var scfg engine.ServerConfig
 	sflags := addServerFlags(fs, &scfg) // serverflags.go
 	httpAddr := fs.String("http", "127.0.0.1:8181", "address of the Iceberg REST catalog ('' turns it off)")
+	bucket := fs.String("bucket", "warehouse", "the bucket of the S3 API on --http, which is the warehouse folder")
 	localInfile := fs.Bool("local-infile", true, "accept LOAD DATA LOCAL INFILE, which loads a file the client sends (--local-infile=false refuses it with error 3948)")
 	if err := fs.Parse(args); err != nil {
 		return exitCode(2)
@@ -142,7 +143,7 @@ func serve(args []string, stdout, stderr io.Writer) error {
 		engine.Version, servedCatalog(cfg), srv.Addr(), host, port, login)
 	httpSet := false
 	fs.Visit(func(f *flag.Flag) { httpSet = httpSet || f.Name == "http" })
-	if err := serveHTTP(ctx, e, *httpAddr, httpSet, scfg, stdout, stderr); err != nil { // http.go
+	if err := serveHTTP(ctx, e, *httpAddr, *bucket, httpSet, scfg, stdout, stderr); err != nil { // http.go
 		srv.Close()
 		return err
 	}
