@@ -256,12 +256,15 @@ func (d *Database) loadViewDefinition(ctx *sql.Context, vc viewCatalog, name str
 
 // viewDefinition turns an Iceberg view into the CREATE VIEW statement
 // go-mysql-server plans; the column list gives the columns their names.
+// Names through the view's default catalog (Spark's catalog name, when
+// Spark created the view) lose that part, as names through icesql's own do.
 func viewDefinition(v *view.View) (sql.ViewDefinition, error) {
 	name := v.Identifier()[len(v.Identifier())-1]
 	text, err := viewSQL(v)
 	if err != nil {
 		return sql.ViewDefinition{}, err
 	}
+	text = planner.WithoutCatalog(text, v.CurrentVersion().DefaultCatalog)
 	var b strings.Builder
 	b.WriteString("CREATE VIEW ")
 	b.WriteString(quoteIdent(name))

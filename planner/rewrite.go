@@ -266,3 +266,16 @@ func (s statement) columnDefinition(i, end int) []edit {
 	}
 	return nil
 }
+
+// WithoutCatalog drops the catalog name from the three-part names of query
+// (cat.db.t → db.t), as icesql does for its own catalog name: a view
+// another engine stored names tables through that engine's catalog, which
+// the view records as its default catalog.
+func WithoutCatalog(query, catalog string) string {
+	if catalog == "" {
+		return query
+	}
+	s := lexStatement(query, ast.ParserOptions{})
+	edits, _ := rewriter{catalog: catalog}.catalogNames(s)
+	return applyEdits(s.text, edits)
+}
