@@ -22,10 +22,13 @@ const (
 	cliffInserts = 20
 )
 
+// cliffPartitions are the history tester's shapes-run specs (its
+// coarseSpecs): with ids numbered in insert order, each INSERT writes one
+// to three files, about 20-60 files a table.
 var cliffPartitions = map[string]string{
-	"t1": "PARTITIONED BY (bucket(4, id))",
-	"t2": "PARTITIONED BY (months(d))",
-	"t3": "PARTITIONED BY (truncate(1, s))",
+	"t1": "PARTITIONED BY (truncate(1000, id))",
+	"t2": "PARTITIONED BY (bucket(2, id))",
+	"t3": "PARTITIONED BY (truncate(1000, id), b)",
 }
 
 // cliffTableStatements are the statements that create and fill t1, t2 and
@@ -70,13 +73,14 @@ func cliffTableStatements(seed uint64) []string {
 	for _, name := range []string{"t1", "t2", "t3"} {
 		out = append(out, fmt.Sprintf("CREATE TABLE %s (%s) %s", name, cliffColumns(false), cliffPartitions[name]))
 		per := cliffRows / cliffInserts
-		for range cliffInserts {
+		for n := range cliffInserts {
 			vals := make([]string, 0, per)
-			for range per {
+			for j := range per {
 				row := make([]string, len(cliffColumnNames))
 				for i, c := range cliffColumnNames {
 					row[i] = value(c)
 				}
+				row[0] = fmt.Sprint(n*per + j + 1) // ids unique, in insert order
 				vals = append(vals, "("+strings.Join(row, ", ")+")")
 			}
 			out = append(out, fmt.Sprintf("INSERT INTO %s VALUES %s", name, strings.Join(vals, ", ")))

@@ -141,6 +141,7 @@ func newEngine(ctx context.Context, cfg Config, cat catalog.Catalog, root string
 		AddPostAnalyzeRule(countFromMetadataID, countFromMetadata).
 		AddPostAnalyzeRule(minMaxFromMetadataID, minMaxFromMetadata).
 		AddPostAnalyzeRule(vectorizeID, vectorize).
+		AddPostAnalyzeRule(keyCorrelatedSubqueriesID, keyCorrelatedSubqueries). // correlated.go
 		AddPostAnalyzeRule(fixSetOpsID, fixSetOps).
 		AddPostAnalyzeRule(bulkLoadID, bulkLoads). // loaddata.go
 		AddPostAnalyzeRule(fixWindowsID, fixWindows).

@@ -24,6 +24,7 @@ const (
 	fixSetOpsID
 	innerOuterJoinsID
 	fixWindowsID
+	keyCorrelatedSubqueriesID
 )
 
 // rememberCTASOptions keeps the table options of CREATE TABLE ... AS SELECT
