@@ -14,7 +14,8 @@
 // duckdb_iceberg_ms and iceberg_ratio (DuckDB's iceberg_scan on icesql's
 // own tables, when -python has it; otherwise a "bench duckdb_iceberg
 // skipped:" line says why) and same_result. -decode adds the decoder
-// comparison of decode.go.
+// comparison of decode.go. -commits measures single-row INSERT commits
+// instead (commits.go), -dml UPDATE and DELETE (dml.go).
 package main
 
 import (
@@ -94,6 +95,8 @@ func main() {
 	dmlRows := flag.Int("dmlrows", 10_000_000, "rows of the -dml table")
 	dmlFiles := flag.Int("dmlfiles", 100, "data files of the -dml table")
 	s3get := flag.Bool("s3get", false, "instead of TPC-H: GET throughput of a 128 MiB object through the S3 API against reading the file (s3get.go)")
+	commits := flag.Bool("commits", false, "instead of TPC-H: single-row INSERT commits, on an empty table, after 10,000 snapshots and from 8 sessions at once (commits.go)")
+	commitN := flag.Int("commitn", 500, "statements of each -commits case (a fifth of them after 10,000 snapshots)")
 	flag.Parse()
 	log.SetFlags(0)
 
@@ -108,6 +111,12 @@ func main() {
 	ctx := context.Background()
 	if *s3get {
 		if err := runS3Get(ctx, work, 128<<20, *runs); err != nil {
+			log.Fatal(err)
+		}
+		return
+	}
+	if *commits {
+		if err := runCommits(ctx, work, *commitN); err != nil {
 			log.Fatal(err)
 		}
 		return
