@@ -14,7 +14,8 @@
 // duckdb_iceberg_ms and iceberg_ratio (DuckDB's iceberg_scan on icesql's
 // own tables, when -python has it; otherwise a "bench duckdb_iceberg
 // skipped:" line says why) and same_result. -decode adds the decoder
-// comparison of decode.go.
+// comparison of decode.go. -commits measures single-row INSERT commits
+// instead (commits.go), -dml UPDATE and DELETE (dml.go).
 package main
 
 import (
@@ -77,6 +78,11 @@ var queries = []query{
 	{"topn", `SELECT l_orderkey, l_linenumber, l_extendedprice FROM lineitem WHERE l_shipdate >= DATE '1995-01-01'
 		ORDER BY l_extendedprice DESC, l_orderkey, l_linenumber LIMIT 10`},
 	{"having", `SELECT l_orderkey, SUM(l_quantity) AS q FROM lineitem GROUP BY l_orderkey HAVING SUM(l_quantity) > 300 ORDER BY l_orderkey`},
+	// COUNT(DISTINCT) over a column of 1.5M values per SF, and a GROUP BY
+	// of two string keys.
+	{"count_distinct", `SELECT COUNT(DISTINCT l_orderkey) FROM lineitem`},
+	{"groupby_2str", `SELECT l_shipmode, l_shipinstruct, COUNT(*) AS n, SUM(l_quantity) AS q FROM lineitem
+		GROUP BY l_shipmode, l_shipinstruct ORDER BY l_shipmode, l_shipinstruct`},
 }
 
 func main() {
@@ -94,6 +100,8 @@ func main() {
 	dmlRows := flag.Int("dmlrows", 10_000_000, "rows of the -dml table")
 	dmlFiles := flag.Int("dmlfiles", 100, "data files of the -dml table")
 	s3get := flag.Bool("s3get", false, "instead of TPC-H: GET throughput of a 128 MiB object through the S3 API against reading the file (s3get.go)")
+	commits := flag.Bool("commits", false, "instead of TPC-H: single-row INSERT commits, on an empty table, after 10,000 snapshots and from 8 sessions at once (commits.go)")
+	commitN := flag.Int("commitn", 500, "statements of each -commits case (a fifth of them after 10,000 snapshots)")
 	flag.Parse()
 	log.SetFlags(0)
 
@@ -108,6 +116,12 @@ func main() {
 	ctx := context.Background()
 	if *s3get {
 		if err := runS3Get(ctx, work, 128<<20, *runs); err != nil {
+			log.Fatal(err)
+		}
+		return
+	}
+	if *commits {
+		if err := runCommits(ctx, work, *commitN); err != nil {
 			log.Fatal(err)
 		}
 		return

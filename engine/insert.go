@@ -12,6 +12,8 @@ import (
 	"github.com/apache/iceberg-go"
 	"github.com/apache/iceberg-go/table"
 	"github.com/dolthub/go-mysql-server/sql"
+
+	"github.com/icesql/icesql/storage"
 )
 
 // batchRows is how many rows an insert buffers before handing them to the
@@ -68,18 +70,7 @@ func writeTable(tbl *table.Table) (*table.Table, error) {
 	if len(set) == 0 {
 		return tbl, nil
 	}
-	b, err := table.MetadataBuilderFromBase(tbl.Metadata(), tbl.MetadataLocation())
-	if err != nil {
-		return nil, err
-	}
-	if err := b.SetProperties(set); err != nil {
-		return nil, err
-	}
-	meta, err := b.Build()
-	if err != nil {
-		return nil, err
-	}
-	return table.New(tbl.Identifier(), meta, tbl.MetadataLocation(), tbl.FS, nil), nil
+	return storage.WithProperties(tbl, set, nil), nil
 }
 
 func startWriter(ctx context.Context, tbl *table.Table, schema *arrow.Schema) *fileWriter {

@@ -49,6 +49,16 @@ func (b vectorBuilder) Build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.Row
 				}
 			}
 		}
+	case *plan.Having:
+		if vectorizeOn(ctx) && len(row) == 0 {
+			h, err := pushHaving(ctx, n) // vechaving.go
+			if err != nil {
+				return nil, err
+			}
+			if h != nil {
+				return b.base.Build(ctx, h, row)
+			}
+		}
 	case *plan.GroupBy:
 		if vectorizeOn(ctx) {
 			if iter, err := buildJoinAgg(ctx, n, row); iter != nil || err != nil {

@@ -19,8 +19,7 @@ import (
 // choice, and iceberg-go's own defaults for the count and size are Java's.
 //
 // The default is given to the append's transaction only, through the
-// metadata it starts from: the commit sends the catalog the new snapshot,
-// not the properties, so the table's stored properties stay as they were.
+// metadata it starts from (WithProperties).
 
 // javaAppendDefaults are the properties whose Java default differs from
 // iceberg-go's, for appends.
@@ -30,16 +29,12 @@ var javaAppendDefaults = iceberg.Properties{table.ManifestMergeEnabledKey: "true
 // defaults for the properties the table does not set. cat commits the
 // append, as tbl's own catalog would.
 func mergingAppends(tbl *table.Table, cat table.CatalogIO) *table.Table {
-	meta := tbl.Metadata()
-	props := meta.Properties()
+	props := tbl.Metadata().Properties()
 	var add iceberg.Properties
 	for k, v := range javaAppendDefaults {
 		if _, set := props[k]; !set {
 			if add == nil {
-				add = maps.Clone(props)
-				if add == nil {
-					add = iceberg.Properties{}
-				}
+				add = iceberg.Properties{}
 			}
 			add[k] = v
 		}
@@ -47,21 +42,43 @@ func mergingAppends(tbl *table.Table, cat table.CatalogIO) *table.Table {
 	if add == nil {
 		return tbl
 	}
-	return table.New(tbl.Identifier(), &appendDefaults{Metadata: meta, props: add}, tbl.MetadataLocation(), tbl.FS, cat)
+	return WithProperties(tbl, add, cat)
 }
 
-// appendDefaults is a table's metadata with the properties an append reads
-// completed by Java's defaults.
-type appendDefaults struct {
+// WithProperties returns tbl as seen with the properties in set added to
+// (or replacing) its own, for a write that reads them; cat commits through
+// the result, as tbl's own catalog would (nil: it never commits). It wraps
+// tbl's metadata instead of building new metadata with them:
+// iceberg-go's MetadataBuilder deep-copies metadata it built itself, every
+// snapshot's summary map included, and the table's writers start a builder
+// from the metadata they are given, so a per-statement rebuild made a
+// single-row INSERT's cost grow with the table's history (sharedmeta.go).
+func WithProperties(tbl *table.Table, set iceberg.Properties, cat table.CatalogIO) *table.Table {
+	meta := tbl.Metadata()
+	if o, ok := meta.(*propertiesOverlay); ok {
+		meta = o.Metadata
+	}
+	props := maps.Clone(tbl.Metadata().Properties())
+	if props == nil {
+		props = iceberg.Properties{}
+	}
+	maps.Copy(props, set)
+	return table.New(tbl.Identifier(), &propertiesOverlay{Metadata: meta, props: props}, tbl.MetadataLocation(), tbl.FS, cat)
+}
+
+// propertiesOverlay is a table's metadata with other properties. It is
+// given to writers only: a commit sends the catalog the new snapshot, not
+// the properties, so the table's stored properties stay as they were.
+type propertiesOverlay struct {
 	table.Metadata
 	props iceberg.Properties
 }
 
-func (m *appendDefaults) Properties() iceberg.Properties { return m.props }
+func (m *propertiesOverlay) Properties() iceberg.Properties { return m.props }
 
-// Equals compares the metadata underneath, with or without the defaults.
-func (m *appendDefaults) Equals(other table.Metadata) bool {
-	if o, ok := other.(*appendDefaults); ok {
+// Equals compares the metadata underneath, with or without the overlay.
+func (m *propertiesOverlay) Equals(other table.Metadata) bool {
+	if o, ok := other.(*propertiesOverlay); ok {
 		other = o.Metadata
 	}
 	return m.Metadata.Equals(other)

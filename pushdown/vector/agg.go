@@ -43,6 +43,8 @@ type Plan struct {
 	Filter Expr
 	Keys   []Expr
 	Aggs   []Agg
+	// Having drops the groups that fail any of its bounds (having.go).
+	Having []Bound
 }
 
 // Check says whether the plan can run here.
@@ -71,7 +73,7 @@ func (p *Plan) Check() error {
 			return fmt.Errorf("SUM or AVG of kind %d", a.Arg.Type().Kind)
 		}
 	}
-	return nil
+	return p.checkBounds()
 }
 
 // Value is a key or MIN/MAX result: I for numeric kinds (unscaled for
@@ -122,6 +124,9 @@ func Run(ctx context.Context, src Source, p *Plan, workers int) ([]Group, error)
 	if err := EachBatch(ctx, src, workers, func(w int, rec arrow.RecordBatch) error { return ws[w].add(rec) }); err != nil {
 		return nil, err
 	}
+	// Merging re-inserts every group of the merged worker: merge into the
+	// one with the most groups.
+	slices.SortFunc(ws, func(a, b *worker) int { return len(b.keyVals) - len(a.keyVals) })
 	for _, w := range ws[1:] {
 		ws[0].merge(w)
 	}
@@ -404,18 +409,36 @@ func (w *worker) merge(other *worker) {
 
 func (w *worker) groups() ([]Group, error) {
 	w.flush()
-	out := make([]Group, len(w.keyVals))
+	kept := len(w.keyVals)
+	var bounds []intBound
+	var keep []bool
+	if len(w.plan.Having) > 0 {
+		for _, b := range w.plan.Having {
+			bounds = append(bounds, compileBound(b))
+		}
+		keep = make([]bool, len(w.keyVals))
+		kept = 0
+		for g := range w.keyVals {
+			if keep[g] = w.keep(bounds, int32(g)); keep[g] {
+				kept++
+			}
+		}
+	}
+	out := make([]Group, 0, kept)
 	n := len(w.accs)
-	aggs := make([]AggValue, len(w.keyVals)*n) // one allocation for every group's
+	aggs := make([]AggValue, kept*n) // one allocation for every group's
 	for g := range w.keyVals {
-		out[g].Keys = w.keyVals[g]
-		out[g].Aggs = aggs[g*n : (g+1)*n : (g+1)*n]
+		if keep != nil && !keep[g] {
+			continue
+		}
+		j := len(out)
+		out = append(out, Group{Keys: w.keyVals[g], Aggs: aggs[j*n : (j+1)*n : (j+1)*n]})
 		for i, a := range w.accs {
 			v, err := a.result(int32(g), w.rows[g])
 			if err != nil {
 				return nil, err
 			}
-			out[g].Aggs[i] = v
+			out[j].Aggs[i] = v
 		}
 	}
 	return out, nil
