@@ -211,22 +211,33 @@ func (s *Source) inferCSV(ctx context.Context) error {
 	if len(sample) == 0 {
 		return fmt.Errorf("%s has no rows: there are no columns to import", first.Location)
 	}
-	rows := make([][]string, len(sample))
-	for i, r := range sample {
-		rows[i] = r.fields
+	// The header is decided on the first file's records; with a header,
+	// every file's first record is its header, not data.
+	var firstFile [][]string
+	for _, r := range sample {
+		if r.file != first.Location {
+			break
+		}
+		firstFile = append(firstFile, r.fields)
 	}
 	switch s.opts.Header {
 	case HeaderYes:
 		s.header = true
 	case HeaderAuto:
-		s.header = hasHeader(rows, s.isNull)
+		s.header = hasHeader(firstFile, s.isNull)
 	}
 	var names []string
+	var rows [][]string
+	for i, r := range sample {
+		if s.header && (i == 0 || r.file != sample[i-1].file) {
+			continue
+		}
+		rows = append(rows, r.fields)
+	}
 	if s.header {
-		names = columnNames(rows[0])
-		rows = rows[1:]
+		names = columnNames(sample[0].fields)
 	} else {
-		names = columnNames(make([]string, len(rows[0])))
+		names = columnNames(make([]string, len(sample[0].fields)))
 	}
 	guesses := newGuesses(len(names))
 	for _, r := range rows {
@@ -256,7 +267,7 @@ func (w widthless) next() (record, error) {
 	if len(fields) == 1 && fields[0] == "" {
 		return w.next()
 	}
-	return record{fields: fields}, nil
+	return record{fields: fields, file: w.c.file}, nil
 }
 
 // inferJSON finds the columns (keys in order of first appearance) and
