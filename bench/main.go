@@ -94,6 +94,8 @@ func main() {
 	dmlRows := flag.Int("dmlrows", 10_000_000, "rows of the -dml table")
 	dmlFiles := flag.Int("dmlfiles", 100, "data files of the -dml table")
 	s3get := flag.Bool("s3get", false, "instead of TPC-H: GET throughput of a 128 MiB object through the S3 API against reading the file (s3get.go)")
+	load := flag.Bool("load", false, "instead of TPC-H: LOAD DATA LOCAL and icesql import of a CSV of -loadrows rows (load.go)")
+	loadRows := flag.Int("loadrows", 1_000_000, "rows of the -load CSV")
 	flag.Parse()
 	log.SetFlags(0)
 
@@ -108,6 +110,12 @@ func main() {
 	ctx := context.Background()
 	if *s3get {
 		if err := runS3Get(ctx, work, 128<<20, *runs); err != nil {
+			log.Fatal(err)
+		}
+		return
+	}
+	if *load {
+		if err := runLoad(ctx, work, *loadRows); err != nil {
 			log.Fatal(err)
 		}
 		return
