@@ -22,7 +22,7 @@ import (
 // the MySQL protocol, and icesql import's path (importer inference and
 // conversion, then engine.ImportTable). It prints, per way, "bench
 // <way> rows= ms= rows_per_s= cpu_s= files= snapshots=".
-func runLoad(ctx context.Context, work string, rows int) error {
+func runLoad(ctx context.Context, work string, rows int, profile string) error {
 	csv := filepath.Join(work, "load.csv")
 	if err := writeLoadCSV(csv, rows); err != nil {
 		return err
@@ -68,12 +68,17 @@ func runLoad(ctx context.Context, work string, rows int) error {
 		return nil
 	}
 
+	stopProfile, err := startProfile(profile)
+	if err != nil {
+		return err
+	}
 	start, cpu0 := time.Now(), cpuTime()
 	res, err := db.ExecContext(ctx, "LOAD DATA LOCAL INFILE '"+csv+"' INTO TABLE bulk.t FIELDS TERMINATED BY ',' IGNORE 1 LINES")
 	if err != nil {
 		return fmt.Errorf("LOAD DATA: %w", err)
 	}
 	el, cpu := time.Since(start), cpuTime()-cpu0
+	stopProfile()
 	n, _ := res.RowsAffected()
 	if err := report("load_data_local", "bulk.t", n, el, cpu); err != nil {
 		return err

@@ -94,7 +94,7 @@ func main() {
 	dmlRows := flag.Int("dmlrows", 10_000_000, "rows of the -dml table")
 	dmlFiles := flag.Int("dmlfiles", 100, "data files of the -dml table")
 	s3get := flag.Bool("s3get", false, "instead of TPC-H: GET throughput of a 128 MiB object through the S3 API against reading the file (s3get.go)")
-	load := flag.Bool("load", false, "instead of TPC-H: LOAD DATA LOCAL and icesql import of a CSV of -loadrows rows (load.go)")
+	load := flag.Bool("load", false, "instead of TPC-H: LOAD DATA LOCAL and icesql import of a CSV of -loadrows rows (load.go; -loadprofile profiles the LOAD DATA)")
 	loadRows := flag.Int("loadrows", 1_000_000, "rows of the -load CSV")
 	flag.Parse()
 	log.SetFlags(0)
@@ -115,7 +115,7 @@ func main() {
 		return
 	}
 	if *load {
-		if err := runLoad(ctx, work, *loadRows); err != nil {
+		if err := runLoad(ctx, work, *loadRows, *loadProfile); err != nil {
 			log.Fatal(err)
 		}
 		return

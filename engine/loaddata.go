@@ -552,6 +552,18 @@ func splitLoadLine(ld *plan.LoadData, line string, fields []string) ([]string, b
 		line = line[:len(line)-len(ld.LinesTerminatedBy)]
 	}
 	hasEnc, hasEsc := enc != "", esc != ""
+	if term != "" && (!hasEnc || strings.IndexByte(line, enc[0]) < 0) && (!hasEsc || strings.IndexByte(line, esc[0]) < 0) {
+		// No enclosure or escape character: the loop below would only cut
+		// at each terminator, left to right; strings.Index does it faster.
+		for {
+			at := strings.Index(line, term)
+			if at < 0 {
+				return append(fields, line), true
+			}
+			fields = append(fields, line[:at])
+			line = line[at+len(term):]
+		}
+	}
 	encEqualsEsc := hasEnc && hasEsc && enc == esc
 	normalLineTerm := hasTerminator || !encEqualsEsc
 	// A field is a slice of line while it needs no rewriting, else built.
