@@ -43,7 +43,7 @@ type FileInfo struct {
 type LocalFS struct{}
 
 // List implements FS: a folder's files are those in it and its subfolders
-// whose names do not start with '.' or '_' (Spark's _SUCCESS, hidden files).
+// that are not Hidden.
 func (LocalFS) List(_ context.Context, location string) ([]FileInfo, error) {
 	st, err := os.Stat(location)
 	if err != nil {
@@ -57,7 +57,7 @@ func (LocalFS) List(_ context.Context, location string) ([]FileInfo, error) {
 		if err != nil {
 			return err
 		}
-		if p != location && hiddenName(d.Name()) {
+		if p != location && Hidden(d.Name()) {
 			if d.IsDir() {
 				return filepath.SkipDir
 			}
@@ -82,7 +82,9 @@ func (LocalFS) Open(_ context.Context, location string) (File, error) {
 	return os.Open(location)
 }
 
-func hiddenName(name string) bool {
+// Hidden reports whether a file or folder in a folder to import is left
+// out: names starting with '.' or '_' (Spark's _SUCCESS, hidden files).
+func Hidden(name string) bool {
 	return strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_")
 }
 

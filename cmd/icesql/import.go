@@ -20,6 +20,7 @@ import (
 
 	"github.com/icesql/icesql/engine"
 	"github.com/icesql/icesql/importer"
+	"github.com/icesql/icesql/storage"
 )
 
 const importUsage = `Usage: icesql import [flags] DB.TABLE SOURCE
@@ -104,7 +105,7 @@ func runImport(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer e.Close()
-	imp := &importRun{e: e, ns: ns, name: name, flags: f, stdout: stdout, stderr: stderr}
+	imp := &importRun{e: e, s3: cfg.S3, ns: ns, name: name, flags: f, stdout: stdout, stderr: stderr}
 	return imp.run(ctx, pos[1], opts)
 }
 
@@ -156,6 +157,7 @@ func splitTableName(s, catalogName string) (string, string, error) {
 
 type importRun struct {
 	e              *engine.Engine
+	s3             storage.S3Config
 	ns, name       string
 	flags          importFlags
 	stdout, stderr io.Writer
@@ -372,10 +374,10 @@ func (r *importRun) showProgress(src *importer.Source, rd *importer.Reader, rows
 func mib(n int64) string { return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20)) }
 
 // sourceFS is where the source is: the local disk, or an object store for
-// s3:// sources.
+// s3:// sources (reached with the --s3-* flags, as an s3:// warehouse).
 func (r *importRun) sourceFS(ctx context.Context, location string) (importer.FS, error) {
 	if strings.HasPrefix(location, "s3://") {
-		return nil, fmt.Errorf("%s: s3:// sources are not supported yet", location)
+		return newS3Source(ctx, location, r.s3) // import_s3.go
 	}
 	return importer.LocalFS{}, nil
 }

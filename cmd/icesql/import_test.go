@@ -13,6 +13,8 @@ import (
 	"testing"
 
 	"github.com/icesql/icesql/engine"
+	"github.com/icesql/icesql/storage"
+	"github.com/icesql/icesql/storage/s3test"
 )
 
 // importCmd runs icesql import in process.
@@ -297,5 +299,52 @@ func TestImportFlagErrors(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%v: error %v, want %q", tc.args, err, tc.want)
 		}
+	}
+}
+
+// TestImportFromS3 imports a prefix of CSV files, and one Parquet object,
+// from a real S3 server (moto) into a local warehouse.
+func TestImportFromS3(t *testing.T) {
+	endpoint := s3test.StartServer(t)
+	root := s3test.NewBucket(t, endpoint) // s3://bucket/warehouse: here the source
+	t.Setenv("AWS_ACCESS_KEY_ID", s3test.AccessKeyID)
+	t.Setenv("AWS_SECRET_ACCESS_KEY", s3test.SecretAccessKey)
+	t.Setenv("AWS_REGION", s3test.Region)
+	ctx := context.Background()
+	st, err := storage.NewS3Store(ctx, root, storage.S3Config{Endpoint: endpoint, PathStyle: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, content := range map[string]string{
+		"src/part-1.csv":     "id,name\n1,a\n2,b\n",
+		"src/sub/part-2.csv": "id,name\n3,c\n",
+		"src/_SUCCESS":       "",
+	} {
+		if err := st.WriteFile(ctx, root+"/"+name, []byte(content)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	wh := filepath.Join(t.TempDir(), "wh")
+	s3flags := []string{"--warehouse", wh, "--s3-endpoint", endpoint, "--s3-path-style", "--progress", "none"}
+	if out, errOut, err := importCmd(t, append(s3flags, "db.t", root+"/src")...); err != nil {
+		t.Fatalf("import: %v\n%s%s", err, out, errOut)
+	}
+	if got := query(t, wh, "SELECT * FROM db.t ORDER BY id"); got != "1|a\n2|b\n3|c" {
+		t.Errorf("rows from S3:\n%s", got)
+	}
+	// A Parquet object: the table's own data file, uploaded.
+	files := parquetFiles(t, filepath.Join(wh, "db", "t", "data"))
+	data, err := os.ReadFile(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.WriteFile(ctx, root+"/pq/one.parquet", data); err != nil {
+		t.Fatal(err)
+	}
+	if out, errOut, err := importCmd(t, append(s3flags, "db.p", root+"/pq/one.parquet")...); err != nil {
+		t.Fatalf("import: %v\n%s%s", err, out, errOut)
+	}
+	if got := query(t, wh, "SELECT COUNT(*) FROM db.p"); got == "0" {
+		t.Errorf("no rows from the Parquet object")
 	}
 }
