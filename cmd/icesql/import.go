@@ -317,6 +317,7 @@ func (r *importRun) showProgress(src *importer.Source, rd *importer.Reader, rows
 			progressbar.OptionSetWriter(r.stderr),
 			progressbar.OptionSetDescription("importing"),
 			progressbar.OptionShowBytes(true),
+			progressbar.OptionShowTotalBytes(true),
 			progressbar.OptionSetPredictTime(true),
 			progressbar.OptionSetWidth(30),
 			progressbar.OptionThrottle(100*time.Millisecond),
