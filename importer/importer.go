@@ -275,8 +275,9 @@ func (w widthless) next() (record, error) {
 func (s *Source) inferJSON(ctx context.Context) error {
 	var names []string
 	var guesses []columnGuess
+	read := 0
 	for _, fi := range s.files {
-		if len(guesses) > 0 && len(names) >= s.opts.SampleRows {
+		if read >= s.opts.SampleRows {
 			break
 		}
 		rd, c, err := s.open(ctx, fi, nil)
@@ -284,7 +285,7 @@ func (s *Source) inferJSON(ctx context.Context) error {
 			return err
 		}
 		rows := newJSONRows(rd, fi.Location, nil)
-		for read := 0; read < s.opts.SampleRows && rows.sc.Scan(); read++ {
+		for ; read < s.opts.SampleRows && rows.sc.Scan(); read++ {
 			line := strings.TrimSpace(rows.sc.Text())
 			if line == "" {
 				continue

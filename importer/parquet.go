@@ -88,28 +88,28 @@ func sqlTypeOf(dt arrow.DataType) (string, error) {
 	return "", fmt.Errorf("import cannot make a column of Arrow type %s", dt)
 }
 
-// parquetPlan checks that every target column can be had from the files.
-func (s *Source) parquetPlan(target *arrow.Schema) ([]int, error) {
-	source := make([]int, target.NumFields())
-	for j, f := range target.Fields() {
-		source[j] = indexFoldFields(s.pq, f.Name)
-		if source[j] < 0 && !f.Nullable {
-			return nil, fmt.Errorf("the files have no column %s, which the table requires (NOT NULL)", f.Name)
+// parquetPlan checks that every target column can be had from the first
+// file (each file's columns are matched by name again as it is read).
+func (s *Source) parquetPlan(target *arrow.Schema) error {
+	for _, f := range target.Fields() {
+		at := indexFoldFields(s.pq, f.Name)
+		if at < 0 && !f.Nullable {
+			return fmt.Errorf("the files have no column %s, which the table requires (NOT NULL)", f.Name)
 		}
-		if source[j] >= 0 && !arrow.TypeEqual(s.pq.Field(source[j]).Type, f.Type) && !compute.CanCast(s.pq.Field(source[j]).Type, f.Type) {
-			return nil, fmt.Errorf("column %s: the files' %s cannot become the table's %s", f.Name, s.pq.Field(source[j]).Type, f.Type)
+		if at >= 0 && !arrow.TypeEqual(s.pq.Field(at).Type, f.Type) && !compute.CanCast(s.pq.Field(at).Type, f.Type) {
+			return fmt.Errorf("column %s: the files' %s cannot become the table's %s", f.Name, s.pq.Field(at).Type, f.Type)
 		}
 	}
 	for _, f := range s.pq.Fields() {
 		if indexFoldFields(target, f.Name) < 0 {
-			return nil, fmt.Errorf("the files have a column %s, which the table has not", f.Name)
+			return fmt.Errorf("the files have a column %s, which the table has not", f.Name)
 		}
 	}
-	return source, nil
+	return nil
 }
 
 // readParquet reads every Parquet file's batches, cast to the target.
-func (s *Source) readParquet(ctx context.Context, source []int, r *Reader) {
+func (s *Source) readParquet(ctx context.Context, r *Reader) {
 	for _, fi := range s.files {
 		if err := s.readParquetFile(ctx, fi, r); err != nil {
 			c := &chunk{fatal: err, done: make(chan struct{})}

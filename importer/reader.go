@@ -63,8 +63,7 @@ func (s *Source) Read(ctx context.Context, target *arrow.Schema, opts ReadOption
 	r := &Reader{target: target, opts: opts, ctx: ctx, cancel: cancel, order: make(chan *chunk, 2*runtime.GOMAXPROCS(0)+2)}
 	r.refs.Store(1)
 	if s.format == Parquet {
-		p, err := s.parquetPlan(target)
-		if err != nil {
+		if err := s.parquetPlan(target); err != nil {
 			cancel()
 			return nil, err
 		}
@@ -72,7 +71,7 @@ func (s *Source) Read(ctx context.Context, target *arrow.Schema, opts ReadOption
 		go func() {
 			defer r.wg.Done()
 			defer close(r.order)
-			s.readParquet(ctx, p, r)
+			s.readParquet(ctx, r)
 		}()
 		return r, nil
 	}

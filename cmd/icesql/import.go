@@ -196,6 +196,9 @@ func (r *importRun) run(ctx context.Context, location string, opts importer.Opti
 			r.dropTable() // as it was: no table
 		}
 		var rowErr *importer.RowError
+		if errors.As(err, &rowErr) && created {
+			return fmt.Errorf("%w\nnothing was imported; fix the row, skip bad rows with --max-errors N, or let more rows decide the column types with --sample-rows N (now %d)", err, r.flags.sampleRows)
+		}
 		if errors.As(err, &rowErr) && r.flags.maxErrors == 0 {
 			return fmt.Errorf("%w\nnothing was imported; fix the row, or skip bad rows with --max-errors N", err)
 		}
