@@ -102,6 +102,8 @@ func main() {
 	s3get := flag.Bool("s3get", false, "instead of TPC-H: GET throughput of a 128 MiB object through the S3 API against reading the file (s3get.go)")
 	commits := flag.Bool("commits", false, "instead of TPC-H: single-row INSERT commits, on an empty table, after 10,000 snapshots and from 8 sessions at once (commits.go)")
 	commitN := flag.Int("commitn", 500, "statements of each -commits case (a fifth of them after 10,000 snapshots)")
+	load := flag.Bool("load", false, "instead of TPC-H: LOAD DATA LOCAL and icesql import of a CSV of -loadrows rows (load.go; -loadprofile profiles the LOAD DATA)")
+	loadRows := flag.Int("loadrows", 1_000_000, "rows of the -load CSV")
 	flag.Parse()
 	log.SetFlags(0)
 
@@ -122,6 +124,12 @@ func main() {
 	}
 	if *commits {
 		if err := runCommits(ctx, work, *commitN); err != nil {
+			log.Fatal(err)
+		}
+		return
+	}
+	if *load {
+		if err := runLoad(ctx, work, *loadRows, *loadProfile); err != nil {
 			log.Fatal(err)
 		}
 		return

@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"context"
+
 	"github.com/apache/iceberg-go"
 	"github.com/apache/iceberg-go/catalog"
 	"github.com/apache/iceberg-go/table"
@@ -63,7 +65,7 @@ func inExplicitTransaction(ctx *sql.Context) (bool, error) {
 }
 
 // liveDataFiles lists the data files of a snapshot.
-func liveDataFiles(ctx *sql.Context, tbl *table.Table, snap *table.Snapshot) ([]iceberg.DataFile, error) {
+func liveDataFiles(ctx context.Context, tbl *table.Table, snap *table.Snapshot) ([]iceberg.DataFile, error) {
 	if snap == nil {
 		return nil, nil
 	}

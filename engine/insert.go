@@ -174,7 +174,12 @@ func (ins *inserter) flush(ctx *sql.Context) {
 	if ins.builder == nil || ins.builder.Field(0).Len() == 0 {
 		return
 	}
-	rec := ins.builder.NewRecordBatch()
+	ins.send(ctx, ins.builder.NewRecordBatch())
+}
+
+// send hands a batch of the table's Arrow schema to the statement's
+// Parquet writer, which it starts on the first batch.
+func (ins *inserter) send(ctx *sql.Context, rec arrow.RecordBatch) {
 	if ins.writer == nil {
 		wt, err := writeTable(ins.t.tbl)
 		if err != nil {

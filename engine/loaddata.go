@@ -5,12 +5,15 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/analyzer"
 	"github.com/dolthub/go-mysql-server/sql/expression"
@@ -99,12 +102,6 @@ type bulkLoad struct {
 	// missing is column i's value when the line has no such field.
 	field   []int
 	missing []any
-	vals    []loadValue // one line's values, reused
-	// fast appends a field in canonical form straight to column i's
-	// builder, or reports that it is not canonical; nil for columns that
-	// always take the general path.
-	fast []func(b array.Builder, s string) bool
-	row  int64 // the line being loaded, from 1, as MySQL counts rows
 }
 
 // newBulkLoad returns the bulk load of ii, or false when ii is not a LOAD
@@ -258,7 +255,29 @@ func (l *bulkLoad) open(ctx *sql.Context) (io.ReadCloser, error) {
 	return f, nil
 }
 
-// load reads every line of rd into the inserter's builders.
+// LOAD DATA's lines are split and converted on every core. One goroutine
+// reads lines (finding a terminator is cheap) into chunks; workers split
+// and convert each chunk into an Arrow batch of its own; the statement's
+// goroutine takes the chunks in file order, so warnings come out, and the
+// first error wins, exactly as on one goroutine. Chunks start small and
+// double up to maxChunkLines: a small file is still cut into several, so
+// the differential test crosses chunk boundaries too.
+const (
+	firstChunkLines = 8
+	maxChunkLines   = 16 << 10
+)
+
+// loadChunk is a run of lines and, once done is closed, what they gave.
+type loadChunk struct {
+	lines    []string
+	rec      arrow.RecordBatch // nil when no line was loaded
+	rows     int64
+	warnings []*sql.Warning
+	err      error // the chunk's first error; its rows are not loaded
+	done     chan struct{}
+}
+
+// load reads every line of rd into the table's Parquet writer.
 func (l *bulkLoad) load(ctx *sql.Context, rd io.Reader) (int64, error) {
 	sc := bufio.NewScanner(rd)
 	sc.Buffer(make([]byte, 0, 1<<20), int(types.LongTextBlobMax))
@@ -268,38 +287,138 @@ func (l *bulkLoad) load(ctx *sql.Context, rd io.Reader) (int64, error) {
 	if err := l.ins.open(ctx); err != nil {
 		return 0, err
 	}
-	l.vals = make([]loadValue, len(l.cols))
-	l.fast = make([]func(array.Builder, string) bool, len(l.cols))
-	for i, c := range l.cols {
-		l.fast[i] = fastAppender(c, l.ins.builder.Field(i))
+	schema := l.ins.builder.Schema()
+	workers := runtime.GOMAXPROCS(0)
+	work := make(chan *loadChunk)
+	order := make(chan *loadChunk, 2*workers)
+	quit := make(chan struct{})
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for c := range work {
+				l.convertChunk(ctx, schema, c)
+				close(c.done)
+			}
+		}()
 	}
-	limit := batchLimit(l.ins.t.tbl)
-	var fields []string
+	go func() {
+		defer func() { close(work); wg.Wait(); close(order) }()
+		size := firstChunkLines
+		c := &loadChunk{done: make(chan struct{})}
+		send := func() bool {
+			select {
+			case <-quit:
+				return false
+			default:
+			}
+			select {
+			case order <- c:
+			case <-quit:
+				return false
+			}
+			work <- c
+			size = min(2*size, maxChunkLines)
+			c = &loadChunk{lines: make([]string, 0, size), done: make(chan struct{})}
+			return true
+		}
+		for sc.Scan() {
+			c.lines = append(c.lines, sc.Text())
+			if len(c.lines) == size && !send() {
+				return
+			}
+		}
+		if err := sc.Err(); err != nil {
+			c.err = err
+		}
+		if len(c.lines) > 0 || c.err != nil {
+			send()
+		}
+	}()
 	var n int64
-	for sc.Scan() {
-		var ok bool
-		if fields, ok = splitLoadLine(l.ld, sc.Text(), fields[:0]); !ok {
-			continue
-		}
-		l.row++
-		if err := l.appendRow(ctx, fields); err != nil {
-			return 0, err
-		}
-		n++
-		if l.ins.builder.Field(0).Len() >= limit {
-			if err := ctx.Err(); err != nil {
-				return 0, err
+	var err error
+	for c := range order {
+		<-c.done
+		if err == nil {
+			err = l.take(ctx, c)
+			if err == nil {
+				n += c.rows
+			} else {
+				close(quit) // the reader stops; chunks under way drain below
 			}
-			l.ins.flush(ctx)
-			if l.ins.err != nil {
-				return 0, l.ins.err
-			}
+		} else if c.rec != nil {
+			c.rec.Release()
 		}
 	}
-	if err := sc.Err(); err != nil {
+	if err != nil {
 		return 0, err
 	}
 	return n, nil
+}
+
+// take hands a converted chunk's warnings to the session and its batch to
+// the writer, in file order.
+func (l *bulkLoad) take(ctx *sql.Context, c *loadChunk) error {
+	for _, w := range c.warnings {
+		ctx.Session.Warn(w)
+	}
+	if c.err != nil {
+		if c.rec != nil {
+			c.rec.Release()
+		}
+		return c.err
+	}
+	if err := ctx.Err(); err != nil {
+		if c.rec != nil {
+			c.rec.Release()
+		}
+		return err
+	}
+	if c.rec != nil {
+		l.ins.send(ctx, c.rec)
+	}
+	return l.ins.err
+}
+
+// convertChunk splits and converts a chunk's lines into a batch of schema.
+func (l *bulkLoad) convertChunk(ctx *sql.Context, schema *arrow.Schema, c *loadChunk) {
+	w := &loadWorker{l: l, b: array.NewRecordBuilder(memory.DefaultAllocator, schema), vals: make([]loadValue, len(l.cols))}
+	defer w.b.Release()
+	w.fast = make([]func(array.Builder, string) bool, len(l.cols))
+	for i, col := range l.cols {
+		w.fast[i] = fastAppender(col, w.b.Field(i))
+	}
+	var fields []string
+	for _, line := range c.lines {
+		var ok bool
+		if fields, ok = splitLoadLine(l.ld, line, fields[:0]); !ok {
+			continue
+		}
+		if err := w.appendRow(ctx, fields); err != nil {
+			c.err = err
+			break
+		}
+		c.rows++
+	}
+	c.lines = nil
+	c.warnings = w.warnings
+	if c.rows > 0 && c.err == nil {
+		c.rec = w.b.NewRecordBatch()
+	}
+}
+
+// loadWorker converts lines into its own Arrow builder; the warnings it
+// gives are kept for the statement's goroutine to hand over in order.
+type loadWorker struct {
+	l    *bulkLoad
+	b    *array.RecordBuilder
+	vals []loadValue // one line's values, reused
+	// fast appends a field in canonical form straight to column i's
+	// builder, or reports that it is not canonical; nil for columns that
+	// always take the general path.
+	fast     []func(b array.Builder, s string) bool
+	warnings []*sql.Warning
 }
 
 // loadValue is a column's value in a line before conversion: a value
@@ -312,7 +431,8 @@ type loadValue struct {
 
 // appendRow appends one line's fields, as go-mysql-server's INSERT would
 // convert them: NOT NULL first, for every column, then the conversions.
-func (l *bulkLoad) appendRow(ctx *sql.Context, fields []string) error {
+func (w *loadWorker) appendRow(ctx *sql.Context, fields []string) error {
+	l := w.l
 	for i, col := range l.cols {
 		r := loadValue{set: true}
 		switch f := l.field[i]; {
@@ -328,19 +448,19 @@ func (l *bulkLoad) appendRow(ctx *sql.Context, fields []string) error {
 				return sql.NewWrappedInsertError(loadRow(fields), err)
 			}
 			r.v = col.Type.Zero()
-			ctx.Session.Warn(&sql.Warning{Level: "Note", Code: sql.CastSQLError(err).Num, Message: err.Error()})
+			w.warnings = append(w.warnings, &sql.Warning{Level: "Note", Code: sql.CastSQLError(err).Num, Message: err.Error()})
 		}
-		l.vals[i] = r
+		w.vals[i] = r
 	}
 	for i, col := range l.cols {
-		b := l.ins.builder.Field(i)
-		r := l.vals[i]
+		b := w.b.Field(i)
+		r := w.vals[i]
 		if !r.set {
-			if fast := l.fast[i]; fast != nil && fast(b, r.text) {
+			if fast := w.fast[i]; fast != nil && fast(b, r.text) {
 				continue
 			}
 			var err error
-			if r.v, err = l.convert(ctx, col, r.text, fields); err != nil {
+			if r.v, err = w.convert(ctx, col, r.text, fields); err != nil {
 				return err
 			}
 		}
@@ -354,7 +474,7 @@ func (l *bulkLoad) appendRow(ctx *sql.Context, fields []string) error {
 // convert is go-mysql-server's INSERT conversion of a text value to col's
 // type, with its IGNORE rules: a value that does not convert is an error,
 // or under IGNORE the nearest value with a warning.
-func (l *bulkLoad) convert(ctx *sql.Context, col *sql.Column, s string, fields []string) (any, error) {
+func (w *loadWorker) convert(ctx *sql.Context, col *sql.Column, s string, fields []string) (any, error) {
 	var v any
 	var inRange sql.ConvertInRange
 	var err error
@@ -372,7 +492,7 @@ func (l *bulkLoad) convert(ctx *sql.Context, col *sql.Column, s string, fields [
 	if err == nil {
 		return v, nil
 	}
-	if !l.ignore || col.Type.Type() == sqltypes.TypeJSON {
+	if !w.l.ignore || col.Type.Type() == sqltypes.TypeJSON {
 		if types.ErrLengthBeyondLimit.Is(err) {
 			err = types.ErrLengthBeyondLimit.New(s, col.Name)
 		}
@@ -392,7 +512,7 @@ func (l *bulkLoad) convert(ctx *sql.Context, col *sql.Column, s string, fields [
 	default:
 		v = col.Type.Zero()
 	}
-	ctx.Session.Warn(&sql.Warning{Level: "Note", Code: sql.CastSQLError(err).Num, Message: err.Error()})
+	w.warnings = append(w.warnings, &sql.Warning{Level: "Note", Code: sql.CastSQLError(err).Num, Message: err.Error()})
 	return v, nil
 }
 
@@ -432,6 +552,18 @@ func splitLoadLine(ld *plan.LoadData, line string, fields []string) ([]string, b
 		line = line[:len(line)-len(ld.LinesTerminatedBy)]
 	}
 	hasEnc, hasEsc := enc != "", esc != ""
+	if term != "" && (!hasEnc || strings.IndexByte(line, enc[0]) < 0) && (!hasEsc || strings.IndexByte(line, esc[0]) < 0) {
+		// No enclosure or escape character: the loop below would only cut
+		// at each terminator, left to right; strings.Index does it faster.
+		for {
+			at := strings.Index(line, term)
+			if at < 0 {
+				return append(fields, line), true
+			}
+			fields = append(fields, line[:at])
+			line = line[at+len(term):]
+		}
+	}
 	encEqualsEsc := hasEnc && hasEsc && enc == esc
 	normalLineTerm := hasTerminator || !encEqualsEsc
 	// A field is a slice of line while it needs no rewriting, else built.

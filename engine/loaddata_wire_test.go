@@ -124,3 +124,49 @@ func countFiles(t *testing.T, dir string) int {
 	}
 	return n
 }
+
+// A LOAD DATA LOCAL file larger than 256 packets (go-sql-driver sends 16 KiB
+// a packet): the packets' sequence ids wrap to 0, where the wire guard
+// must not take the file's bytes for a command (it did: the load failed
+// with "client wrote to connection while a query was executing").
+func TestLoadDataLocalManyPackets(t *testing.T) {
+	dir := t.TempDir()
+	csv := filepath.Join(dir, "rows.csv")
+	var b strings.Builder
+	const rows = 200_000 // about 6 MB: 380 packets
+	for i := range rows {
+		fmt.Fprintf(&b, "%d,name%d,%d.25\n", i, i, i%1000)
+	}
+	if err := os.WriteFile(csv, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	addr := wireServer(t, openEngine(t, engine.Config{Warehouse: filepath.Join(dir, "w")}))
+	cfg := mysql.NewConfig()
+	cfg.User, cfg.Net, cfg.Addr, cfg.AllowAllFiles = "root", "tcp", addr, true
+	connector, err := mysql.NewConnector(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := sql.OpenDB(connector)
+	defer db.Close()
+	conn, err := db.Conn(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	mustExec(t, conn,
+		"CREATE DATABASE d",
+		"CREATE TABLE d.t (id INT NOT NULL, name STRING, x DOUBLE)",
+		"LOAD DATA LOCAL INFILE '"+csv+"' INTO TABLE d.t FIELDS TERMINATED BY ','",
+	)
+	// The connection goes on: the next command is read as one.
+	if n := queryInt(t, conn, "SELECT COUNT(*) FROM d.t"); n != rows {
+		t.Errorf("%d rows loaded, want %d", n, rows)
+	}
+	if n := queryInt(t, conn, "SELECT SUM(id) FROM d.t"); n != rows*(rows-1)/2 {
+		t.Errorf("SUM(id) = %d, want %d", n, rows*(rows-1)/2)
+	}
+	if n := queryInt(t, conn, "SELECT COUNT(*) FROM d.t.snapshots"); n != 1 {
+		t.Errorf("%d snapshots, want 1", n)
+	}
+}

@@ -62,6 +62,9 @@ func (p parser) intercept(stmt ast.Statement) ast.Statement {
 	if replace, ok := p.interceptReplace(stmt); ok {
 		return replace
 	}
+	if upsert, ok := p.interceptUpsert(stmt); ok { // upsert.go
+		return upsert
+	}
 	if prepared, ok := rowLevel(stmt); ok {
 		return prepared
 	}

@@ -49,6 +49,7 @@ type packetConn struct {
 	vc       *mysql.Conn  // vitess's connection over this one, once known
 	phase    wirePhase
 	lastSeq  byte // sequence id of the last packet read
+	infile   bool // reading the contents of a LOAD DATA LOCAL file
 	// seqShift moves the sequence id of the next packet vitess writes, after
 	// an authentication exchange the guard extended (wireauth.go); hdrSeen
 	// counts the bytes of that packet's header written so far.
@@ -180,10 +181,20 @@ func (c *packetConn) next() error {
 	if c.total > limit {
 		return c.tooLarge(seq, n)
 	}
+	// The contents of a LOAD DATA LOCAL file come in packets numbered on
+	// from the server's request for it: the first has sequence id 2, and
+	// past 255 the ids wrap to 0, where a command would start. Nothing else
+	// a logged-in client sends has an id other than 0 at the start of a
+	// message, so such a packet opens the contents and the empty packet
+	// closes them.
+	contents := c.infile || (c.phase == phaseCommand && seq != 0 && !continued)
+	if c.phase == phaseCommand && !continued {
+		c.infile = contents && n > 0
+	}
 	switch {
 	case c.phase == phaseGreeting:
 		return c.greeting(h, n)
-	case c.phase == phaseCommand && seq == 0 && !continued:
+	case c.phase == phaseCommand && seq == 0 && !continued && !contents:
 		return c.command(h, n)
 	}
 	// Authentication data, the rest of a long message, LOAD DATA LOCAL

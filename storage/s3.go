@@ -56,6 +56,24 @@ var ErrUnsafeStore = errors.New("object store does not honour conditional writes
 // NewS3Store connects to the store holding root (s3://bucket/prefix) and
 // probes whether it honours conditional writes.
 func NewS3Store(ctx context.Context, root string, cfg S3Config) (*S3Store, error) {
+	st, err := connectS3(ctx, root, cfg)
+	if err != nil {
+		return nil, err
+	}
+	if err := st.probeConditionalWrites(ctx, root); err != nil {
+		if !errors.Is(err, ErrUnsafeStore) {
+			return nil, err
+		}
+		if !cfg.AllowUnsafeCommits {
+			st.readOnly = fmt.Errorf("%w: icesql will not write to %s, because two writers could lose each other's "+
+				"commits; use a store that supports conditional writes, or allow unsafe commits if only one writer exists", err, root)
+		}
+	}
+	return st, nil
+}
+
+// connectS3 makes the client and file IO of the store holding root.
+func connectS3(ctx context.Context, root string, cfg S3Config) (*S3Store, error) {
 	awsCfg, err := awsConfig(ctx, cfg)
 	if err != nil {
 		return nil, err
@@ -87,17 +105,7 @@ func NewS3Store(ctx context.Context, root string, cfg S3Config) (*S3Store, error
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", root, err)
 	}
-	st := &S3Store{client: client, io: fileIO}
-	if err := st.probeConditionalWrites(ctx, root); err != nil {
-		if !errors.Is(err, ErrUnsafeStore) {
-			return nil, err
-		}
-		if !cfg.AllowUnsafeCommits {
-			st.readOnly = fmt.Errorf("%w: icesql will not write to %s, because two writers could lose each other's "+
-				"commits; use a store that supports conditional writes, or allow unsafe commits if only one writer exists", err, root)
-		}
-	}
-	return st, nil
+	return &S3Store{client: client, io: fileIO}, nil
 }
 
 func awsConfig(ctx context.Context, cfg S3Config) (aws.Config, error) {

@@ -65,6 +65,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		return serve(args[1:], stdout, stderr)
 	case "sql":
 		return runSQL(args[1:], stdin, stdout, stderr)
+	case "import":
+		return runImport(args[1:], stdout, stderr) // import.go
 	case "version", "--version", "-v":
 		fmt.Fprintf(stdout, "icesql %s\n", engine.Version)
 		return nil
