@@ -13,7 +13,7 @@ build:
 	go build -o bin/icesql ./cmd/icesql
 
 test: vet
-	go test -count=1 -timeout 15m ./...
+	go test -count=1 -timeout 25m ./...
 
 # Spark 3.5 with Iceberg 1.10.1, PyIceberg and DuckDB read every kind of table
 # icesql writes, and icesql reads the same kinds written by Spark
@@ -73,12 +73,15 @@ vet:
 # and its extensions: pip install duckdb==1.5.5 duckdb-extension-iceberg==1.5.5
 # duckdb-extension-avro==1.5.5 (else the bench says it skipped them, and why).
 # Then GET of a 128 MiB object through the S3 API against reading the file
-# (bench/s3get.go).
+# (bench/s3get.go), single-row INSERT commits (bench/commits.go), and LOAD DATA
+# LOCAL and icesql import of a 1M-row CSV (bench/load.go).
 SF ?= 1
 PYTHON ?= python3
 bench:
 	cd bench && go run . -sf $(SF) -python $(PYTHON)
 	cd bench && go run . -s3get
+	cd bench && go run . -commits
+	cd bench && go run . -load
 
 # UPDATE and DELETE of 1% of a 10M-row, 100-file table in each write mode
 # (bench/dml.go); DML_ROWS=100000 for a quick run.
