@@ -127,6 +127,7 @@ func newEngine(ctx context.Context, cfg Config, cat catalog.Catalog, root string
 	e.provider = newProvider(e)
 	a := analyzer.NewBuilder(e.provider).
 		AddPreAnalyzeRule(stopIfCancelledID, stopIfCancelled).
+		AddPreAnalyzeRule(dropHavingColumnsID, dropHavingColumns). // havingjoin.go
 		AddPreAnalyzeRule(rememberCTASOptionsID, rememberCTASOptions).
 		AddPreAnalyzeRule(viewStatementsID, viewStatements).
 		AddPreAnalyzeRule(markFullAnalysisID, markFullAnalysis).

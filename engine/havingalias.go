@@ -11,12 +11,18 @@ import ast "github.com/dolthub/vitess/go/vt/sqlparser"
 // FINDINGS.md #16). Naming the aggregate is what the alias means, so the
 // rewrite is also right where no column shares the name.
 func havingAliases(node ast.SQLNode) {
+	if ex, ok := node.(*ast.Explain); ok {
+		node = ex.Statement // ast.Walk does not enter it; EXPLAIN shows what runs
+	}
 	_ = ast.Walk(func(n ast.SQLNode) (bool, error) {
 		if sel, ok := n.(*ast.Select); ok && sel.Having != nil {
 			resolveHavingAliases(sel)
 		}
 		return true, nil
 	}, node)
+	if sel, ok := node.(*ast.Select); ok {
+		hoistJoinedAggregates(sel) // havingjoin.go
+	}
 }
 
 func resolveHavingAliases(sel *ast.Select) {

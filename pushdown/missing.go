@@ -195,6 +195,14 @@ func holdsAny(ids map[int]bool, want map[int]iceberg.NestedField) bool {
 // iceberg-go's reader resolves it.
 func fileFieldIDs(meta *metadata.FileMetaData, mapping iceberg.NameMapping) map[int]bool {
 	ids := map[int]bool{}
+	walkFileFields(meta, mapping, func(_ int, _ pqschema.Node, id int) { ids[id] = true })
+	return ids
+}
+
+// walkFileFields calls fn with each node on the path of each leaf column of
+// a Parquet file (the leaf's index among the file's columns), with the field
+// id it has or the name mapping gives it; nodes with neither are skipped.
+func walkFileFields(meta *metadata.FileMetaData, mapping iceberg.NameMapping, fn func(col int, node pqschema.Node, id int)) {
 	for i := range meta.Schema.NumColumns() {
 		col := meta.Schema.Column(i)
 		level := []iceberg.MappedField(mapping)
@@ -205,7 +213,7 @@ func fileFieldIDs(meta *metadata.FileMetaData, mapping iceberg.NameMapping) map[
 		}
 		for depth, n := range nodes {
 			if id := n.FieldID(); id >= 0 {
-				ids[int(id)] = true
+				fn(i, n, int(id))
 				level = nil
 				continue
 			}
@@ -221,12 +229,11 @@ func fileFieldIDs(meta *metadata.FileMetaData, mapping iceberg.NameMapping) map[
 				continue
 			}
 			if m.ID() >= 0 {
-				ids[m.ID()] = true
+				fn(i, n, m.ID())
 			}
 			level = m.Fields
 		}
 	}
-	return ids
 }
 
 // anchorColumn is a top-level column of schema that the file holds, a
@@ -238,7 +245,9 @@ func anchorColumn(schema *iceberg.Schema, ids map[int]bool) string {
 		if !ids[f.ID] {
 			continue
 		}
-		if _, ok := f.Type.(iceberg.PrimitiveType); ok {
+		// A uuid column may be stored without its annotation, which
+		// iceberg-go cannot read (plainuuid.go).
+		if _, ok := f.Type.(iceberg.PrimitiveType); ok && !f.Type.Equals(iceberg.UUIDType{}) {
 			return f.Name
 		}
 		if nested == "" {
@@ -276,19 +285,34 @@ func (r Read) droppedScan(proj *iceberg.Schema, dropped iceberg.NestedField) (*t
 	if err != nil {
 		return nil, err
 	}
+	dropped.Name, dropped.Required = droppedAnchor, false
+	return r.viewScan(proj, append(slices.Clone(whole.Fields()), dropped), droppedAnchor)
+}
+
+// viewScan is a scan of the columns of proj, and of the extra ones, over a
+// view of r's table whose current schema has the given fields. The view is
+// never committed.
+func (r Read) viewScan(proj *iceberg.Schema, fields []iceberg.NestedField, extra ...string) (*table.Scan, error) {
 	meta := r.Table.Metadata()
 	b, err := table.MetadataBuilderFromBase(meta, r.Table.MetadataLocation())
 	if err != nil {
 		return nil, err
 	}
-	dropped.Name, dropped.Required = droppedAnchor, false
-	if err := b.AddSchema(iceberg.NewSchema(0, append(slices.Clone(whole.Fields()), dropped)...)); err != nil {
+	schema := iceberg.NewSchema(0, fields...)
+	if meta.Version() < 3 && hasDefaults(schema) {
+		// Writers before v3 (PyIceberg) record defaults too, which the
+		// builder refuses below v3; iceberg-go's reader fills them alike.
+		if err := b.SetFormatVersion(3); err != nil {
+			return nil, err
+		}
+	}
+	if err := b.AddSchema(schema); err != nil {
 		return nil, err
 	}
 	if err := b.SetCurrentSchemaID(-1); err != nil {
 		return nil, err
 	}
-	names := []string{droppedAnchor}
+	names := slices.Clone(extra)
 	for _, f := range proj.Fields() {
 		names = append(names, f.Name)
 		if (f.ID == iceberg.RowIDFieldID || f.ID == iceberg.LastUpdatedSequenceNumberFieldID) && meta.Version() < 3 {
@@ -305,6 +329,20 @@ func (r Read) droppedScan(proj *iceberg.Schema, dropped iceberg.NestedField) (*t
 	return table.New(r.Table.Identifier(), view, r.Table.MetadataLocation(), fs, nil).Scan(table.WithSelectedFields(names...)), nil
 }
 
+// hasDefaults says a field of schema, nested or not, has a default.
+func hasDefaults(schema *iceberg.Schema) bool {
+	byID, err := iceberg.IndexByID(schema)
+	if err != nil {
+		return false
+	}
+	for _, f := range byID {
+		if f.InitialDefault != nil || f.WriteDefault != nil {
+			return true
+		}
+	}
+	return false
+}
+
 // openRead starts reading tasks as r says: the plain ones together, each
 // anchor's tasks with the anchor selected, the rest from row counts.
 func openRead(ctx context.Context, r Read, tasks []table.FileScanTask) (*arrow.Schema, iter.Seq2[arrow.RecordBatch, error], error) {
@@ -312,11 +350,22 @@ func openRead(ctx context.Context, r Read, tasks []table.FileScanTask) (*arrow.S
 	if err != nil {
 		return nil, nil, err
 	}
+	var plainUUID []table.FileScanTask
+	if plain, plainUUID, err = r.splitPlainUUID(plain); err != nil {
+		return nil, nil, err
+	}
 	schema, seq, err := r.Scan.ReadTasks(ctx, splitForCores(plain))
-	if err != nil || len(lacking) == 0 {
+	if err != nil || len(lacking) == 0 && len(plainUUID) == 0 {
 		return schema, seq, err
 	}
 	segs := []iter.Seq2[arrow.RecordBatch, error]{seq}
+	if len(plainUUID) > 0 {
+		useq, err := r.readUUIDAsFixed(ctx, schema, plainUUID)
+		if err != nil {
+			return nil, nil, fmt.Errorf("read uuid columns stored without the UUID annotation: %w", err)
+		}
+		segs = append(segs, useq)
+	}
 	byAnchor := map[string][]table.FileScanTask{}
 	var anchors []string
 	var counted []lackingTask

@@ -81,13 +81,6 @@ var knownFailures = map[string]knownFailure{
 			"(make interop, INVALID_FIXTURES)",
 		errPattern: `legacy-bare-deletion-vector\.puffin.*invalid header magic`,
 	},
-	"duckdb-iceberg/data/persistent/add_columns_with_defaults_in_struct/default.db/add_columns_with_defaults_in_struct": {
-		reason: "iceberg-go v0.7.0 cannot fill defaults inside a struct for every type: it reads date, time and " +
-			"timestamp initial-default values only as numbers (table/arrow_utils.go numericDefault) while the spec's " +
-			"JSON form, which PyIceberg wrote, is an ISO string, and it has no Arrow cast for a uuid default; which " +
-			"field it trips on first varies",
-		errPattern: `error encountered during schema visitor: (unsupported write-default value type string|.*cast_extension)`,
-	},
 	"impala/testdata/data/iceberg_test/iceberg_migrated_complex_test": {
 		reason:     "Hive wrote a Parquet footer that annotates a group with logical type Null, which arrow-go's Parquet reader refuses",
 		errPattern: `could not read footer: logical type Null cannot be applied to group node`,

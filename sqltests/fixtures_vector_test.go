@@ -68,16 +68,6 @@ var vectorKnownErrors = map[string]knownFailure{
 			"that readers reject it); the table's expected queries are answered from metadata",
 		errPattern: `null file_path in position delete file`,
 	},
-	"duckdb-iceberg/data/persistent/add_columns_with_defaults/default.db/add_columns_with_defaults": {
-		reason: "the same ISO-string date initial-default as iceberg_v3_all_types, on col_date of the files " +
-			"written before it was added",
-		errPattern: `unsupported write-default value type string`,
-	},
-	"impala/testdata/data/iceberg_test/iceberg_v3/iceberg_v3_all_types": {
-		reason: "col_date has an initial-default in the spec's JSON form, an ISO date string, which iceberg-go v0.7.0 " +
-			"reads only as a number (table/arrow_utils.go numericDefault), as in add_columns_with_defaults_in_struct",
-		errPattern: `unsupported write-default value type string`,
-	},
 }
 
 // vectorKnownError says both paths failed on a table of vectorKnownErrors

@@ -89,7 +89,7 @@ func (w *Warehouse) readMetadata(ctx context.Context, file string) (table.Metada
 	if err := checkFormatVersion(data); err != nil {
 		return nil, fmt.Errorf("%s is not valid Iceberg table metadata: %w", file, err)
 	}
-	meta, err := table.ParseMetadataBytes(data)
+	meta, err := ParseMetadata(data)
 	if err != nil {
 		return nil, fmt.Errorf("%s is not valid Iceberg table metadata: %w", file, err)
 	}
@@ -143,7 +143,7 @@ func withNameMapping(meta table.Metadata, data []byte) (table.Metadata, error) {
 	if data, err = json.Marshal(doc); err != nil {
 		return nil, err
 	}
-	return table.ParseMetadataBytes(data)
+	return ParseMetadata(data)
 }
 
 // ErrNoMetadata is returned when a folder given to RegisterTable holds no

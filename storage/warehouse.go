@@ -507,7 +507,7 @@ func (w *Warehouse) loadCurrent(ctx context.Context, location string) (meta tabl
 	if err != nil {
 		return nil, "", 0, fmt.Errorf("read %s: %w", metaLoc, err)
 	}
-	meta, err = table.ParseMetadataBytes(data)
+	meta, err = ParseMetadata(data)
 	if err != nil {
 		return nil, "", 0, fmt.Errorf("parse %s: %w", metaLoc, err)
 	}
@@ -681,6 +681,9 @@ func (w *Warehouse) writeMetadata(ctx context.Context, location string, meta tab
 		return nil, fmt.Errorf("encode table metadata: %w", err)
 	}
 	raw, err := rawMetadataJSON(data, meta.Location())
+	if err == nil {
+		raw, err = specDefaults(raw)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("encode table metadata: %w", err)
 	}
@@ -690,7 +693,7 @@ func (w *Warehouse) writeMetadata(ctx context.Context, location string, meta tab
 	if bytes.Equal(raw, data) {
 		return meta, nil
 	}
-	written, err := table.ParseMetadataBytes(raw)
+	written, err := ParseMetadata(raw)
 	if err != nil {
 		return nil, fmt.Errorf("read back table metadata %s: %w", location, err)
 	}

@@ -50,6 +50,7 @@ type Options struct {
 type Totals struct {
 	Statements, Queries, Differed int
 	Timeouts, Rejected, Skipped   int
+	Overflowed                    int // 1690 on icesql only (check.overflowOnIcesql)
 	IceTimes, OracleTimes         []time.Duration
 	Failures                      []*Failure
 	Slow                          []string
@@ -62,6 +63,7 @@ func (t *Totals) add(o *Totals) {
 	t.Differed += o.Differed
 	t.Timeouts += o.Timeouts
 	t.Rejected += o.Rejected
+	t.Overflowed += o.Overflowed
 	t.Skipped += o.Skipped
 	t.IceTimes = append(t.IceTimes, o.IceTimes...)
 	t.OracleTimes = append(t.OracleTimes, o.OracleTimes...)
@@ -77,7 +79,7 @@ func (t *Totals) add(o *Totals) {
 
 // HistoryLine is the summary line of history runs.
 func (t *Totals) HistoryLine() string {
-	return fmt.Sprintf("history: %d statements, %d queries, %d differed (%d timed out, %d refused by both sides)", t.Statements, t.Queries, t.Differed, t.Timeouts, t.Rejected)
+	return fmt.Sprintf("history: %d statements, %d queries, %d differed (%d timed out, %d refused by both sides, %d out of range on icesql only)", t.Statements, t.Queries, t.Differed, t.Timeouts, t.Rejected, t.Overflowed)
 }
 
 // ShapesLine is the summary line of the random-query run (issue 16).
@@ -322,6 +324,13 @@ func (h *history) compare(q Query) {
 		h.tot.Rejected++
 		if h.opts.Log != nil {
 			h.opts.Log("seed %d: every side refused %s: icesql: %v; MariaDB: %v", h.seed, q.Ice, c.on.Err, c.oracle.Err)
+		}
+		return
+	}
+	if c.overflowOnIcesql() {
+		h.tot.Overflowed++
+		if h.opts.Log != nil {
+			h.opts.Log("seed %d: out of range on icesql only (MariaDB's plan skipped the row): %s: %v", h.seed, q.Ice, c.on.Err)
 		}
 		return
 	}

@@ -264,10 +264,19 @@ func (g *queryGen) group(rels []rel, from, where string) Query {
 	q := fmt.Sprintf("SELECT %s FROM %s%s GROUP BY %s", aliased(sel), from, where, strings.Join(keys, ", "))
 	shape := "group"
 	if having {
-		if g.rng.IntN(2) == 0 {
+		switch g.rng.IntN(3) {
+		case 0:
 			q += fmt.Sprintf(" HAVING COUNT(*) > %d", g.rng.IntN(3))
 			shape = "group/having"
-		} else {
+		case 1:
+			// An aggregate the select list does not show, of a column of
+			// any table: in a join, one whose name another table shares
+			// (FINDINGS.md #14).
+			r := rels[g.rng.IntN(len(rels))]
+			c, _ := r.pick(g.rng, func(c Column) bool { return c.Kind.numeric() })
+			q += fmt.Sprintf(" HAVING %s(%s) %s", pick(g.rng, "MIN", "MAX", "SUM", "COUNT"), r.col(c), pick(g.rng, "IS NOT NULL", "IS NULL", "> 0"))
+			shape = "group/having-agg"
+		default:
 			q += fmt.Sprintf(" HAVING c%d IS NOT NULL", len(keys))
 			shape = "group/having-alias"
 		}
@@ -317,7 +326,17 @@ func (g *queryGen) window(r rel, from, where string) Query {
 	oc, _ := r.pick(g.rng, nil)
 	nc, _ := r.pick(g.rng, func(c Column) bool { return c.Kind.numeric() })
 	var fn, shape string
-	switch g.rng.IntN(7) {
+	switch g.rng.IntN(10) {
+	case 7:
+		fn, shape = g.rangeOffsetWindow(r, part, nc)
+	case 8:
+		fn, shape = g.rangePeersWindow(r, part, nc), "window/range-peers"
+	case 9:
+		frame := pick(g.rng, "ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING", "ROWS 2 PRECEDING", "ROWS BETWEEN CURRENT ROW AND 2 FOLLOWING",
+			"ROWS BETWEEN 3 PRECEDING AND 1 PRECEDING", "ROWS BETWEEN 1 FOLLOWING AND UNBOUNDED FOLLOWING")
+		// Ordered by every column, so that the rows of a frame are known
+		// up to identical rows.
+		fn, shape = fmt.Sprintf("%s OVER (PARTITION BY %s ORDER BY %s %s)", g.frameFunction(r, nc, true), part, g.directed(all), frame), "window/rows"
 	case 0:
 		fn, shape = fmt.Sprintf("ROW_NUMBER() OVER (PARTITION BY %s ORDER BY %s)", part, strings.Join(all, ", ")), "window/row_number"
 	case 1:
@@ -335,6 +354,75 @@ func (g *queryGen) window(r rel, from, where string) Query {
 	}
 	exprs := append(g.outputs([]rel{r}, 1+g.rng.IntN(2)), fn)
 	return Query{Shape: shape, Ice: fmt.Sprintf("SELECT %s FROM %s%s", aliased(exprs), from, where)}
+}
+
+// frameFunction is a window function that reads its frame: an aggregate
+// over the numeric column nc or any column, or (when the order of peers is
+// total, valueFns) FIRST_VALUE or LAST_VALUE.
+func (g *queryGen) frameFunction(r rel, nc Column, valueFns bool) string {
+	c, _ := r.pick(g.rng, nil)
+	fns := []string{"COUNT(*)", "SUM(" + r.col(nc) + ")", "AVG(" + r.col(nc) + ")", "MIN(" + r.col(c) + ")", "MAX(" + r.col(c) + ")", "COUNT(" + r.col(c) + ")"}
+	if valueFns {
+		fns = append(fns, "FIRST_VALUE("+r.col(c)+")", "LAST_VALUE("+r.col(c)+")")
+	}
+	return fns[g.rng.IntN(len(fns))]
+}
+
+// directed is cols, each ASC or DESC.
+func (g *queryGen) directed(cols []string) string {
+	out := make([]string, len(cols))
+	for i, c := range cols {
+		out[i] = c + pick(g.rng, "", " DESC")
+	}
+	return strings.Join(out, ", ")
+}
+
+// rangeOffsetWindow is an aggregate over a RANGE frame with N PRECEDING or
+// N FOLLOWING bounds, ordered by one numeric column. BIGINT columns are left
+// out: MariaDB computes a bound beyond the BIGINT range in BIGINT and fails
+// (icesql frames it exactly: README). MariaDB takes no INTERVAL bounds.
+func (g *queryGen) rangeOffsetWindow(r rel, part string, nc Column) (string, string) {
+	oc, ok := r.pick(g.rng, func(c Column) bool { return c.Kind.numeric() && c.Kind != KBigint })
+	if !ok {
+		return fmt.Sprintf("COUNT(*) OVER (PARTITION BY %s)", part), "window/count"
+	}
+	n := func() int { return g.rng.IntN(4) }
+	var frame string
+	switch g.rng.IntN(6) {
+	case 0:
+		frame = fmt.Sprintf("RANGE BETWEEN %d PRECEDING AND CURRENT ROW", n())
+	case 1:
+		frame = fmt.Sprintf("RANGE BETWEEN %d PRECEDING AND %d FOLLOWING", n(), n())
+	case 2:
+		frame = fmt.Sprintf("RANGE BETWEEN CURRENT ROW AND %d FOLLOWING", n())
+	case 3:
+		a := 1 + n()
+		frame = fmt.Sprintf("RANGE BETWEEN %d PRECEDING AND %d PRECEDING", a+n(), a)
+	case 4:
+		a := 1 + n()
+		frame = fmt.Sprintf("RANGE BETWEEN %d FOLLOWING AND %d FOLLOWING", a, a+n())
+	default:
+		frame = fmt.Sprintf("RANGE BETWEEN UNBOUNDED PRECEDING AND %d FOLLOWING", n())
+	}
+	return fmt.Sprintf("%s OVER (PARTITION BY %s ORDER BY %s%s %s)", g.frameFunction(r, nc, false), part, r.col(oc), pick(g.rng, "", " DESC"), frame), "window/range-offset"
+}
+
+// rangePeersWindow is an aggregate over a RANGE frame bounded by CURRENT
+// ROW (the current row's peers) or UNBOUNDED, ordered by one or two
+// columns of any type.
+func (g *queryGen) rangePeersWindow(r rel, part string, nc Column) string {
+	keys := []string{r.col(g.anyCol(r))}
+	if g.rng.IntN(2) == 0 {
+		keys = append(keys, r.col(g.anyCol(r)))
+	}
+	frame := pick(g.rng, "", " RANGE CURRENT ROW", " RANGE BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING", " RANGE UNBOUNDED PRECEDING",
+		" RANGE BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING")
+	return fmt.Sprintf("%s OVER (PARTITION BY %s ORDER BY %s%s)", g.frameFunction(r, nc, false), part, g.directed(keys), frame)
+}
+
+func (g *queryGen) anyCol(r rel) Column {
+	c, _ := r.pick(g.rng, nil)
+	return c
 }
 
 // sumArg is a windowed SUM's argument: the column, or (while SUM over

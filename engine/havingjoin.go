@@ -1,0 +1,154 @@
+package engine
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/analyzer"
+	"github.com/dolthub/go-mysql-server/sql/plan"
+	"github.com/dolthub/go-mysql-server/sql/transform"
+	ast "github.com/dolthub/vitess/go/vt/sqlparser"
+)
+
+// go-mysql-server builds a HAVING clause in a scope that holds the columns
+// its aggregates read found by name only (planbuilder/aggregates.go
+// buildHaving, getMatchingCol): in
+//
+//	SELECT a.k, SUM(a.x) FROM a JOIN b ON a.id = b.id GROUP BY a.k HAVING SUM(b.x) > 2
+//
+// b.x finds a.x's entry, and building SUM(b.x) then fails with ERROR 1146
+// "table not found: b" (FINDINGS.md #14). The same aggregate in the select
+// list is built in the FROM clause's scope, where it resolves, and HAVING
+// may name a select-list alias. So an aggregate of a qualified column in
+// the HAVING of a join is moved into the select list under a name of its
+// own, HAVING names it, and dropHavingColumns takes the added columns out
+// of the statement's result again before any other rule runs.
+
+// havingColumnPrefix starts the names of the select-list columns added for
+// HAVING; no user names a column so.
+const havingColumnPrefix = "__icesql_having_"
+
+// dropHavingColumnsID is the id of dropHavingColumns.
+const dropHavingColumnsID analyzer.RuleId = 1300
+
+// hoistJoinedAggregates moves the aggregates of qualified columns in the
+// HAVING of sel, a statement's top-level SELECT over a join, into its
+// select list.
+func hoistJoinedAggregates(sel *ast.Select) {
+	if sel.Having == nil || !joins(sel.From) {
+		return
+	}
+	for _, se := range sel.SelectExprs {
+		if ae, ok := se.(*ast.AliasedExpr); ok && hasWindow(ae.Expr) {
+			return // the result is a Window node, not a Project
+		}
+	}
+	var aggs []ast.Expr
+	_ = ast.Walk(func(n ast.SQLNode) (bool, error) {
+		switch n := n.(type) {
+		case *ast.Subquery:
+			return false, nil // its aggregates are its own
+		case *ast.FuncExpr:
+			if n.Over == nil && n.IsAggregate() && readsQualified(n) {
+				aggs = append(aggs, n)
+				return false, nil
+			}
+		}
+		return true, nil
+	}, sel.Having.Expr)
+	names := map[string]string{}
+	for _, agg := range aggs {
+		key := ast.String(agg)
+		name, ok := names[key]
+		if !ok {
+			name = fmt.Sprintf("%s%d", havingColumnPrefix, len(names)+1)
+			names[key] = name
+			sel.SelectExprs = append(sel.SelectExprs, &ast.AliasedExpr{Expr: agg, As: ast.NewColIdent(name)})
+		}
+		sel.Having.Expr = ast.ReplaceExpr(sel.Having.Expr, agg, &ast.ColName{Name: ast.NewColIdent(name)})
+	}
+}
+
+// joins says a FROM clause reads more than one table.
+func joins(from ast.TableExprs) bool {
+	if len(from) > 1 {
+		return true
+	}
+	for _, t := range from {
+		if _, ok := t.(*ast.JoinTableExpr); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// readsQualified says e names a column with its table, outside any subquery.
+func readsQualified(e ast.SQLNode) bool {
+	found := false
+	_ = ast.Walk(func(n ast.SQLNode) (bool, error) {
+		switch n := n.(type) {
+		case *ast.Subquery:
+			return false, nil
+		case *ast.ColName:
+			if !n.Qualifier.IsEmpty() {
+				found = true
+			}
+		}
+		return !found, nil
+	}, e)
+	return found
+}
+
+// hasWindow says e computes a window function outside any subquery.
+func hasWindow(e ast.Expr) bool {
+	found := false
+	_ = ast.Walk(func(n ast.SQLNode) (bool, error) {
+		switch n := n.(type) {
+		case *ast.Subquery:
+			return false, nil
+		case *ast.FuncExpr:
+			if n.Over != nil {
+				found = true
+			}
+		}
+		return !found, nil
+	}, e)
+	return found
+}
+
+// dropHavingColumns takes the columns hoistJoinedAggregates added out of the
+// projection that gives the statement's rows.
+func dropHavingColumns(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
+	return dropHavingColumnsIn(ctx, n)
+}
+
+func dropHavingColumnsIn(ctx *sql.Context, n sql.Node) (sql.Node, transform.TreeIdentity, error) {
+	switch node := n.(type) {
+	case *plan.Project:
+		var keep []sql.Expression
+		for _, e := range node.Projections {
+			if named, ok := e.(sql.Nameable); ok && strings.HasPrefix(named.Name(), havingColumnPrefix) {
+				continue
+			}
+			keep = append(keep, e)
+		}
+		if len(keep) == len(node.Projections) {
+			return n, transform.SameTree, nil
+		}
+		out := plan.NewProject(ctx, keep, node.Child).WithCanDefer(node.CanDefer).WithAliasDeps(node.AliasDeps)
+		if node.IncludesNestedIters {
+			out = out.WithIncludesNestedIters(true)
+		}
+		return out, transform.NewTree, nil
+	case *plan.DescribeQuery, *plan.Limit, *plan.Offset, *plan.Distinct, *plan.OrderedDistinct, *plan.Sort, *plan.TopN:
+		// Nodes that pass their child's columns on unchanged.
+		child, same, err := dropHavingColumnsIn(ctx, node.Children()[0])
+		if err != nil || same {
+			return n, transform.SameTree, err
+		}
+		out, err := node.WithChildren(ctx, child)
+		return out, transform.NewTree, err
+	}
+	return n, transform.SameTree, nil
+}
