@@ -44,7 +44,7 @@ func (l localIO) Create(name string) (icebergio.FileWriter, error) {
 	if err != nil {
 		return nil, &fs.PathError{Op: "create", Path: name, Err: err}
 	}
-	return l.fs.Create(p)
+	return createSynced(p) // durable.go
 }
 
 func (l localIO) WriteFile(name string, content []byte) error {
@@ -52,7 +52,15 @@ func (l localIO) WriteFile(name string, content []byte) error {
 	if err != nil {
 		return &fs.PathError{Op: "write", Path: name, Err: err}
 	}
-	return l.fs.WriteFile(p, content)
+	f, err := createSynced(p) // durable.go
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(content); err != nil {
+		f.File.Close()
+		return err
+	}
+	return f.Close()
 }
 
 func (l localIO) Remove(name string) error {

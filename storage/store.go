@@ -125,7 +125,7 @@ func (LocalStore) WriteFile(_ context.Context, location string, data []byte) err
 		os.Remove(tmp)
 		return err
 	}
-	return nil
+	return syncDir(filepath.Dir(p)) // durable.go
 }
 
 func (LocalStore) CreateExclusive(_ context.Context, location string, data []byte) error {
@@ -149,7 +149,7 @@ func (LocalStore) CreateExclusive(_ context.Context, location string, data []byt
 		}
 		return err
 	}
-	return nil
+	return syncDir(filepath.Dir(p)) // the new name outlives a crash (durable.go)
 }
 
 // writeTemp writes data to a fresh hidden file beside p and syncs it.
