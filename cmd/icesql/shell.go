@@ -5,6 +5,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -18,13 +19,30 @@ import (
 	"github.com/icesql/icesql/engine"
 )
 
+// sqlOptions are the flags of sql.
+type sqlOptions struct {
+	fs   *flag.FlagSet
+	cfg  *engine.Config
+	exec *string
+}
+
+func sqlFlags(stderr io.Writer) *sqlOptions {
+	o := &sqlOptions{}
+	o.fs, o.cfg = commonFlags("sql", stderr)
+	o.exec = o.fs.String("e", "", "statements to run, separated by ';'")
+	return o
+}
+
 func runSQL(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	fs, cfg := commonFlags("sql", stderr)
-	exec := fs.String("e", "", "statements to run, separated by ';'")
-	if err := fs.Parse(args); err != nil {
-		return exitCode(2)
+	o := sqlFlags(stderr)
+	fs, cfg, exec := o.fs, o.cfg, o.exec
+	if done, err := parseFlags(fs, "sql", args, stdout, stderr); done {
+		return err
 	}
 	if err := finishCatalogFlags(fs, cfg); err != nil {
+		return err
+	}
+	if err := finishWarehouse(fs, cfg); err != nil {
 		return err
 	}
 	logrus.SetLevel(logrus.ErrorLevel) // errors are printed as the mysql client does
