@@ -62,6 +62,14 @@ Flags of serve (loading and logging):
 const sqlUsage = `
 Flags of sql:
   -e "STATEMENTS"       run these statements (separated by ';') and exit
+  --force               go on after a statement fails, in -e or a script piped to stdin (which
+                        otherwise stops at the first error); the exit status is still 1
+  --history-file PATH   history of the shell on a terminal (default ~/.icesql_history or
+                        env ICESQL_HISTFILE; "" keeps none)
+
+The shell on a terminal edits lines and recalls history (arrows, Ctrl-R); Ctrl-C clears the
+line being typed or cancels the running statement; a statement ending in \G prints its rows
+vertically; exit, quit, \q or Ctrl-D leave.
 `
 
 // commandUsage is the help of one command: its line of usage and its flags.
