@@ -17,10 +17,12 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/sirupsen/logrus"
 
 	"github.com/icesql/icesql/engine"
+	"github.com/icesql/icesql/metrics"
 )
 
 const usage = `icesql runs SQL over Apache Iceberg tables.
@@ -34,7 +36,7 @@ Usage:
       Print the version.
   icesql help
       Print this text. 'icesql COMMAND --help' prints the flags of one command.
-` + commonUsage + catalogUsageHeader + catalogUsage + serverUsage + httpUsage + serveUsage + sqlUsage
+` + commonUsage + catalogUsageHeader + catalogUsage + serverUsage + httpUsage + logUsage + serveUsage + sqlUsage
 
 // commonUsage describes the flags of commonFlags.
 const commonUsage = `
@@ -77,7 +79,7 @@ func commandUsage(name string) string {
 	switch name {
 	case "serve":
 		return "Usage: icesql serve [flags]\n  Serve the warehouse over the MySQL protocol.\n" +
-			commonUsage + catalogUsageHeader + catalogUsage + serverUsage + httpUsage + serveUsage
+			commonUsage + catalogUsageHeader + catalogUsage + serverUsage + httpUsage + logUsage + serveUsage
 	case "sql":
 		return "Usage: icesql sql [flags] [-e \"STATEMENTS\"]\n  Run statements and print their results; without -e, an interactive shell.\n" +
 			commonUsage + catalogUsageHeader + catalogUsage + sqlUsage
@@ -218,6 +220,7 @@ type serveOptions struct {
 	localInfile *bool
 	httpAddr    *string
 	bucket      *string
+	log         *logFlags
 }
 
 func serveFlags(stderr io.Writer) *serveOptions {
@@ -226,6 +229,7 @@ func serveFlags(stderr io.Writer) *serveOptions {
 	o.sflags = addServerFlags(o.fs, &o.scfg) // serverflags.go
 	o.httpAddr = o.fs.String("http", "127.0.0.1:8181", "address of the Iceberg REST catalog ('' turns it off)")
 	o.bucket = o.fs.String("bucket", "warehouse", "the bucket of the S3 API on --http, which is the warehouse folder")
+	o.log = addLogFlags(o.fs) // serverlog.go
 	o.localInfile = o.fs.Bool("local-infile", true, "accept LOAD DATA LOCAL INFILE, which loads a file the client sends (--local-infile=false refuses it with error 3948)")
 	return o
 }
@@ -247,7 +251,13 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	if err := finishWarehouse(fs, cfg); err != nil {
 		return err
 	}
-	cfg.Log = serverLog(stderr)
+	log, err := o.log.logger(stderr)
+	if err != nil {
+		return err
+	}
+	cfg.Log = serverLog(log)
+	stats := metrics.New()
+	scfg.Observer = observers{stats, slowQueryLog{log: log, threshold: time.Duration(o.log.slowMS) * time.Millisecond}}
 	// go-mysql-server logs every connection and failed query at info and
 	// warning level; a server log should hold what needs attention.
 	logrus.SetLevel(logrus.ErrorLevel)
@@ -271,7 +281,7 @@ func serve(args []string, stdout, stderr io.Writer) error {
 		engine.Version, servedCatalog(cfg), srv.Addr(), host, port, login)
 	httpSet := false
 	fs.Visit(func(f *flag.Flag) { httpSet = httpSet || f.Name == "http" })
-	if err := serveHTTP(ctx, e, *o.httpAddr, *o.bucket, httpSet, scfg, stdout, stderr); err != nil { // http.go
+	if err := serveHTTP(ctx, e, *o.httpAddr, *o.bucket, httpSet, scfg, stats.Handler(), stdout, stderr); err != nil { // http.go
 		srv.Close()
 		return err
 	}

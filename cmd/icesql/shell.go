@@ -241,35 +241,12 @@ func historyPath() string {
 // returnsRows tells statements that produce a result set from those that
 // report rows affected, by their first keyword after any comments.
 func returnsRows(stmt string) bool {
-	word := strings.ToUpper(firstWord(skipComments(stmt)))
+	word := strings.ToUpper(firstWord(engine.SkipLeadingComments(stmt)))
 	switch word {
 	case "SELECT", "SHOW", "DESCRIBE", "DESC", "EXPLAIN", "WITH", "VALUES", "TABLE", "CALL", "(":
 		return true
 	}
 	return false
-}
-
-// skipComments drops the spaces and comments that begin s.
-func skipComments(s string) string {
-	for {
-		s = strings.TrimLeft(s, " \t\r\n")
-		switch {
-		case strings.HasPrefix(s, "#") || strings.HasPrefix(s, "--") && (len(s) == 2 || strings.ContainsRune(" \t\r\n", rune(s[2]))):
-			_, rest, found := strings.Cut(s, "\n")
-			if !found {
-				return ""
-			}
-			s = rest
-		case strings.HasPrefix(s, "/*") && !strings.HasPrefix(s, "/*!"):
-			_, rest, found := strings.Cut(s[2:], "*/")
-			if !found {
-				return ""
-			}
-			s = rest
-		default:
-			return s
-		}
-	}
 }
 
 func firstWord(s string) string {
