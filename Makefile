@@ -7,7 +7,8 @@ LEDGER_LOG ?= $(or $(TMPDIR),/tmp)/icesql-ledger.log
 .PHONY: run build test vet fmt bench bench-dml slt ledger history interop hostile
 
 run:
-	go run ./cmd/icesql serve --warehouse $(WAREHOUSE) --addr $(ADDR)
+	@echo "building icesql (the first build takes a few minutes; later ones seconds) ..."
+	go run ./cmd/icesql serve --create --warehouse $(WAREHOUSE) --addr $(ADDR)
 
 build:
 	go build -o bin/icesql ./cmd/icesql

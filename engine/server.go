@@ -34,6 +34,9 @@ type ServerConfig struct {
 	// HandshakeTimeout is how long a client has to log in;
 	// DefaultHandshakeTimeout when zero.
 	HandshakeTimeout time.Duration
+	// Observer, when set, is told of every statement and session
+	// (observe.go): the server's slow-query log and metrics.
+	Observer QueryObserver
 }
 
 // Server is a running MySQL wire endpoint for an Engine.
@@ -91,7 +94,11 @@ func (e *Engine) NewServer(cfg ServerConfig) (*Server, error) {
 		// icesql's authentication methods (wireauth.go)
 		ProtocolListenerFactory: listenerFactory,
 	}, e.sqle, sql.NewContext, sessions, nil, func(h mysql.Handler) (mysql.Handler, error) {
-		return guard.handler(statusHandler{codeMappingHandler{limitHandler{Handler: h, l: limits}, limits}}), nil
+		var inner mysql.Handler = statusHandler{codeMappingHandler{limitHandler{Handler: h, l: limits}, limits}}
+		if cfg.Observer != nil {
+			inner = observeHandler{Handler: inner, obs: cfg.Observer, open: &sync.Map{}} // observe.go
+		}
+		return guard.handler(inner), nil
 	})
 	if err != nil {
 		l.Close()

@@ -570,7 +570,7 @@ def check_spaced_warehouse(checks, binary, work, spark, pyi, duck, log):
     (not URL-escaped), so that Spark (loading the table by its folder),
     PyIceberg and DuckDB read its rows."""
     wh = os.path.join(work, "my warehouse", "Straße 名")
-    ice = Icesql(binary, ["--warehouse", wh], log)
+    ice = Icesql(binary, ["--warehouse", wh, "--create"], log)
     try:
         for stmt in ["CREATE DATABASE sp",
                      "CREATE TABLE sp.t (id INT, s STRING) PARTITIONED BY (s) TBLPROPERTIES ('format-version'='2', 'write.delete.mode'='merge-on-read')",

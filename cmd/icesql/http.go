@@ -98,7 +98,7 @@ func bearer(token string) authenticator {
 // it has its own server. When the default port is taken (another icesql
 // serve on this machine) the server runs without it and says so; a port
 // given with --http must be free.
-func serveHTTP(ctx context.Context, e *engine.Engine, addr, bucket string, explicit bool, scfg engine.ServerConfig, stdout, stderr io.Writer) error {
+func serveHTTP(ctx context.Context, e *engine.Engine, addr, bucket string, explicit bool, scfg engine.ServerConfig, metrics http.Handler, stdout, stderr io.Writer) error {
 	if addr == "" {
 		return nil
 	}
@@ -135,7 +135,10 @@ func serveHTTP(ctx context.Context, e *engine.Engine, addr, bucket string, expli
 		s3api = srv
 	}
 	auth := httpAuth(scfg.User, scfg.Password, sigv4(sigv4auth.New(creds, "s3tables", "execute-api")))
-	srv := &http.Server{Handler: httpHandler(wh, auth, bucket, s3api), ReadHeaderTimeout: 10 * time.Second}
+	mux := http.NewServeMux()
+	mux.Handle("/", httpHandler(wh, auth, bucket, s3api))
+	mux.Handle("GET /metrics", withAuth(metrics, auth)) // Prometheus (serverlog.go)
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	go srv.Serve(ln)
 	go func() {
 		<-ctx.Done()

@@ -9,15 +9,20 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"net"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
+	"time"
 
 	"github.com/sirupsen/logrus"
 
 	"github.com/icesql/icesql/engine"
+	"github.com/icesql/icesql/metrics"
 )
 
 const usage = `icesql runs SQL over Apache Iceberg tables.
@@ -29,15 +34,62 @@ Usage:
       Run statements and print their results; without -e, an interactive shell.
   icesql version
       Print the version.
+  icesql help
+      Print this text. 'icesql COMMAND --help' prints the flags of one command.
+` + commonUsage + catalogUsageHeader + catalogUsage + serverUsage + httpUsage + logUsage + serveUsage + sqlUsage
 
-Common flags:
-  --warehouse PATH      folder or s3://bucket/prefix of the embedded catalog (default ./warehouse)
+// commonUsage describes the flags of commonFlags.
+const commonUsage = `
+Flags of serve and sql (the warehouse):
+  --warehouse PATH      folder or s3://bucket/prefix of the embedded catalog (default ./warehouse);
+                        a folder named with --warehouse must exist unless --create is given
+  --create              create the --warehouse folder when it does not exist (the default
+                        ./warehouse is always created)
   --catalog-name NAME   catalog prefix accepted in names like icesql.db.table (default icesql)
   --s3-endpoint URL, --s3-region R, --s3-path-style, --s3-access-key-id K, --s3-secret-access-key S
                         how to reach an s3:// warehouse; credentials default to the AWS chain
   --allow-unsafe-commits
                         write to a store without conditional writes (one writer only)
-` + catalogUsage + serverUsage + httpUsage
+  --memory-limit-mib N  memory limit in MiB: a statement that would pass it fails with error
+                        1038 or 1041 (default: GOMEMLIMIT as a soft limit, else none)
+`
+
+// serveUsage describes the flags serve defines in this file.
+const serveUsage = `
+Flags of serve (loading and logging):
+  --local-infile=false  refuse LOAD DATA LOCAL INFILE (error 3948); accepted by default
+`
+
+// sqlUsage describes the flags of sql.
+const sqlUsage = `
+Flags of sql:
+  -e "STATEMENTS"       run these statements (separated by ';') and exit
+  --force               go on after a statement fails, in -e or a script piped to stdin (which
+                        otherwise stops at the first error); the exit status is still 1
+  --history-file PATH   history of the shell on a terminal (default ~/.icesql_history or
+                        env ICESQL_HISTFILE; "" keeps none)
+
+The shell on a terminal edits lines and recalls history (arrows, Ctrl-R); Ctrl-C clears the
+line being typed or cancels the running statement; a statement ending in \G prints its rows
+vertically; exit, quit, \q or Ctrl-D leave.
+`
+
+// commandUsage is the help of one command: its line of usage and its flags.
+func commandUsage(name string) string {
+	switch name {
+	case "serve":
+		return "Usage: icesql serve [flags]\n  Serve the warehouse over the MySQL protocol.\n" +
+			commonUsage + catalogUsageHeader + catalogUsage + serverUsage + httpUsage + logUsage + serveUsage
+	case "sql":
+		return "Usage: icesql sql [flags] [-e \"STATEMENTS\"]\n  Run statements and print their results; without -e, an interactive shell.\n" +
+			commonUsage + catalogUsageHeader + catalogUsage + sqlUsage
+	}
+	return usage
+}
+
+const catalogUsageHeader = `
+Flags of serve and sql (another catalog than the embedded one):
+`
 
 func main() {
 	if err := run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr); err != nil {
@@ -82,8 +134,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 func commonFlags(name string, stderr io.Writer) (*flag.FlagSet, *engine.Config) {
 	fs := flag.NewFlagSet("icesql "+name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	// parseFlags prints the help (on stdout) or a pointer to it.
+	fs.Usage = func() {}
 	cfg := &engine.Config{}
-	fs.StringVar(&cfg.Warehouse, "warehouse", "./warehouse", "folder of the embedded catalog")
+	fs.StringVar(&cfg.Warehouse, "warehouse", defaultWarehouse, "folder of the embedded catalog")
+	fs.Bool("create", false, "create the --warehouse folder when it does not exist")
 	fs.StringVar(&cfg.CatalogName, "catalog-name", "icesql", "catalog prefix accepted in three-part names")
 	fs.StringVar(&cfg.S3.Endpoint, "s3-endpoint", os.Getenv("AWS_ENDPOINT_URL_S3"), "S3 endpoint of an s3:// warehouse (default: AWS; env AWS_ENDPOINT_URL_S3)")
 	fs.StringVar(&cfg.S3.Region, "s3-region", "", "S3 region (default: AWS_REGION or the AWS config)")
@@ -104,24 +159,105 @@ func commonFlags(name string, stderr io.Writer) (*flag.FlagSet, *engine.Config) 
 	return fs, cfg
 }
 
-func serve(args []string, stdout, stderr io.Writer) error {
-	fs, cfg := commonFlags("serve", stderr)
-	var scfg engine.ServerConfig
-	sflags := addServerFlags(fs, &scfg) // serverflags.go
-	httpAddr := fs.String("http", "127.0.0.1:8181", "address of the Iceberg REST catalog ('' turns it off)")
-	bucket := fs.String("bucket", "warehouse", "the bucket of the S3 API on --http, which is the warehouse folder")
-	localInfile := fs.Bool("local-infile", true, "accept LOAD DATA LOCAL INFILE, which loads a file the client sends (--local-infile=false refuses it with error 3948)")
-	if err := fs.Parse(args); err != nil {
-		return exitCode(2)
+// defaultWarehouse is the README's warehouse, created when missing.
+const defaultWarehouse = "./warehouse"
+
+// parseFlags parses args; --help prints the command's help on stdout and
+// reports done, a bad flag is an error with exit status 2.
+func parseFlags(fs *flag.FlagSet, name string, args []string, stdout, stderr io.Writer) (done bool, err error) {
+	switch err := fs.Parse(args); {
+	case errors.Is(err, flag.ErrHelp):
+		fmt.Fprint(stdout, commandUsage(name))
+		return true, nil
+	case err != nil:
+		fmt.Fprintf(stderr, "run 'icesql %s --help' for its flags\n", name)
+		return true, exitCode(2)
 	}
-	cfg.NoLocalInfile = !*localInfile
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "icesql %s: unexpected argument %q (flags come as --name value)\nrun 'icesql %s --help' for its flags\n",
+			name, fs.Arg(0), name)
+		return true, exitCode(2)
+	}
+	return false, nil
+}
+
+// finishWarehouse checks that a local warehouse folder exists, or creates it
+// when --create is given or the folder is the README's ./warehouse: a mistyped
+// --warehouse would otherwise serve a new, empty warehouse without a word.
+func finishWarehouse(flags *flag.FlagSet, cfg *engine.Config) error {
+	if len(cfg.CatalogProperties) > 0 {
+		return nil // another catalog: the warehouse is its business
+	}
+	path, isFile := strings.CutPrefix(cfg.Warehouse, "file://")
+	if !isFile && strings.Contains(path, "://") {
+		return nil // an object store: a prefix need not exist
+	}
+	st, err := os.Stat(path)
+	switch {
+	case err == nil && !st.IsDir():
+		return fmt.Errorf("warehouse %s is a file, not a folder", cfg.Warehouse)
+	case err == nil:
+		return nil
+	case !errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("warehouse %s: %w", cfg.Warehouse, err)
+	}
+	create := flags.Lookup("create").Value.(flag.Getter).Get().(bool)
+	if !create && filepath.Clean(path) != filepath.Clean(defaultWarehouse) {
+		return fmt.Errorf("warehouse %s does not exist: check the path, or add --create to start a new warehouse there", cfg.Warehouse)
+	}
+	if err := os.MkdirAll(path, 0o755); err != nil {
+		return fmt.Errorf("create warehouse %s: %w", cfg.Warehouse, err)
+	}
+	return nil
+}
+
+// serveOptions are the flags of serve.
+type serveOptions struct {
+	fs          *flag.FlagSet
+	cfg         *engine.Config
+	scfg        engine.ServerConfig
+	sflags      *serverFlags
+	localInfile *bool
+	httpAddr    *string
+	bucket      *string
+	log         *logFlags
+}
+
+func serveFlags(stderr io.Writer) *serveOptions {
+	o := &serveOptions{}
+	o.fs, o.cfg = commonFlags("serve", stderr)
+	o.sflags = addServerFlags(o.fs, &o.scfg) // serverflags.go
+	o.httpAddr = o.fs.String("http", "127.0.0.1:8181", "address of the Iceberg REST catalog ('' turns it off)")
+	o.bucket = o.fs.String("bucket", "warehouse", "the bucket of the S3 API on --http, which is the warehouse folder")
+	o.log = addLogFlags(o.fs) // serverlog.go
+	o.localInfile = o.fs.Bool("local-infile", true, "accept LOAD DATA LOCAL INFILE, which loads a file the client sends (--local-infile=false refuses it with error 3948)")
+	return o
+}
+
+func serve(args []string, stdout, stderr io.Writer) error {
+	o := serveFlags(stderr)
+	fs, cfg, sflags := o.fs, o.cfg, o.sflags
+	if done, err := parseFlags(fs, "serve", args, stdout, stderr); done {
+		return err
+	}
+	cfg.NoLocalInfile = !*o.localInfile
 	if err := sflags.finish(stderr); err != nil {
 		return err
 	}
+	scfg := o.scfg // complete after finish (password, TLS)
 	if err := finishCatalogFlags(fs, cfg); err != nil {
 		return err
 	}
-	cfg.Log = serverLog(stderr)
+	if err := finishWarehouse(fs, cfg); err != nil {
+		return err
+	}
+	log, err := o.log.logger(stderr)
+	if err != nil {
+		return err
+	}
+	cfg.Log = serverLog(log)
+	stats := metrics.New()
+	scfg.Observer = observers{stats, slowQueryLog{log: log, threshold: time.Duration(o.log.slowMS) * time.Millisecond}}
 	// go-mysql-server logs every connection and failed query at info and
 	// warning level; a server log should hold what needs attention.
 	logrus.SetLevel(logrus.ErrorLevel)
@@ -145,7 +281,7 @@ func serve(args []string, stdout, stderr io.Writer) error {
 		engine.Version, servedCatalog(cfg), srv.Addr(), host, port, login)
 	httpSet := false
 	fs.Visit(func(f *flag.Flag) { httpSet = httpSet || f.Name == "http" })
-	if err := serveHTTP(ctx, e, *httpAddr, *bucket, httpSet, scfg, stdout, stderr); err != nil { // http.go
+	if err := serveHTTP(ctx, e, *o.httpAddr, *o.bucket, httpSet, scfg, stats.Handler(), stdout, stderr); err != nil { // http.go
 		srv.Close()
 		return err
 	}

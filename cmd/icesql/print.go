@@ -110,6 +110,25 @@ func printTable(w io.Writer, res *result) {
 	fmt.Fprintln(w, rule.String())
 }
 
+// printVertical writes a result the way the mysql client does for \G:
+//
+//	*************************** 1. row ***************************
+//	country: USA
+//	  total: 1250
+func printVertical(w io.Writer, res *result) {
+	width := 0
+	for _, c := range res.columns {
+		width = max(width, utf8.RuneCountInString(c))
+	}
+	for n, row := range res.rows {
+		fmt.Fprintf(w, "*************************** %d. row ***************************\n", n+1)
+		for i, v := range row {
+			c := res.columns[i]
+			fmt.Fprintf(w, "%s%s: %s\n", strings.Repeat(" ", width-utf8.RuneCountInString(c)), c, cell(v))
+		}
+	}
+}
+
 func cell(v *string) string {
 	if v == nil {
 		return "NULL"

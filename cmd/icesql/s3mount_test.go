@@ -18,6 +18,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
 	"github.com/icesql/icesql/engine"
+	"github.com/icesql/icesql/metrics"
 )
 
 // TestServeS3API: serve's --http port serves the S3 API at / over the
@@ -33,7 +34,7 @@ func TestServeS3API(t *testing.T) {
 	}
 	defer e.Close()
 	var out bytes.Buffer
-	if err := serveHTTP(ctx, e, "127.0.0.1:0", "lake", true, engine.ServerConfig{User: "ann", Password: "s3cret"}, &out, io.Discard); err != nil {
+	if err := serveHTTP(ctx, e, "127.0.0.1:0", "lake", true, engine.ServerConfig{User: "ann", Password: "s3cret"}, metrics.New().Handler(), &out, io.Discard); err != nil {
 		t.Fatal(err)
 	}
 	addr := regexp.MustCompile(`http://[0-9.:]+`).FindString(out.String())
