@@ -63,11 +63,21 @@ func keyCorrelatedSubqueries(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node,
 // filtered, that reads no column from outside itself. A key side reading
 // columns the source does not produce reads the outer row's, since a
 // filter sees only its child's row and the outer one.
+//
+// A subquery that joins is left alone: go-mysql-server keeps a join's
+// hashed side for every outer row when that side reads no outer column,
+// and a keyedSource hides the outer column it reads, so the join answered
+// every outer row with the first one's rows (found by the sqllogictest
+// corpus: join/subquery_correlated.txt).
 func keySubquery(ctx *sql.Context, q sql.Node) (sql.Node, transform.TreeIdentity, error) {
 	done := false
 	transform.Inspect(q, func(n sql.Node) bool {
-		_, keyed := n.(*keyedSource)
-		done = done || keyed // keyed already (a derived table is analyzed twice)
+		switch n.(type) {
+		case *keyedSource: // keyed already (a derived table is analyzed twice)
+			done = true
+		case *plan.JoinNode, *plan.HashLookup:
+			done = true
+		}
 		return !done
 	})
 	return transform.Node(ctx, q, func(ctx *sql.Context, n sql.Node) (sql.Node, transform.TreeIdentity, error) {
