@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/apache/iceberg-go"
 	"github.com/apache/iceberg-go/catalog"
@@ -52,6 +53,8 @@ type Warehouse struct {
 	locks map[string]*sync.Mutex // per table location: commits queue here before racing other processes
 
 	metas metaCache // newest parsed metadata per table location (metacache.go)
+
+	bucket atomic.Pointer[PathRemap] // s3://BUCKET/ to the folder, once served (servebucket.go)
 }
 
 var _ catalog.Catalog = (*Warehouse)(nil)
@@ -488,7 +491,7 @@ func (w *Warehouse) LoadTable(ctx context.Context, ident table.Identifier) (*tab
 }
 
 func (w *Warehouse) newTable(ident table.Identifier, meta table.Metadata, metaLoc string) *table.Table {
-	fsys := withRawLocation(TableIO(w.store.IO()), meta.Location())
+	fsys := withRawLocation(TableIO(w.tableStoreIO()), meta.Location())
 	return table.New(ident, meta, metaLoc, func(context.Context) (icebergio.IO, error) { return fsys, nil }, w)
 }
 
