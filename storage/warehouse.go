@@ -68,7 +68,11 @@ func OpenWarehouse(ctx context.Context, root string, store Store) (*Warehouse, e
 	if err := store.MakeFolder(ctx, root); err != nil {
 		return nil, fmt.Errorf("open warehouse %s: %w", root, err)
 	}
-	return &Warehouse{root: strings.TrimRight(root, "/"), store: store, locks: map[string]*sync.Mutex{}}, nil
+	w := &Warehouse{root: strings.TrimRight(root, "/"), store: store, locks: map[string]*sync.Mutex{}}
+	if err := w.loadBuckets(ctx); err != nil {
+		return nil, fmt.Errorf("open warehouse %s: %w", root, err)
+	}
+	return w, nil
 }
 
 // Root is the warehouse location.

@@ -136,7 +136,10 @@ func serveHTTP(ctx context.Context, e *engine.Engine, addr, bucket string, expli
 	}
 	var s3 *restserve.S3
 	if s3api != nil {
-		s3 = servedBucket(wh, bucket, scfg)
+		if s3, err = servedBucket(ctx, wh, bucket, scfg); err != nil {
+			ln.Close()
+			return err
+		}
 	}
 	auth := httpAuth(scfg.User, scfg.Password, sigv4(sigv4auth.New(creds, "s3tables", "execute-api")))
 	mux := http.NewServeMux()
@@ -159,16 +162,18 @@ func serveHTTP(ctx context.Context, e *engine.Engine, addr, bucket string, expli
 // tables carry s3://BUCKET/ locations, which icesql maps back to the
 // folder, and the account's credentials (any key on loopback without an
 // account: the S3 API then admits every loopback request).
-func servedBucket(wh *storage.Warehouse, bucket string, scfg engine.ServerConfig) *restserve.S3 {
+func servedBucket(ctx context.Context, wh *storage.Warehouse, bucket string, scfg engine.ServerConfig) (*restserve.S3, error) {
 	if bucket == "" {
 		bucket = restserve.DefaultPrefix
 	}
-	wh.ServeBucket(bucket)
+	if err := wh.ServeBucket(ctx, bucket); err != nil {
+		return nil, err
+	}
 	s3 := &restserve.S3{Bucket: bucket, Region: "us-east-1", AccessKey: scfg.User, SecretKey: scfg.Password}
 	if scfg.User == "" {
 		s3.AccessKey, s3.SecretKey = "icesql", "icesql"
 	}
-	return s3
+	return s3, nil
 }
 
 func loopback(host string) bool {

@@ -540,7 +540,9 @@ func TestThroughTheS3API(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wh.ServeBucket("lake")
+	if err := wh.ServeBucket(ctx, "lake"); err != nil {
+		t.Fatal(err)
+	}
 	s3api, err := s3serve.New(dir, "lake", sigv4auth.New(nil, "s3"))
 	if err != nil {
 		t.Fatal(err)
@@ -604,6 +606,18 @@ func TestThroughTheS3API(t *testing.T) {
 	defer rows.Release()
 	if rows.NumRows() != 3 {
 		t.Fatalf("the warehouse reads %d rows, want 3", rows.NumRows())
+	}
+	// The folder opened again (icesql sql, no S3 API) reads them too.
+	again, err := storage.OpenWarehouse(ctx, root, storage.LocalStore{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tbl, err := again.LoadTable(ctx, table.Identifier{"db", "t"}); err != nil {
+		t.Fatal(err)
+	} else if rows, err := tbl.Scan().ToArrowTable(ctx); err != nil {
+		t.Fatalf("the folder opened again: %v", err)
+	} else {
+		rows.Release()
 	}
 	// The warehouse keeps its own locations; register takes either spelling.
 	if loc := got.Metadata().Location(); loc != root+"/db/t" {
