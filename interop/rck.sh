@@ -20,7 +20,7 @@ tests=$(tr ':' '\n' <"$work/cp.txt" | grep 'iceberg-open-api-.*-tests.jar')
 
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 myport=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-"$bin" serve --warehouse "$work/warehouse" --addr "127.0.0.1:$myport" --http "127.0.0.1:$port" >"$work/serve.log" 2>&1 &
+"$bin" serve --create --warehouse "$work/warehouse" --addr "127.0.0.1:$myport" --http "127.0.0.1:$port" >"$work/serve.log" 2>&1 &
 pid=$!
 for _ in $(seq 100); do
 	curl -sf "http://127.0.0.1:$port/v1/config" >/dev/null && break

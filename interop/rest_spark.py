@@ -97,7 +97,7 @@ class Icesql:
             f.write(PASSWORD + "\n")
         self.log = open(os.path.join(work, "serve.log"), "w")
         self.wh = os.path.join(work, "wh")
-        self.proc = subprocess.Popen([binary, "serve", "--warehouse", self.wh, "--addr", "127.0.0.1:%d" % self.port,
+        self.proc = subprocess.Popen([binary, "serve", "--create", "--warehouse", self.wh, "--addr", "127.0.0.1:%d" % self.port,
                                       "--http", "127.0.0.1:%d" % self.http_port, "--bucket", BUCKET,
                                       "--user", USER, "--password-file", pwfile],
                                      stdout=self.log, stderr=subprocess.STDOUT)
