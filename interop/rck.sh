@@ -20,7 +20,7 @@ tests=$(tr ':' '\n' <"$work/cp.txt" | grep 'iceberg-open-api-.*-tests.jar')
 
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 myport=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-"$bin" serve --warehouse "$work/warehouse" --addr "127.0.0.1:$myport" --http "127.0.0.1:$port" >"$work/serve.log" 2>&1 &
+"$bin" serve --create --warehouse "$work/warehouse" --addr "127.0.0.1:$myport" --http "127.0.0.1:$port" >"$work/serve.log" 2>&1 &
 pid=$!
 for _ in $(seq 100); do
 	curl -sf "http://127.0.0.1:$port/v1/config" >/dev/null && break
@@ -37,6 +37,10 @@ export CATALOG_RCK_REQUIRES__NAMESPACE__CREATE=true
 export CATALOG_RCK_OVERRIDES__REQUESTED__LOCATION=true
 export CATALOG_RCK_SUPPORTS__SERVERSIDE__RETRY=true
 export CATALOG_RCK_SUPPORTS__NAMES__WITH__DOT=true
+# Tables come with s3:// locations in the S3 API of icesql serve (and its
+# endpoint and keys in their config): open them with S3FileIO through the
+# file IO that picks one by scheme (the kit defaults to HadoopFileIO).
+export CATALOG_IO__IMPL=org.apache.iceberg.io.ResolvingFileIO
 
 java -jar "$launcher" execute --class-path "$cp" --scan-class-path "$tests" \
 	--include-classname 'org.apache.iceberg.rest.RESTCompatibilityKitCatalogTests' \

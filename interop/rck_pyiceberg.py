@@ -3,8 +3,9 @@
 Starts `icesql serve` with its REST catalog, then with PyIceberg's REST
 client lists, loads, scans with a filter, appends a PyArrow table, creates a
 table and evolves a schema; after each change icesql, over the MySQL wire,
-sees it at once. The warehouse is a local folder, so PyIceberg writes its
-files through file:// locations. Prints "rest-pyiceberg: N passed, M failed".
+sees it at once. The catalog hands out s3://warehouse/ locations and the
+S3 API's endpoint, so PyIceberg writes its files through icesql's S3 API
+into the warehouse folder. Prints "rest-pyiceberg: N passed, M failed".
 
 Usage: python interop/rck_pyiceberg.py path/to/icesql
 """
@@ -34,7 +35,7 @@ def main():
     work = tempfile.mkdtemp(prefix="icesql-rest-")
     port, http_port = free_port(), free_port()
     log = open(os.path.join(work, "serve.log"), "w")
-    proc = subprocess.Popen([binary, "serve", "--warehouse", os.path.join(work, "wh"), "--addr", "127.0.0.1:%d" % port,
+    proc = subprocess.Popen([binary, "serve", "--create", "--warehouse", os.path.join(work, "wh"), "--addr", "127.0.0.1:%d" % port,
                              "--http", "127.0.0.1:%d" % http_port], stdout=log, stderr=subprocess.STDOUT)
     passed = failed = 0
     try:
@@ -89,6 +90,14 @@ def main():
         created.append(pa.Table.from_pylist([{"k": 1, "v": "x"}],
                                             schema=pa.schema([pa.field("k", pa.int64()), pa.field("v", pa.large_string())])))
         check("icesql reads a table PyIceberg created", sql("SELECT k, v FROM rdb.made"), ((1, "x"),))
+        # PyIceberg wrote them through icesql's S3 API (s3://warehouse/...),
+        # into the warehouse folder.
+        made = cat.load_table("rdb.made")
+        check("PyIceberg writes through the S3 API", (made.location(), made.current_snapshot().manifest_list.split("/metadata/")[0],
+                                                      type(made.io).__name__), ("s3://warehouse/rdb/made", "s3://warehouse/rdb/made", "PyArrowFileIO"))
+        data_files = [f.file.file_path for f in made.scan().plan_files()]
+        check("its data files are in the folder", [os.path.exists(os.path.join(work, "wh", p.split("s3://warehouse/", 1)[1]))
+                                                   for p in data_files], [True])
 
         summary = cat.update_namespace_properties("rdb", removals={"absent"}, updates={"owner": "ann"})
         check("namespace properties", (summary.updated, summary.missing), (["owner"], ["absent"]))

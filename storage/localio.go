@@ -13,7 +13,21 @@ import (
 // ".../name=it's/f.parquet", where no other engine finds it, could not open
 // the files Spark writes under such folders, and cut a location at a '?' or
 // '#'. Every method hands LocalFS the plain path, which it takes as is.
-type localIO struct{ fs icebergio.LocalFS }
+//
+// bucket, when set, maps the S3 locations of the bucket icesql serve
+// serves over the warehouse folder (s3://BUCKET/KEY) to that folder's
+// files: tables served through the REST catalog carry such locations in
+// the files other engines write through the S3 API (see
+// Warehouse.ServeBucket).
+type localIO struct {
+	fs     icebergio.LocalFS
+	bucket *PathRemap
+}
+
+// osPath is the file a location names, after the bucket's mapping.
+func (l localIO) osPath(location string) (string, error) {
+	return osPath(l.bucket.Apply(location))
+}
 
 var (
 	_ icebergio.ReadFileIO  = localIO{}
@@ -24,7 +38,7 @@ var (
 )
 
 func (l localIO) Open(name string) (icebergio.File, error) {
-	p, err := osPath(name)
+	p, err := l.osPath(name)
 	if err != nil {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: err}
 	}
@@ -32,7 +46,7 @@ func (l localIO) Open(name string) (icebergio.File, error) {
 }
 
 func (l localIO) ReadFile(name string) ([]byte, error) {
-	p, err := osPath(name)
+	p, err := l.osPath(name)
 	if err != nil {
 		return nil, &fs.PathError{Op: "read", Path: name, Err: err}
 	}
@@ -40,7 +54,7 @@ func (l localIO) ReadFile(name string) ([]byte, error) {
 }
 
 func (l localIO) Create(name string) (icebergio.FileWriter, error) {
-	p, err := osPath(name)
+	p, err := l.osPath(name)
 	if err != nil {
 		return nil, &fs.PathError{Op: "create", Path: name, Err: err}
 	}
@@ -48,7 +62,7 @@ func (l localIO) Create(name string) (icebergio.FileWriter, error) {
 }
 
 func (l localIO) WriteFile(name string, content []byte) error {
-	p, err := osPath(name)
+	p, err := l.osPath(name)
 	if err != nil {
 		return &fs.PathError{Op: "write", Path: name, Err: err}
 	}
@@ -64,7 +78,7 @@ func (l localIO) WriteFile(name string, content []byte) error {
 }
 
 func (l localIO) Remove(name string) error {
-	p, err := osPath(name)
+	p, err := l.osPath(name)
 	if err != nil {
 		return &fs.PathError{Op: "remove", Path: name, Err: err}
 	}
@@ -72,7 +86,7 @@ func (l localIO) Remove(name string) error {
 }
 
 func (l localIO) WalkDir(root string, fn fs.WalkDirFunc) error {
-	p, err := osPath(root)
+	p, err := l.osPath(root)
 	if err != nil {
 		return &fs.PathError{Op: "walk", Path: root, Err: err}
 	}
@@ -80,7 +94,7 @@ func (l localIO) WalkDir(root string, fn fs.WalkDirFunc) error {
 }
 
 func (l localIO) Stat(name string) (fs.FileInfo, error) {
-	p, err := osPath(name)
+	p, err := l.osPath(name)
 	if err != nil {
 		return nil, &fs.PathError{Op: "stat", Path: name, Err: err}
 	}
@@ -88,11 +102,11 @@ func (l localIO) Stat(name string) (fs.FileInfo, error) {
 }
 
 func (l localIO) Rename(oldpath, newpath string) error {
-	src, err := osPath(oldpath)
+	src, err := l.osPath(oldpath)
 	if err != nil {
 		return &fs.PathError{Op: "rename", Path: oldpath, Err: err}
 	}
-	dst, err := osPath(newpath)
+	dst, err := l.osPath(newpath)
 	if err != nil {
 		return &fs.PathError{Op: "rename", Path: newpath, Err: err}
 	}

@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/apache/iceberg-go"
 	"github.com/apache/iceberg-go/catalog"
@@ -52,6 +53,8 @@ type Warehouse struct {
 	locks map[string]*sync.Mutex // per table location: commits queue here before racing other processes
 
 	metas metaCache // newest parsed metadata per table location (metacache.go)
+
+	bucket atomic.Pointer[PathRemap] // s3://BUCKET/ to the folder, once served (servebucket.go)
 }
 
 var _ catalog.Catalog = (*Warehouse)(nil)
@@ -65,7 +68,11 @@ func OpenWarehouse(ctx context.Context, root string, store Store) (*Warehouse, e
 	if err := store.MakeFolder(ctx, root); err != nil {
 		return nil, fmt.Errorf("open warehouse %s: %w", root, err)
 	}
-	return &Warehouse{root: strings.TrimRight(root, "/"), store: store, locks: map[string]*sync.Mutex{}}, nil
+	w := &Warehouse{root: strings.TrimRight(root, "/"), store: store, locks: map[string]*sync.Mutex{}}
+	if err := w.loadBuckets(ctx); err != nil {
+		return nil, fmt.Errorf("open warehouse %s: %w", root, err)
+	}
+	return w, nil
 }
 
 // Root is the warehouse location.
@@ -488,7 +495,7 @@ func (w *Warehouse) LoadTable(ctx context.Context, ident table.Identifier) (*tab
 }
 
 func (w *Warehouse) newTable(ident table.Identifier, meta table.Metadata, metaLoc string) *table.Table {
-	fsys := withRawLocation(TableIO(w.store.IO()), meta.Location())
+	fsys := withRawLocation(TableIO(w.tableStoreIO()), meta.Location())
 	return table.New(ident, meta, metaLoc, func(context.Context) (icebergio.IO, error) { return fsys, nil }, w)
 }
 

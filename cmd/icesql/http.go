@@ -33,10 +33,10 @@ Flags of serve (the HTTP port: the Iceberg REST catalog and the S3 API):
 // restserve.DefaultPrefix when empty), and the S3 API (s3api, nil for a
 // warehouse on S3) at /, which checks its own requests (SigV4). auth, when
 // set, checks every catalog request (see httpAuth).
-func httpHandler(wh *storage.Warehouse, auth func(*http.Request) error, bucket string, s3api http.Handler) http.Handler {
+func httpHandler(wh *storage.Warehouse, auth func(*http.Request) error, bucket string, s3api http.Handler, s3 *restserve.S3) http.Handler {
 	mux := http.NewServeMux()
 	// The bucket's name is the catalog's warehouse name too, as on AIStor.
-	cat := restserve.New(wh, restserve.Config{Authenticate: auth, Prefix: bucket})
+	cat := restserve.New(wh, restserve.Config{Authenticate: auth, Prefix: bucket, S3: s3})
 	mux.Handle("/v1/", cat)
 	mux.Handle("/_iceberg/", cat)
 	if s3api != nil {
@@ -134,9 +134,16 @@ func serveHTTP(ctx context.Context, e *engine.Engine, addr, bucket string, expli
 	case srv != nil: // nil for a warehouse on S3, whose store serves its files
 		s3api = srv
 	}
+	var s3 *restserve.S3
+	if s3api != nil {
+		if s3, err = servedBucket(ctx, wh, bucket, scfg); err != nil {
+			ln.Close()
+			return err
+		}
+	}
 	auth := httpAuth(scfg.User, scfg.Password, sigv4(sigv4auth.New(creds, "s3tables", "execute-api")))
 	mux := http.NewServeMux()
-	mux.Handle("/", httpHandler(wh, auth, bucket, s3api))
+	mux.Handle("/", httpHandler(wh, auth, bucket, s3api, s3))
 	mux.Handle("GET /metrics", withAuth(metrics, auth)) // Prometheus (serverlog.go)
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	go srv.Serve(ln)
@@ -149,6 +156,24 @@ func serveHTTP(ctx context.Context, e *engine.Engine, addr, bucket string, expli
 		fmt.Fprintf(stdout, "S3 API on http://%s, bucket %q (the warehouse folder; path-style)\n", ln.Addr(), bucket)
 	}
 	return nil
+}
+
+// servedBucket is the S3 API over wh as the REST catalog hands it out:
+// tables carry s3://BUCKET/ locations, which icesql maps back to the
+// folder, and the account's credentials (any key on loopback without an
+// account: the S3 API then admits every loopback request).
+func servedBucket(ctx context.Context, wh *storage.Warehouse, bucket string, scfg engine.ServerConfig) (*restserve.S3, error) {
+	if bucket == "" {
+		bucket = restserve.DefaultPrefix
+	}
+	if err := wh.ServeBucket(ctx, bucket); err != nil {
+		return nil, err
+	}
+	s3 := &restserve.S3{Bucket: bucket, Region: "us-east-1", AccessKey: scfg.User, SecretKey: scfg.Password}
+	if scfg.User == "" {
+		s3.AccessKey, s3.SecretKey = "icesql", "icesql"
+	}
+	return s3, nil
 }
 
 func loopback(host string) bool {

@@ -38,7 +38,7 @@ func TestRESTAndSQLWritersLoseNothing(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	srv := httptest.NewServer(httpHandler(e.Catalog().(*storage.Warehouse), nil, "", nil))
+	srv := httptest.NewServer(httpHandler(e.Catalog().(*storage.Warehouse), nil, "", nil, nil))
 	defer srv.Close()
 
 	const writers, rounds = 2, 8
@@ -141,7 +141,7 @@ func TestHTTPAuth(t *testing.T) {
 	if httpAuth("", "") != nil {
 		t.Fatal("without an account the catalog is open (loopback only)")
 	}
-	srv := httptest.NewServer(httpHandler(wh, httpAuth("ann", "s3cret"), "", nil))
+	srv := httptest.NewServer(httpHandler(wh, httpAuth("ann", "s3cret"), "", nil, nil))
 	defer srv.Close()
 	for _, c := range []struct {
 		header string

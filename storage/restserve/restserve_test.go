@@ -26,6 +26,8 @@ import (
 
 	"github.com/icesql/icesql/storage"
 	"github.com/icesql/icesql/storage/restserve"
+	"github.com/icesql/icesql/storage/s3serve"
+	"github.com/icesql/icesql/storage/sigv4auth"
 )
 
 // server is a REST catalog over a fresh warehouse, and its folder.
@@ -520,4 +522,112 @@ func TestParentlessSnapshotSequence(t *testing.T) {
 	if s.metadataFiles("db", "t") != before {
 		t.Fatal("a refused commit wrote metadata")
 	}
+}
+
+// TestThroughTheS3API is a remote engine's view of a served warehouse: the
+// catalog hands out s3://BUCKET/ locations and the S3 API's configuration,
+// the client writes data files, manifests and manifest lists through the
+// S3 API (naming each other by s3:// locations), and the warehouse, which
+// SQL reads, reads them from the folder.
+func TestThroughTheS3API(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	root, err := storage.LocalLocation(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wh, err := storage.OpenWarehouse(ctx, root, storage.LocalStore{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := wh.ServeBucket(ctx, "lake"); err != nil {
+		t.Fatal(err)
+	}
+	s3api, err := s3serve.New(dir, "lake", sigv4auth.New(nil, "s3"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mux := http.NewServeMux()
+	cat := restserve.New(wh, restserve.Config{Prefix: "lake", S3: &restserve.S3{Bucket: "lake", Region: "us-east-1", AccessKey: "ann", SecretKey: "s3cret"}})
+	mux.Handle("/v1/", cat)
+	mux.Handle("/_iceberg/", cat)
+	mux.Handle("/", s3api)
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	s := &server{t: t, wh: wh, dir: dir, http: srv}
+
+	s.want("POST", "/v1/lake/namespaces", `{"namespace":["db"]}`, 200, "")
+	out := s.want("POST", "/v1/lake/namespaces/db/tables", `{"name":"t","schema":`+schemaJSON+`}`, 200, "")
+	if loc := out["metadata"].(map[string]any)["location"]; loc != "s3://lake/db/t" {
+		t.Fatalf("location %v, want s3://lake/db/t", loc)
+	}
+	if ml, _ := out["metadata-location"].(string); !strings.HasPrefix(ml, "s3://lake/db/t/metadata/") {
+		t.Fatalf("metadata-location %q", ml)
+	}
+	want := map[string]any{"s3.endpoint": srv.URL, "s3.path-style-access": "true", "client.region": "us-east-1",
+		"s3.access-key-id": "ann", "s3.secret-access-key": "s3cret"}
+	config := out["config"].(map[string]any)
+	for k, v := range want {
+		if config[k] != v {
+			t.Errorf("config[%s] = %v, want %v", k, config[k], v)
+		}
+	}
+	creds := out["storage-credentials"].([]any)
+	if len(creds) != 1 || creds[0].(map[string]any)["prefix"] != "s3://lake/" {
+		t.Errorf("storage-credentials: %v", creds)
+	}
+
+	client, err := rest.NewCatalog(ctx, "icesql", srv.URL+"/_iceberg", rest.WithWarehouseLocation("lake"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tbl, err := client.LoadTable(ctx, table.Identifier{"db", "t"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tbl.AppendTable(ctx, arrowRows(t, 1, 2, 3), 10, nil); err != nil {
+		t.Fatal(err)
+	}
+	data, _ := filepath.Glob(filepath.Join(dir, "db", "t", "data", "*.parquet"))
+	if len(data) != 1 {
+		t.Fatalf("data files in the folder: %v", data)
+	}
+	got, err := wh.LoadTable(ctx, table.Identifier{"db", "t"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ml := got.CurrentSnapshot().ManifestList; !strings.HasPrefix(ml, "s3://lake/db/t/metadata/") {
+		t.Fatalf("manifest list %q: the client wrote it through the S3 API", ml)
+	}
+	rows, err := got.Scan().ToArrowTable(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Release()
+	if rows.NumRows() != 3 {
+		t.Fatalf("the warehouse reads %d rows, want 3", rows.NumRows())
+	}
+	// The folder opened again (icesql sql, no S3 API) reads them too.
+	again, err := storage.OpenWarehouse(ctx, root, storage.LocalStore{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tbl, err := again.LoadTable(ctx, table.Identifier{"db", "t"}); err != nil {
+		t.Fatal(err)
+	} else if rows, err := tbl.Scan().ToArrowTable(ctx); err != nil {
+		t.Fatalf("the folder opened again: %v", err)
+	} else {
+		rows.Release()
+	}
+	// The warehouse keeps its own locations; register takes either spelling.
+	if loc := got.Metadata().Location(); loc != root+"/db/t" {
+		t.Fatalf("stored location %q", loc)
+	}
+	meta := got.MetadataLocation()
+	if err := wh.DetachTable(ctx, table.Identifier{"db", "t"}); err != nil {
+		t.Fatal(err)
+	}
+	s3meta := "s3://lake/" + strings.TrimPrefix(meta, root+"/")
+	s.want("POST", "/v1/lake/namespaces/db/register", `{"name":"t","metadata-location":"`+s3meta+`"}`, 200, "")
+	s.want("POST", "/v1/lake/namespaces/db/register", `{"name":"u","metadata-location":"s3://other/db/t/metadata/x.metadata.json"}`, 400, "BadRequestException")
 }

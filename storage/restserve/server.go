@@ -33,6 +33,10 @@ type Config struct {
 	// MaxBody bounds a request body in bytes (DefaultMaxBody when zero);
 	// a longer body is answered 413.
 	MaxBody int64
+	// S3, when set, is the S3 API served over the warehouse folder: tables
+	// are handed out with its locations and the configuration a client's
+	// S3 file IO needs to reach it.
+	S3 *S3
 }
 
 // DefaultPrefix is the warehouse name when Config.Prefix is empty; it is

@@ -39,11 +39,12 @@ func (h *Handler) listTables(r *http.Request) (any, error) {
 }
 
 // loadResult is the specification's LoadTableResult: the metadata as the
-// file holds it.
-func (h *Handler) loadResult(ctx context.Context, metaLoc string, meta table.Metadata) (any, error) {
+// file holds it, with the S3 API's locations and client configuration when
+// the warehouse is served through it (see S3).
+func (h *Handler) loadResult(r *http.Request, metaLoc string, meta table.Metadata) (any, error) {
 	var raw json.RawMessage
 	if metaLoc != "" {
-		data, err := h.wh.Store().ReadFile(ctx, metaLoc)
+		data, err := h.wh.Store().ReadFile(r.Context(), metaLoc)
 		if err != nil {
 			return nil, fmt.Errorf("read %s: %w", metaLoc, err)
 		}
@@ -59,6 +60,9 @@ func (h *Handler) loadResult(ctx context.Context, metaLoc string, meta table.Met
 	if metaLoc != "" {
 		out["metadata-location"] = metaLoc
 	}
+	if h.cfg.S3 != nil {
+		return h.cfg.S3.result(r, h.wh.Root(), out)
+	}
 	return out, nil
 }
 
@@ -67,7 +71,7 @@ func (h *Handler) loadTable(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return h.loadResult(r.Context(), tbl.MetadataLocation(), tbl.Metadata())
+	return h.loadResult(r, tbl.MetadataLocation(), tbl.Metadata())
 }
 
 func (h *Handler) tableExists(r *http.Request) (any, error) {
@@ -129,13 +133,13 @@ func (h *Handler) createTable(r *http.Request) (any, error) {
 		return nil, badRequest("create table %s: %v", req.Name, err)
 	}
 	if req.StageCreate {
-		return h.loadResult(r.Context(), "", meta)
+		return h.loadResult(r, "", meta)
 	}
 	tbl, err := h.wh.CreateTableFromMetadata(r.Context(), ident, meta)
 	if err != nil {
 		return nil, err
 	}
-	return h.loadResult(r.Context(), tbl.MetadataLocation(), tbl.Metadata())
+	return h.loadResult(r, tbl.MetadataLocation(), tbl.Metadata())
 }
 
 // isKnown says err matches a sentinel writeError maps to a status.
@@ -166,7 +170,7 @@ func (h *Handler) commitTable(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return h.loadResult(r.Context(), loc, meta)
+	return h.loadResult(r, loc, meta)
 }
 
 // Retries of a commit whose requirements still hold but that lost the race
@@ -360,6 +364,9 @@ func (h *Handler) registerTable(r *http.Request) (any, error) {
 	if err := h.checkNamespace(r, ns); err != nil {
 		return nil, err
 	}
+	if h.cfg.S3 != nil {
+		req.MetadataLocation = h.cfg.S3.toWarehouse(h.wh.Root(), req.MetadataLocation)
+	}
 	if err := storage.Inside(h.wh.Root(), req.MetadataLocation, true); err != nil {
 		return nil, badRequest("register %s: %s is outside the warehouse %s; only tables inside it are registered through the REST catalog", req.Name, req.MetadataLocation, h.wh.Root())
 	}
@@ -370,7 +377,7 @@ func (h *Handler) registerTable(r *http.Request) (any, error) {
 		}
 		return nil, err
 	}
-	return h.loadResult(r.Context(), tbl.MetadataLocation(), tbl.Metadata())
+	return h.loadResult(r, tbl.MetadataLocation(), tbl.Metadata())
 }
 
 func (h *Handler) renameTable(r *http.Request) (any, error) {

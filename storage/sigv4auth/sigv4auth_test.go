@@ -408,3 +408,29 @@ func TestChunkedMalformed(t *testing.T) {
 		})
 	}
 }
+
+// TestBase64PayloadHeader is Iceberg's Java REST client (Spark, the RCK):
+// x-amz-content-sha256 carries the body's SHA-256 in base64 and the
+// signature covers its hex form. A body that does not match the header is
+// refused.
+func TestBase64PayloadHeader(t *testing.T) {
+	v := testVerifier()
+	body := `{"namespace":["tutorial"],"properties":{}}`
+	sum := sha256.Sum256([]byte(body))
+	hdr := map[string]string{"Content-Type": "application/json", "X-Amz-Content-Sha256": base64.StdEncoding.EncodeToString(sum[:])}
+	r := signedRequest(t, "POST", "http://127.0.0.1:8181/_iceberg/v1/lakehouse/namespaces", body, "s3tables", testNow, hdr, "")
+	if _, err := v.Verify(r); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := io.ReadAll(r.Body); err != nil || string(got) != body {
+		t.Fatalf("body = %q, %v", got, err)
+	}
+	other := sha256.Sum256([]byte(`{"namespace":["other"]}`))
+	hdr["X-Amz-Content-Sha256"] = base64.StdEncoding.EncodeToString(other[:])
+	r = signedRequest(t, "POST", "http://127.0.0.1:8181/_iceberg/v1/lakehouse/namespaces", body, "s3tables", testNow, hdr, payloadHash(`{"namespace":["other"]}`))
+	r.Body = io.NopCloser(strings.NewReader(body))
+	_, err := v.Verify(r)
+	if err == nil {
+		t.Fatal("a body that does not match its signed hash was admitted")
+	}
+}
