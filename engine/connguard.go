@@ -8,6 +8,9 @@ import (
 	"time"
 
 	"github.com/dolthub/vitess/go/mysql"
+	ast "github.com/dolthub/vitess/go/vt/sqlparser"
+
+	"github.com/icesql/icesql/planner"
 )
 
 // The defaults of a server's connection limits, MySQL's where it has one.
@@ -44,6 +47,9 @@ type connGuard struct {
 	offersTLS        bool
 	// sleep waits before a handshake; tests record the delay instead.
 	sleep func(ctx context.Context, d time.Duration)
+	// parser is icesql's, to tell its own syntax from a syntax error in a
+	// statement to be prepared (preparecheck.go).
+	parser *planner.Parser
 
 	closing context.Context // done when the server closes
 	close   context.CancelFunc
@@ -232,8 +238,21 @@ func (h guardHandler) NewConnection(c *mysql.Conn) {
 	h.g.mu.Unlock()
 	if pc, ok := c.Conn.(*packetConn); ok {
 		pc.vc = c
+		pc.prepare = h.prepareCheck(c)
 	}
 	h.Handler.NewConnection(c)
+}
+
+// prepareCheck checks what c prepares (preparecheck.go).
+func (h guardHandler) prepareCheck(c *mysql.Conn) *prepareCheck {
+	if h.g.parser == nil {
+		return nil
+	}
+	return &prepareCheck{
+		options: func() (ast.ParserOptions, error) { return h.Handler.ParserOptionsForConnection(c) },
+		vc:      c,
+		icesql:  h.g.parser,
+	}
 }
 
 // loggedIn stops the handshake deadline of c.
@@ -254,7 +273,7 @@ func (h guardHandler) ConnectionAuthenticated(c *mysql.Conn) error {
 	}
 	// From here on the client sends commands: the packet guard checks them.
 	if c.TLSEnabled() {
-		if err := guardTLS(c); err != nil {
+		if err := guardTLS(c, h.prepareCheck(c)); err != nil {
 			return mysql.NewSQLError(mysql.ERUnknownError, "HY000", "cannot guard the TLS connection: %v", err)
 		}
 	} else if pc, ok := c.Conn.(*packetConn); ok {

@@ -11,6 +11,8 @@ import (
 	"github.com/dolthub/go-mysql-server/server"
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/vitess/go/mysql"
+
+	"github.com/icesql/icesql/planner"
 )
 
 // ServerConfig says where the MySQL wire server listens and whom it admits.
@@ -85,6 +87,7 @@ func (e *Engine) NewServer(cfg ServerConfig) (*Server, error) {
 		return s, err
 	}
 	guard := newConnGuard(cfg)
+	guard.parser = planner.NewParser(e.cfg.CatalogName)
 	srv, err := server.NewServerWithHandler(server.Config{
 		Protocol:  "tcp",
 		Address:   l.Addr().String(),

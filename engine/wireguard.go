@@ -62,6 +62,9 @@ type packetConn struct {
 	// parameter; stmtErr is the error a statement's next execution gets.
 	longData map[longDataKey]int64
 	stmtErr  map[uint32]*mysql.SQLError
+	// prepare checks statements to be prepared (preparecheck.go); nil
+	// until the connection is known.
+	prepare *prepareCheck
 }
 
 type wirePhase int
@@ -386,7 +389,13 @@ func (c *packetConn) command(h [4]byte, n int) error {
 		return err
 	}
 	switch first[0] {
-	case mysql.ComQuery, mysql.ComPrepare, mysql.ComInitDB, mysql.ComPing, mysql.ComQuit, mysql.ComStmtFetch:
+	case mysql.ComPrepare:
+		if c.prepare != nil {
+			return c.checkPrepare(h, n)
+		}
+		c.out, c.pass = h[:], n
+		return nil
+	case mysql.ComQuery, mysql.ComInitDB, mysql.ComPing, mysql.ComQuit, mysql.ComStmtFetch:
 		c.out, c.pass = h[:], n // a long query: its size is all there is to check
 		return nil
 	case mysql.ComStmtSendLongData:
@@ -410,6 +419,25 @@ func (c *packetConn) command(h [4]byte, n int) error {
 	}
 	if e := c.checkCommand(p); e != nil {
 		c.reply(1, uint16(e.Num), e.State, e.Message)
+		return nil
+	}
+	c.out = frame(p)
+	return nil
+}
+
+// checkPrepare reads a COM_STMT_PREPARE whole (vitess reads it whole too)
+// and answers a statement vitess cannot parse with MySQL's error.
+func (c *packetConn) checkPrepare(h [4]byte, n int) error {
+	p, err := c.message(n)
+	if err != nil {
+		return err
+	}
+	if e := c.prepare.check(string(p[1:])); e != nil {
+		c.reply(1, uint16(e.Num), e.State, e.Message)
+		return nil
+	}
+	if !c.more && len(p) < maxPacketPayload {
+		c.out = append(h[:], p...)
 		return nil
 	}
 	c.out = frame(p)
@@ -688,7 +716,7 @@ func valueWidth(p []byte, t querypb.Type) (int, bool) {
 // guard here. It fails, and the login with it, if vitess's Conn no longer
 // has that reader (a vitess upgrade), rather than leave TLS clients
 // unguarded.
-func guardTLS(c *mysql.Conn) error {
+func guardTLS(c *mysql.Conn, prepare *prepareCheck) error {
 	f := reflect.ValueOf(c).Elem().FieldByName("bufferedReader")
 	if !f.IsValid() || f.Type() != reflect.TypeOf((*bufio.Reader)(nil)) || f.IsNil() {
 		return errors.New("vitess's connection has no bufferedReader")
@@ -699,6 +727,7 @@ func guardTLS(c *mysql.Conn) error {
 	}
 	g := newPacketConn(c.Conn, false, phaseCommand)
 	g.vc = c
+	g.prepare = prepare
 	c.Conn = g
 	br.Reset(g)
 	return nil
