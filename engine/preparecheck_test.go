@@ -30,6 +30,8 @@ func TestPrepareSyntaxErrors(t *testing.T) {
 		{"SELECT * FROM d.t WHERE id = ? AND", 1064, "42000"},
 		{"SELECT 1; SELECT 2", 1064, "42000"},
 		{"ALTER TABLE d.t ADD PARTITION FIELD bucket(16, id)", 1295, "42000"},
+		{"SELECT * FROM d.t VERSION AS OF 1", 1295, "42000"},
+		{"CALL system.expire_snapshots(table => ?)", 1295, "42000"},
 	}
 	for _, c := range cases {
 		_, err := db.Prepare(c.query)
