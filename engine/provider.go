@@ -65,6 +65,13 @@ func (p *provider) resolve(ctx *sql.Context, name string) (string, bool, error) 
 	return found, found != "", nil
 }
 
+// mysqlSchema is MySQL's schema of accounts and grants (mysql.user, db,
+// tables_priv, ...): go-mysql-server's privilege tables. go-mysql-server
+// resolves it itself while its privilege system is on; the provider
+// serves the same tables while it is off (a loopback server whose
+// warehouse has no accounts), so the schema is always there, as in MySQL.
+const mysqlSchema = "mysql"
+
 // Database implements sql.DatabaseProvider.
 func (p *provider) Database(ctx *sql.Context, name string) (sql.Database, error) {
 	ns, ok, err := p.resolve(ctx, name)
@@ -75,6 +82,9 @@ func (p *provider) Database(ctx *sql.Context, name string) (sql.Database, error)
 		if sys, ok := p.e.systemDatabaseNamed(name); ok { // systemschemas.go
 			return sys, nil
 		}
+		if strings.EqualFold(name, mysqlSchema) {
+			return p.e.sqle.Analyzer.Catalog.MySQLDb, nil
+		}
 		return nil, sql.ErrDatabaseNotFound.New(name)
 	}
 	return &Database{e: p.e, name: ns}, nil
@@ -83,7 +93,7 @@ func (p *provider) Database(ctx *sql.Context, name string) (sql.Database, error)
 // HasDatabase implements sql.DatabaseProvider.
 func (p *provider) HasDatabase(ctx *sql.Context, name string) bool {
 	_, ok, err := p.resolve(ctx, name)
-	if _, sys := p.e.systemDatabaseNamed(name); sys && err == nil {
+	if _, sys := p.e.systemDatabaseNamed(name); (sys || strings.EqualFold(name, mysqlSchema)) && err == nil {
 		return true
 	}
 	return err == nil && ok
@@ -107,6 +117,9 @@ func (p *provider) AllDatabases(ctx *sql.Context) []sql.Database {
 			sys, _ := p.e.systemDatabaseNamed(n)
 			out = append(out, sys)
 		}
+	}
+	if !taken[mysqlSchema] {
+		out = append(out, p.e.sqle.Analyzer.Catalog.MySQLDb)
 	}
 	return out
 }
