@@ -70,6 +70,8 @@ func (p *provider) resolve(ctx *sql.Context, name string) (string, bool, error) 
 // resolves it itself while its privilege system is on; the provider
 // serves the same tables while it is off (a loopback server whose
 // warehouse has no accounts), so the schema is always there, as in MySQL.
+// go-mysql-server lists it in SHOW DATABASES itself whenever it resolves,
+// so AllDatabases leaves it out, in both cases.
 const mysqlSchema = "mysql"
 
 // Database implements sql.DatabaseProvider.
@@ -117,9 +119,6 @@ func (p *provider) AllDatabases(ctx *sql.Context) []sql.Database {
 			sys, _ := p.e.systemDatabaseNamed(n)
 			out = append(out, sys)
 		}
-	}
-	if !taken[mysqlSchema] {
-		out = append(out, p.e.sqle.Analyzer.Catalog.MySQLDb)
 	}
 	return out
 }
