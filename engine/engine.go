@@ -151,7 +151,7 @@ func newEngine(ctx context.Context, cfg Config, cat catalog.Catalog, root string
 	if err := replaceRule(a, "replaceCrossJoins", func(analyzer.RuleFunc) analyzer.RuleFunc { return crossJoinConditions }); err != nil { // crossjoins.go
 		return nil, err
 	}
-	if err := replaceRule(a, "validateGroupBy", validateGroupByAliases); err != nil { // groupbycheck.go
+	if err := replaceRule(a, "validateGroupBy", validateGroupByView); err != nil { // groupbycheck.go
 		return nil, err
 	}
 	// sqle.New initializes, then resets, go-mysql-server's process-wide

@@ -6,19 +6,29 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/expression"
 	"github.com/dolthub/go-mysql-server/sql/plan"
 	"github.com/dolthub/go-mysql-server/sql/transform"
+	"github.com/dolthub/go-mysql-server/sql/types"
 )
 
-// validateGroupByAliases runs go-mysql-server's validateGroupBy (the
+// validateGroupByView runs go-mysql-server's validateGroupBy (the
 // ONLY_FULL_GROUP_BY check, analyzer/validation_rules.go) on a view of the
-// plan in which an ORDER BY naming a select-list alias names the aliased
+// plan that MySQL's rules would check, and which go-mysql-server misjudges
+// as it stands. The rule only validates, so the plan itself is unchanged.
+//
+// First, an ORDER BY naming a select-list alias names the aliased
 // expression. go-mysql-server checks such an ORDER BY only when a HAVING
 // sits below it (a Project under the Sort otherwise hides the Sort from
 // the check), and then takes the alias for a column missing from GROUP BY:
 // SELECT id % 5 AS c0, COUNT(*) FROM t GROUP BY id % 5 HAVING COUNT(*) > 0
 // ORDER BY c0 failed with ERROR 1105 "Expression #1 of ORDER BY clause is
 // not in GROUP BY clause". MySQL checks the alias's expression, as the
-// select list's. The rule only validates, so the plan itself is unchanged.
-func validateGroupByAliases(validate analyzer.RuleFunc) analyzer.RuleFunc {
+// select list's.
+//
+// Second, a subquery stands for the outer columns it reads
+// (subqueryStandIn). go-mysql-server takes any subquery in the select list
+// of a grouped query for a column missing from GROUP BY: SELECT k, SUM(x),
+// (SELECT SUM(x) FROM t) FROM t GROUP BY k failed with 1055. MySQL accepts
+// a subquery whose outer references are grouped, and an uncorrelated one.
+func validateGroupByView(validate analyzer.RuleFunc) analyzer.RuleFunc {
 	return func(ctx *sql.Context, a *analyzer.Analyzer, n sql.Node, scope *plan.Scope, sel analyzer.RuleSelector, qFlags *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
 		view, _, err := transform.NodeWithOpaque(ctx, n, func(ctx *sql.Context, n sql.Node) (sql.Node, transform.TreeIdentity, error) {
 			p, ok := n.(*plan.Project)
@@ -53,9 +63,62 @@ func validateGroupByAliases(validate analyzer.RuleFunc) analyzer.RuleFunc {
 		if err != nil {
 			return nil, transform.SameTree, err
 		}
+		view, _, err = transform.NodeWithOpaque(ctx, view, func(ctx *sql.Context, n sql.Node) (sql.Node, transform.TreeIdentity, error) {
+			switch n.(type) {
+			case *plan.Project, *plan.GroupBy, *plan.Sort: // what the check reads
+			default:
+				return n, transform.SameTree, nil
+			}
+			ex := n.(sql.Expressioner)
+			exprs := append([]sql.Expression(nil), ex.Expressions()...) // the plan's own slice stays as it is
+			for i, e := range exprs {
+				exprs[i] = withSubqueryStandIns(ctx, e)
+			}
+			n, err := ex.WithExpressions(ctx, exprs...)
+			return n, transform.NewTree, err
+		})
+		if err != nil {
+			return nil, transform.SameTree, err
+		}
 		if _, _, err := validate(ctx, a, view, scope, sel, qFlags); err != nil {
 			return nil, transform.SameTree, err
 		}
 		return n, transform.SameTree, nil
 	}
+}
+
+// withSubqueryStandIns is e with its subqueries replaced by their stand-ins,
+// or e itself where an expression must hold a subquery (ANY, ALL, IN).
+func withSubqueryStandIns(ctx *sql.Context, e sql.Expression) sql.Expression {
+	out, _, err := transform.Expr(ctx, e, func(ctx *sql.Context, e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
+		if sq, ok := e.(*plan.Subquery); ok {
+			return subqueryStandIn(ctx, sq), transform.NewTree, nil
+		}
+		return e, transform.SameTree, nil
+	})
+	if err != nil {
+		return e
+	}
+	return out
+}
+
+// subqueryStandIn is what the GROUP BY check sees of a subquery: the outer
+// columns it reads, each of which must be grouped (or aggregated) as a
+// column of the select list must, or a constant for a subquery that reads
+// none.
+func subqueryStandIn(ctx *sql.Context, sq *plan.Subquery) sql.Expression {
+	corr := sq.Correlated()
+	var outer []sql.Expression
+	if !corr.Empty() {
+		transform.InspectExpressions(ctx, sq.Query, func(ctx *sql.Context, e sql.Expression) bool {
+			if gf, ok := e.(*expression.GetField); ok && corr.Contains(gf.Id()) {
+				outer = append(outer, gf)
+			}
+			return true
+		})
+	}
+	if len(outer) == 0 {
+		return expression.NewLiteral(nil, types.Null)
+	}
+	return expression.NewTuple(outer...)
 }
