@@ -68,6 +68,9 @@ func (p parser) intercept(stmt ast.Statement) ast.Statement {
 	if prepared, ok := rowLevel(stmt); ok {
 		return prepared
 	}
+	if rename, ok := p.interceptRename(stmt); ok { // rename.go
+		return rename
+	}
 	if alter, ok := p.alterStatement(stmt); ok {
 		return alter
 	}
