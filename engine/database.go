@@ -26,6 +26,7 @@ var (
 	_ sql.TableCreator            = (*Database)(nil)
 	_ sql.TableDropper            = (*Database)(nil)
 	_ sql.TableRenamer            = (*Database)(nil)
+	_ sql.TemporaryTableCreator   = (*Database)(nil)
 	_ sql.ViewDatabase            = (*Database)(nil)
 	_ sql.TriggerDatabase         = (*Database)(nil)
 	_ sql.StoredProcedureDatabase = (*Database)(nil)
@@ -49,10 +50,14 @@ func (d *Database) tableNames(ctx *sql.Context) ([]string, error) {
 	return names, nil
 }
 
-// resolveTable finds the table a name means: the exact name, else the one
-// equal ignoring case, as MySQL clients expect. The exact name is checked
+// resolveTable finds the Iceberg table a name means: the exact name, else
+// the one equal ignoring case, as MySQL clients expect. A temporary table
+// of that name hides it, and is no Iceberg table: 1235. The exact name is checked
 // first because listing a namespace costs a listing per table.
 func (d *Database) resolveTable(ctx *sql.Context, name string) (string, bool, error) {
+	if err := d.refuseTemporary(ctx, name); err != nil {
+		return "", false, err
+	}
 	if ok, err := d.e.catalog.CheckTableExists(ctx, d.ident(name)); err != nil || ok {
 		return name, ok, err
 	}
@@ -86,7 +91,13 @@ func (d *Database) GetTableInsensitive(ctx *sql.Context, name string) (sql.Table
 		}
 		return d.overwriteTarget(ctx, base, o)
 	}
+	if t, ok := sessionOf(ctx).tempTableNamed(d.name, name); ok { // temptables.go
+		return t, true, nil
+	}
 	if base, ok := strings.CutPrefix(name, rowIdentityPrefix); ok {
+		if t, ok := sessionOf(ctx).tempTableNamed(d.name, base); ok {
+			return t, true, nil // UPDATE and DELETE of a temporary table need no row identity
+		}
 		return d.rowIdentityTable(ctx, base)
 	}
 	// A table named in its own case is loaded (and pinned for the
@@ -251,6 +262,9 @@ func validateProperties(props iceberg.Properties) error {
 
 // DropTable implements sql.TableDropper.
 func (d *Database) DropTable(ctx *sql.Context, name string) error {
+	if sessionOf(ctx).dropTempTable(d.name, name) { // DROP TABLE drops a temporary table first, as in MySQL
+		return nil
+	}
 	real, ok, err := d.resolveTable(ctx, name)
 	if err != nil {
 		return err
@@ -277,6 +291,9 @@ func filesLeft(ctx *sql.Context, err error) error {
 
 // RenameTable implements sql.TableRenamer (RENAME TABLE, ALTER TABLE ... RENAME TO).
 func (d *Database) RenameTable(ctx *sql.Context, oldName, newName string) error {
+	if temp, err := sessionOf(ctx).renameTempTable(d.name, oldName, newName); temp || err != nil {
+		return err
+	}
 	real, ok, err := d.resolveTable(ctx, oldName)
 	if err != nil {
 		return err

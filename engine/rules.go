@@ -32,6 +32,11 @@ const (
 // rebuilds the CREATE node without them, and they carry what the planner
 // moved out of TBLPROPERTIES, COMMENT and PARTITIONED BY.
 func rememberCTASOptions(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
+	if ct, ok := n.(*plan.CreateTable); ok && ct.Temporary() {
+		if err := temporaryOptions(ct); err != nil { // temptables.go
+			return nil, transform.SameTree, err
+		}
+	}
 	if ct, ok := n.(*plan.CreateTable); ok && ct.Select() != nil {
 		if comment, ok := ct.TableOpts["comment"].(string); ok && comment != "" {
 			sessionOf(ctx).rememberCreateComment(ctx, ct.Name(), comment)

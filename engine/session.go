@@ -55,6 +55,11 @@ type Session struct {
 	identities   map[string]*identityState   // row-identity scans of statement pinPid, by table (rowidentity.go)
 	catalogReads statementReads              // the views and namespaces one statement read (viewcache.go)
 	rows         rowCache                    // small tables' rows read by the running statement (rowcache.go)
+	// temps are the session's temporary tables, by tempKey; tempBefore
+	// the rows of those the open transaction changed, as it found them
+	// (temptables.go).
+	temps      map[string]*tempTable
+	tempBefore map[*tempTable][]sql.Row
 }
 
 // stage is what a transaction wrote to one table.
@@ -70,7 +75,8 @@ type stage struct {
 
 type savepoint struct {
 	name   string
-	stages map[string]stage // copies of the stages when the savepoint was set
+	stages map[string]stage         // copies of the stages when the savepoint was set
+	temps  map[*tempTable][]sql.Row // the temporary tables' rows then
 }
 
 type transaction struct{ readOnly bool }
@@ -291,6 +297,7 @@ func (s *Session) endTransactionLocked() {
 	s.pins = nil
 	s.txPins = nil
 	s.locked = nil
+	s.tempBefore = nil
 }
 
 // CommitTransaction implements sql.TransactionSession: one snapshot per
@@ -425,6 +432,7 @@ func snapshotSummary() iceberg.Properties {
 func (s *Session) Rollback(*sql.Context, sql.Transaction) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.restoreTempsLocked(nil)
 	s.endTransactionLocked()
 	return nil
 }
@@ -438,7 +446,7 @@ func (s *Session) CreateSavepoint(_ *sql.Context, _ sql.Transaction, name string
 		stages[k] = st.clone()
 	}
 	s.dropSavepointLocked(name)
-	s.savepoints = append(s.savepoints, savepoint{name: name, stages: stages})
+	s.savepoints = append(s.savepoints, savepoint{name: name, stages: stages, temps: s.tempRowsLocked()})
 	return nil
 }
 
@@ -456,6 +464,7 @@ func (s *Session) RollbackToSavepoint(_ *sql.Context, _ sql.Transaction, name st
 		c := st.clone()
 		s.staged[k] = &c
 	}
+	s.restoreTempsLocked(sp.temps)
 	s.savepoints = s.savepoints[:i+1]
 	s.pins = nil
 	return nil

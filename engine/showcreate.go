@@ -68,6 +68,12 @@ func (p parser) intercept(stmt ast.Statement) ast.Statement {
 	if prepared, ok := rowLevel(stmt); ok {
 		return prepared
 	}
+	if drop, ok := p.interceptDropTemporary(stmt); ok { // temptables.go
+		return drop
+	}
+	if rename, ok := p.interceptRename(stmt); ok { // rename.go
+		return rename
+	}
 	if alter, ok := p.alterStatement(stmt); ok {
 		return alter
 	}
@@ -174,6 +180,9 @@ func (s *showCreateTable) RowIter(ctx *sql.Context, _ sql.Row) (sql.RowIter, err
 	if s.view {
 		return nil, mysql.NewSQLError(erWrongObject, "HY000", "'%s.%s' is not VIEW", dbName, s.table)
 	}
+	if tt, ok := t.(*tempTable); ok {
+		return sql.RowsToRowIter(sql.Row{tt.Name(), showCreateTemporary(tt)}), nil
+	}
 	it, ok := t.(*Table)
 	if !ok { // a metadata table
 		return nil, notSupported("SHOW CREATE TABLE %s: metadata tables are read-only views of table metadata and have no DDL; DESCRIBE shows their columns", s.table)
@@ -188,20 +197,8 @@ func (s *showCreateTable) RowIter(ctx *sql.Context, _ sql.Row) (sql.RowIter, err
 func icebergDDL(name string, schema sql.Schema, tbl *table.Table) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "CREATE TABLE %s (\n", quoteIdent(name))
-	for i, col := range schema {
-		fmt.Fprintf(&b, "  %s %s", quoteIdent(col.Name), col.Type.String())
-		if !col.Nullable {
-			b.WriteString(" NOT NULL")
-		}
-		if col.Comment != "" {
-			fmt.Fprintf(&b, " COMMENT %s", quoteString(col.Comment))
-		}
-		if i < len(schema)-1 {
-			b.WriteString(",")
-		}
-		b.WriteString("\n")
-	}
-	b.WriteString(") USING iceberg")
+	writeColumns(&b, schema)
+	b.WriteString("\n) USING iceberg")
 	if p := partitionClause(tbl); p != "" {
 		b.WriteString("\n" + p)
 	}
@@ -228,6 +225,23 @@ func icebergDDL(name string, schema sql.Schema, tbl *table.Table) string {
 	}
 	b.WriteString(")")
 	return b.String()
+}
+
+// writeColumns writes the column lines of a CREATE TABLE, without the
+// newline after the last.
+func writeColumns(b *strings.Builder, schema sql.Schema) {
+	for i, col := range schema {
+		if i > 0 {
+			b.WriteString(",\n")
+		}
+		fmt.Fprintf(b, "  %s %s", quoteIdent(col.Name), col.Type.String())
+		if !col.Nullable {
+			b.WriteString(" NOT NULL")
+		}
+		if col.Comment != "" {
+			fmt.Fprintf(b, " COMMENT %s", quoteString(col.Comment))
+		}
+	}
 }
 
 func quoteIdent(s string) string { return "`" + strings.ReplaceAll(s, "`", "``") + "`" }

@@ -63,7 +63,14 @@ var (
 	_ sql.PrimaryKeyTable = (*Table)(nil)
 	_ sql.StatisticsTable = (*Table)(nil)
 	_ sql.InsertableTable = (*Table)(nil)
+	_ sql.TemporaryTable  = (*Table)(nil)
 )
+
+// IsTemporary implements sql.TemporaryTable: an Iceberg table is not
+// temporary. go-mysql-server refuses DROP TEMPORARY TABLE only for a table
+// that says so; before, DROP TEMPORARY TABLE t dropped the Iceberg table t
+// (MySQL: 1051, and the table stays).
+func (t *Table) IsTemporary() bool { return false }
 
 func newTable(db *Database, name string, tbl *table.Table, staged []iceberg.DataFile) *Table {
 	return &Table{

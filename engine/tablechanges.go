@@ -157,6 +157,9 @@ func (t *tableChanges) resolveTable(ctx *sql.Context, current sql.Database, name
 	if err != nil {
 		return nil, err
 	}
+	if tt, isTemp := st.(*tempTable); isTemp {
+		return nil, errTemporaryTable(dbName, tt.Name())
+	}
 	it, isTable := st.(*Table)
 	if !ok || !isTable {
 		return nil, sql.ErrTableNotFound.New(name)

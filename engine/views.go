@@ -59,7 +59,7 @@ type pendingView struct {
 
 // viewStatements is an analyzer rule for the statements go-mysql-server
 // runs on views in more than one step. It keeps, for Database.CreateView,
-// what CREATE VIEW and RENAME TABLE say beyond the text it is given, and it
+// what CREATE VIEW says beyond the text it is given (RENAME TABLE: rename.go), and it
 // fails DROP TABLE of a view and DROP VIEW of a missing view before anything
 // is dropped, as MySQL does (go-mysql-server skips the view silently, or
 // drops the views listed before the missing one).
@@ -87,12 +87,6 @@ func viewStatements(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.
 		}
 		if n.Definition != nil {
 			sessionOf(ctx).rememberView(ctx, n.Name, pendingView{schema: viewColumns(ctx, n.Definition), replace: n.IsReplace})
-		}
-	case *plan.RenameTable:
-		for i, old := range n.OldNames {
-			if i < len(n.NewNames) {
-				sessionOf(ctx).rememberView(ctx, n.NewNames[i], pendingView{renameFrom: old})
-			}
 		}
 	}
 	return n, transform.SameTree, nil
