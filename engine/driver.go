@@ -455,6 +455,9 @@ func textValue(ctx *sql.Context, typ sql.Type, v any) (driver.Value, error) {
 		return strconv.ParseFloat(string(val.Raw()), 64)
 	case sqltypes.IsBinary(t):
 		return append([]byte(nil), val.Raw()...), nil
+	case isDateType(t):
+		padded, _ := paddedYear(val.Raw()) // yearpad.go
+		return string(padded), nil
 	}
 	return string(val.Raw()), nil
 }

@@ -42,7 +42,13 @@ func (b explainBuilder) Build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.Ro
 			return nil, err
 		}
 	}
-	text := sql.Describe(ctx, dq.Child, dq.Format)
+	// The plans of go-mysql-server's short rule sets show what the exec
+	// builder runs (overflow.go, decimalcompare.go).
+	shown, _, err := checkNodeArithmetic(ctx, dq.Child)
+	if err != nil {
+		return nil, err
+	}
+	text := sql.Describe(ctx, shown, dq.Format)
 	if joins := describeJoins(ctx, dq.Child); joins != "" {
 		text += "\n" + joins
 	}

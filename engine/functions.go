@@ -16,6 +16,7 @@ var providedFunctions = func() map[string]sql.Function {
 		planner.QuantifiedFunction: quantifiedFunction,
 		"load_file":                loadFileFunction, // serverfiles.go
 		"coalesce":                 coalesceFunction, // coalesce.go
+		"abs":                      absFunction,      // abs.go
 	}
 	for _, name := range temporalTextFunctions { // stringfuncs.go
 		fs[name] = textArgsFunction(name)

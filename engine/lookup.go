@@ -66,6 +66,9 @@ func (t *Table) translate(ctx *sql.Context, exprs []sql.Expression) *pushedFilte
 	tr := translator{ctx: ctx, t: t}
 	f := &pushedFilter{}
 	for _, e := range exprs {
+		// The short rule sets hand over comparisons as bound, before
+		// mysqlOperation made them exact (decimalcompare.go).
+		e = exactComparisons(ctx, e)
 		ice, _, ok := tr.expr(e)
 		if !ok {
 			f.residual = append(f.residual, e.String())
@@ -135,6 +138,11 @@ func (tr translator) expr(e sql.Expression) (out iceberg.BooleanExpression, exac
 		}
 		return iceberg.NewOr(l, r), lExact && rExact, true
 	case *expression.Not:
+		if _, ok := selfEquality(e.Child); ok {
+			// never(x) of decimalcompare.go: true for no row. (Not exact:
+			// its negation is NULL, not true, for a NULL x.)
+			return iceberg.AlwaysFalse{}, false, true
+		}
 		c, cExact, cok := tr.expr(e.Child)
 		if !cok || !cExact {
 			return nil, false, false

@@ -70,13 +70,17 @@ func checkArithmetic(ctx *sql.Context, e sql.Expression) (sql.Expression, transf
 }
 
 // mysqlOperation is icesql's version of e when go-mysql-server's answer
-// would differ from MySQL's: a checked integer +, - or *, or a % (mod.go).
+// would differ from MySQL's: a checked integer +, - or *, a % (mod.go), or
+// a comparison with a DECIMAL (decimalcompare.go).
 func mysqlOperation(ctx *sql.Context, e sql.Expression) (sql.Expression, bool) {
 	if a, ok := needsCheck(ctx, e); ok {
 		return &checkedArithmetic{Arithmetic: a}, true
 	}
 	if m, ok := e.(*expression.Mod); ok && m.Resolved() {
 		return newMod(ctx, m), true
+	}
+	if e.Resolved() {
+		return mysqlComparison(ctx, e)
 	}
 	return nil, false
 }

@@ -97,7 +97,7 @@ func (e *Engine) NewServer(cfg ServerConfig) (*Server, error) {
 		// icesql's authentication methods (wireauth.go)
 		ProtocolListenerFactory: listenerFactory,
 	}, e.sqle, sql.NewContext, sessions, nil, func(h mysql.Handler) (mysql.Handler, error) {
-		var inner mysql.Handler = statusHandler{codeMappingHandler{limitHandler{Handler: h, l: limits}, limits}}
+		var inner mysql.Handler = statusHandler{codeMappingHandler{limitHandler{Handler: yearPadHandler{h}, l: limits}, limits}} // yearpad.go
 		if cfg.Observer != nil {
 			inner = observeHandler{Handler: inner, obs: cfg.Observer, open: &sync.Map{}} // observe.go
 		}

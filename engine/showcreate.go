@@ -51,6 +51,7 @@ func (p parser) intercept(stmt ast.Statement) ast.Statement {
 	balanceSetOps(stmt)                        // planlimits.go
 	regexpOperators(stmt)                      // regexguard.go
 	havingAliases(stmt)                        // havingalias.go
+	decimalLiterals(stmt)                      // decimalcompare.go
 	qualifyCreateView(stmt)                    // views.go
 	if err := checkNesting(stmt); err != nil { // planlimits.go
 		return refused(err)

@@ -668,13 +668,14 @@ func (g *queryGen) atom(r rel) string {
 			return fmt.Sprintf("DATE(%s) = %s", col, lit(fmt.Sprintf("%04d-%02d-%02d", 2019+g.rng.IntN(7), 1+g.rng.IntN(12), 1+g.rng.IntN(28))))
 		}
 	default:
+		k := func() string { return g.vg.constant(c) }
 		switch g.rng.IntN(7) {
 		case 0:
-			return fmt.Sprintf("%s BETWEEN %s AND %s", col, v(), v())
+			return fmt.Sprintf("%s BETWEEN %s AND %s", col, k(), k())
 		case 1:
-			return fmt.Sprintf("%s IN (%s, %s, %s)", col, v(), v(), v())
+			return fmt.Sprintf("%s IN (%s, %s, %s)", col, k(), k(), k())
 		case 2:
-			return fmt.Sprintf("%s NOT IN (%s, %s)", col, v(), v())
+			return fmt.Sprintf("%s NOT IN (%s, %s)", col, k(), k())
 		case 3:
 			if c.Kind == KInt || c.Kind == KBigint && g.cfg.on("arith/bigint-overflow") {
 				return fmt.Sprintf("(%s - 2) < %s", col, v())
@@ -685,6 +686,9 @@ func (g *queryGen) atom(r rel) string {
 			return fmt.Sprintf("COALESCE(%s, 0) > %s", col, v())
 		}
 	}
-	op := pick(g.rng, "=", "<>", "<", "<=", ">", ">=")
+	op := pick(g.rng, "=", "<>", "<", "<=", ">", ">=", "<=>")
+	if c.Kind.numeric() {
+		return fmt.Sprintf("%s %s %s", col, op, g.vg.constant(c))
+	}
 	return fmt.Sprintf("%s %s %s", col, op, v())
 }

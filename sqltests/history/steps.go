@@ -121,8 +121,10 @@ func (g *stepGen) createWith(t *Table, spec []string) Step {
 		// Indexes on the join keys keep the oracle's joins fast (its
 		// times are the shapes run's baseline). Not on s: MariaDB 10.11
 		// answers a correlated IN wrong with a prefix index on it and
-		// join_cache_level=4 (FINDINGS.md, tester bugs).
-		Maria: []string{fmt.Sprintf("CREATE TABLE %s (%s, INDEX (id), INDEX (k), INDEX (d), INDEX (m)) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_nopad_bin", t.Name, strings.Join(maria, ", "))}}
+		// join_cache_level=4 (FINDINGS.md, tester bugs). Not on m: through
+		// an index MariaDB rounds a constant compared with a DECIMAL
+		// column (m = 0.009 matches 0.01; FINDINGS.md #27).
+		Maria: []string{fmt.Sprintf("CREATE TABLE %s (%s, INDEX (id), INDEX (k), INDEX (d)) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_nopad_bin", t.Name, strings.Join(maria, ", "))}}
 }
 
 // coarseSpecs are the shapes run's partition specs: with ids numbered in

@@ -119,6 +119,45 @@ func decimalLit(cents, scale int) string {
 	return s
 }
 
+// constant draws a number to compare column c with in a filter. Besides
+// the values rows hold, a quarter of the time one of the harder cases for an
+// integer or DECIMAL column: a constant one digit finer than the column
+// holds (m > 2.499), one beyond its range, or a DOUBLE (compared as
+// doubles). Each gave wrong rows once (decimal_compare.test).
+func (g *valueGen) constant(c Column) string {
+	r := g.rng
+	if !g.cfg.on("value/fine-constant") || !c.Kind.integer() && c.Kind != KDecimal || r.IntN(4) != 0 {
+		return g.value(c, false)
+	}
+	switch r.IntN(3) {
+	case 0:
+		v := g.value(c, false)
+		if !strings.Contains(v, ".") {
+			v += "."
+		}
+		return v + itoa(1+r.IntN(9))
+	case 1:
+		return pick(r, beyondRange(c)...)
+	}
+	if c.Kind == KDecimal {
+		return fmt.Sprintf("%.3fe0", float64(r.IntN(200000)-20000)/1000)
+	}
+	return itoa(r.IntN(200)-10) + pick(r, "e0", ".5e0")
+}
+
+// beyondRange are constants just outside what column c can hold.
+func beyondRange(c Column) []string {
+	switch c.Kind {
+	case KInt:
+		return []string{"2147483648", "-2147483649", "2147483647.5", "-2147483648.5"}
+	case KBigint:
+		return []string{"9223372036854775808", "-9223372036854775809", "9223372036854775807.5", "-9223372036854775808.5"}
+	}
+	whole := "1" + strings.Repeat("0", c.Prec-c.Scale)
+	nines := strings.Repeat("9", c.Prec-c.Scale) + "." + strings.Repeat("9", c.Scale) + "5"
+	return []string{whole, "-" + whole, nines, "-" + nines}
+}
+
 func pick(r *rand.Rand, vals ...string) string { return vals[r.IntN(len(vals))] }
 
 // row draws one row for the columns, or repeats a recent one (duplicates).
