@@ -43,6 +43,8 @@ async function main() {
   const conn = await mysql.createConnection({
     host, port: Number(port), user: 'root', password: '',
     dateStrings: true, supportBigNumbers: true, bigNumberStrings: true, rowsAsArray: true,
+    // JSON as the server sends it, not parsed into objects
+    typeCast: (field, next) => (field.type === 'JSON' ? field.string('utf8') : next()),
   });
   const db = `clients_mysql2_${mode}`;
   for (const step of steps) {
