@@ -4,7 +4,7 @@ ADDR      ?= 127.0.0.1:3306
 SLT_LOG   ?= $(or $(TMPDIR),/tmp)/icesql-slt.log
 LEDGER_LOG ?= $(or $(TMPDIR),/tmp)/icesql-ledger.log
 
-.PHONY: run build test vet fmt bench bench-dml slt ledger history interop hostile
+.PHONY: run build test vet fmt bench bench-dml slt ledger history interop hostile clients
 
 run:
 	@echo "building icesql (the first build takes a few minutes; later ones seconds) ..."
@@ -35,6 +35,18 @@ interop: build
 	"$$py" interop/interop.py --icesql bin/icesql --jar "$$(echo "$$out" | sed -n 2p)"; rc=$$?; \
 	bash interop/rck.sh bin/icesql || rc=1; "$$py" interop/rck_pyiceberg.py bin/icesql || rc=1; \
 	"$$py" interop/rest_spark.py --icesql bin/icesql --jar "$$(echo "$$out" | sed -n 2p)" || rc=1; exit $$rc
+
+# Real MySQL clients run one shared script (clients/script.json: connect-time
+# statements, schema browsing, DML with parameters, transactions with
+# rollback, errors 1146 and 1054) against a served icesql: PyMySQL,
+# mysqlclient, Connector/Python (prepared=True), SQLAlchemy (reflection,
+# engine.begin(), pandas to_sql/read_sql), Node mysql2 (query and execute),
+# Connector/J (server-side prepares, DatabaseMetaData) and go-sql-driver
+# (server-side prepares and interpolateParams). clients/setup.sh installs
+# them once into ~/.cache/icesql-clients (and ~/.m2). Prints
+# "clients: N passed, M failed".
+clients: build
+	bash clients/run.sh bin/icesql
 
 # The whole sqllogictest corpus (../shared/fixtures), every file to its end;
 # `make test` runs a fixed sample of it. Prints "sqllogictest: N passed, M failed".

@@ -193,11 +193,18 @@ func (d *Database) CreateTable(ctx *sql.Context, name string, schema sql.Primary
 }
 
 // icebergSchema builds the Iceberg schema of a CREATE TABLE column list.
-// Primary key columns become Iceberg identifier fields; Iceberg does not
-// enforce their uniqueness, and neither does icesql.
+// Primary key columns become Iceberg identifier fields, in key order;
+// Iceberg does not enforce their uniqueness, and neither does icesql.
 func icebergSchema(schema sql.PrimaryKeySchema) (*iceberg.Schema, error) {
 	fields := make([]iceberg.NestedField, 0, len(schema.Schema))
-	var ids []int
+	keys := schema.PkOrdinals
+	if len(keys) == 0 {
+		keys = sql.NewPrimaryKeySchema(schema.Schema).PkOrdinals
+	}
+	ids := make([]int, 0, len(keys))
+	for _, i := range keys {
+		ids = append(ids, i+1)
+	}
 	for i, col := range schema.Schema {
 		typ, err := icebergType(col)
 		if err != nil {
@@ -216,9 +223,6 @@ func icebergSchema(schema sql.PrimaryKeySchema) (*iceberg.Schema, error) {
 		fields = append(fields, iceberg.NestedField{
 			ID: id, Name: col.Name, Type: typ, Required: !col.Nullable, Doc: col.Comment,
 		})
-		if col.PrimaryKey {
-			ids = append(ids, id)
-		}
 	}
 	return iceberg.NewSchemaWithIdentifiers(0, ids, fields...), nil
 }

@@ -182,17 +182,22 @@ func (t *Table) setProperties(ctx *sql.Context, set iceberg.Properties, remove [
 // Even so, go-mysql-server's join planner turns any index matching a join
 // condition into a lookup join and fails when the index refuses the lookup.
 // So the indexes are listed only to statements that manage or show them,
-// never to one that reads rows.
+// never to one that reads rows; the primary key only to statements that
+// show it (keys.go).
 func (t *Table) GetIndexes(ctx *sql.Context) ([]sql.Index, error) {
-	if !managesIndexes(ctx.Query()) {
+	shown := keysShown(ctx)
+	if !shown && !managesIndexes(ctx.Query()) {
 		return nil, nil
 	}
 	recorded := recordedIndexes(t.tbl.Properties())
-	out := make([]sql.Index, 0, len(recorded))
+	out := make([]sql.Index, 0, len(recorded)+1)
 	for _, ix := range recorded {
 		out = append(out, &declaredIndex{t: t, ix: ix})
 	}
 	slices.SortFunc(out, func(a, b sql.Index) int { return strings.Compare(a.ID(), b.ID()) })
+	if pk := t.primaryIndex(); pk != nil && shown {
+		out = append([]sql.Index{pk}, out...)
+	}
 	return out, nil
 }
 

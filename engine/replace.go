@@ -28,12 +28,25 @@ func (p parser) interceptReplace(stmt ast.Statement) (ast.Statement, bool) {
 	if !ok || ins.Action != ast.ReplaceStr {
 		return stmt, false
 	}
-	return ast.InjectedStatement{Statement: &replaceNode{e: p.e, ins: ins}, Auth: ins.Auth}, true
+	return ast.InjectedStatement{Statement: &replaceNode{e: p.e, ins: ins}, Children: placeholders(ins), Auth: ins.Auth}, true
 }
 
 type replaceNode struct {
 	e   *Engine
 	ins *ast.Insert
+	// unbound: the statement is being prepared, its ? parameters have no
+	// values yet (arguments.go).
+	unbound bool
+}
+
+// WithResolvedChildren implements ast.Injectable: the children are the
+// values of the statement's ? parameters.
+func (n *replaceNode) WithResolvedChildren(_ context.Context, children []any) (any, error) {
+	stmt, bound, err := bindArguments(n.ins, children)
+	if err != nil {
+		return nil, err
+	}
+	return &replaceNode{e: n.e, ins: stmt.(*ast.Insert), unbound: !bound}, nil
 }
 
 var (
@@ -41,12 +54,11 @@ var (
 	_ ast.Injectable    = (*replaceNode)(nil)
 )
 
-func (n *replaceNode) WithResolvedChildren(context.Context, []any) (any, error) { return n, nil }
-func (n *replaceNode) Resolved() bool                                           { return true }
-func (n *replaceNode) IsReadOnly() bool                                         { return false }
-func (n *replaceNode) String() string                                           { return ast.String(n.ins) }
-func (n *replaceNode) Children() []sql.Node                                     { return nil }
-func (n *replaceNode) Schema(*sql.Context) sql.Schema                           { return types.OkResultSchema }
+func (n *replaceNode) Resolved() bool                 { return true }
+func (n *replaceNode) IsReadOnly() bool               { return false }
+func (n *replaceNode) String() string                 { return ast.String(n.ins) }
+func (n *replaceNode) Children() []sql.Node           { return nil }
+func (n *replaceNode) Schema(*sql.Context) sql.Schema { return types.OkResultSchema }
 func (n *replaceNode) WithChildren(_ *sql.Context, children ...sql.Node) (sql.Node, error) {
 	if len(children) != 0 {
 		return nil, sql.ErrInvalidChildrenNumber.New(n, len(children), 0)
@@ -58,6 +70,8 @@ func (n *replaceNode) WithChildren(_ *sql.Context, children ...sql.Node) (sql.No
 func (n *replaceNode) RowIter(ctx *sql.Context, _ sql.Row) (sql.RowIter, error) {
 	ins := n.ins
 	switch {
+	case n.unbound:
+		return nil, sql.ErrUnboundPreparedStatementVariable.New(ast.String(placeholders(ins)[0]))
 	case ins.OnDup != nil:
 		return nil, notSupported("REPLACE ... ON DUPLICATE KEY UPDATE is not valid SQL")
 	case len(ins.Returning) > 0:

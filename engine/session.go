@@ -55,6 +55,7 @@ type Session struct {
 	identities   map[string]*identityState   // row-identity scans of statement pinPid, by table (rowidentity.go)
 	catalogReads statementReads              // the views and namespaces one statement read (viewcache.go)
 	rows         rowCache                    // small tables' rows read by the running statement (rowcache.go)
+	keys         keysDecision                // whether the last statement shows primary keys (keys.go)
 	// temps are the session's temporary tables, by tempKey; tempBefore
 	// the rows of those the open transaction changed, as it found them
 	// (temptables.go).

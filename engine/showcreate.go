@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/apache/iceberg-go/table"
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/types"
 	"github.com/dolthub/vitess/go/mysql"
@@ -188,27 +187,41 @@ func (s *showCreateTable) RowIter(ctx *sql.Context, _ sql.Row) (sql.RowIter, err
 	if !ok { // a metadata table
 		return nil, notSupported("SHOW CREATE TABLE %s: metadata tables are read-only views of table metadata and have no DDL; DESCRIBE shows their columns", s.table)
 	}
-	return sql.RowsToRowIter(sql.Row{it.name, icebergDDL(it.name, it.schema, it.tbl)}), nil
+	return sql.RowsToRowIter(sql.Row{it.name, icebergDDL(it)}), nil
 }
 
 // icebergDDL is the CREATE TABLE statement that makes the same table in
-// icesql: the columns as DESCRIBE shows them, USING iceberg, the table
-// comment and the table properties (without the ones icesql keeps for
-// itself, which the column types already say).
-func icebergDDL(name string, schema sql.Schema, tbl *table.Table) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "CREATE TABLE %s (\n", quoteIdent(name))
-	writeColumns(&b, schema)
-	b.WriteString("\n) USING iceberg")
-	if p := partitionClause(tbl); p != "" {
-		b.WriteString("\n" + p)
+// icesql: the columns as DESCRIBE shows them, the primary key and the
+// recorded indexes as MySQL prints keys, then on one line, where MySQL
+// prints ENGINE=, USING iceberg, the layout, the table comment and the
+// table properties (without the ones icesql keeps for itself, which the
+// column types and keys already say). Reflectors that read MySQL's form
+// line by line (SQLAlchemy) take that line as table options.
+func icebergDDL(t *Table) string {
+	lines := columnLines(t.schema)
+	if pk := t.primaryIndex(); pk != nil {
+		lines = append(lines, "  PRIMARY KEY "+keyColumns(pk.ix.Columns))
 	}
-	if o := sortClause(tbl); o != "" {
-		b.WriteString("\n" + o)
+	props := maps.Clone(t.tbl.Properties())
+	recorded := recordedIndexes(props)
+	for _, name := range slices.Sorted(maps.Keys(recorded)) {
+		ix := recorded[name]
+		kind := "KEY"
+		if ix.Unique {
+			kind = "UNIQUE KEY"
+		}
+		lines = append(lines, fmt.Sprintf("  %s %s %s", kind, quoteIdent(ix.Name), keyColumns(ix.Columns)))
+		delete(props, indexProperty(name))
 	}
-	props := maps.Clone(tbl.Properties())
+	options := []string{"USING iceberg"}
+	if p := partitionClause(t.tbl); p != "" {
+		options = append(options, p)
+	}
+	if o := sortClause(t.tbl); o != "" {
+		options = append(options, o)
+	}
 	if c, ok := props["comment"]; ok {
-		fmt.Fprintf(&b, "\nCOMMENT %s", quoteString(c))
+		options = append(options, "COMMENT "+quoteString(c))
 		delete(props, "comment")
 	}
 	for k := range props {
@@ -216,37 +229,48 @@ func icebergDDL(name string, schema sql.Schema, tbl *table.Table) string {
 			delete(props, k)
 		}
 	}
-	props["format-version"] = fmt.Sprint(tbl.Metadata().Version())
-	b.WriteString("\nTBLPROPERTIES (")
-	for i, k := range slices.Sorted(maps.Keys(props)) {
-		if i > 0 {
-			b.WriteString(",")
-		}
-		fmt.Fprintf(&b, "\n  %s = %s", quoteString(k), quoteString(props[k]))
+	props["format-version"] = fmt.Sprint(t.tbl.Metadata().Version())
+	var kv []string
+	for _, k := range slices.Sorted(maps.Keys(props)) {
+		kv = append(kv, quoteString(k)+" = "+quoteString(props[k]))
 	}
-	b.WriteString(")")
-	return b.String()
+	options = append(options, "TBLPROPERTIES ("+strings.Join(kv, ", ")+")")
+	return fmt.Sprintf("CREATE TABLE %s (\n%s\n) %s", quoteIdent(t.name), strings.Join(lines, ",\n"), strings.Join(options, " "))
 }
 
-// writeColumns writes the column lines of a CREATE TABLE, without the
-// newline after the last.
-func writeColumns(b *strings.Builder, schema sql.Schema) {
+// keyColumns is a key's column list as MySQL prints it: (`a`,`b`).
+func keyColumns(cols []string) string {
+	quoted := make([]string, len(cols))
+	for i, c := range cols {
+		quoted[i] = quoteIdent(c)
+	}
+	return "(" + strings.Join(quoted, ",") + ")"
+}
+
+// columnLines are the column lines of a CREATE TABLE, as DESCRIBE shows
+// the columns.
+func columnLines(schema sql.Schema) []string {
+	lines := make([]string, len(schema))
 	for i, col := range schema {
-		if i > 0 {
-			b.WriteString(",\n")
-		}
-		fmt.Fprintf(b, "  %s %s", quoteIdent(col.Name), col.Type.String())
+		line := fmt.Sprintf("  %s %s", quoteIdent(col.Name), col.Type.String())
 		if !col.Nullable {
-			b.WriteString(" NOT NULL")
+			line += " NOT NULL"
 		}
 		if col.Comment != "" {
-			fmt.Fprintf(b, " COMMENT %s", quoteString(col.Comment))
+			line += " COMMENT " + quoteString(col.Comment)
 		}
+		lines[i] = line
 	}
+	return lines
 }
 
 func quoteIdent(s string) string { return "`" + strings.ReplaceAll(s, "`", "``") + "`" }
 
+// quoteString is s as a string literal, as MySQL's SHOW CREATE TABLE
+// quotes comments: quotes doubled, backslashes and line breaks escaped, so
+// the literal stays on its line.
 func quoteString(s string) string {
-	return "'" + strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(s) + "'"
+	return "'" + stringEscaper.Replace(s) + "'"
 }
+
+var stringEscaper = strings.NewReplacer(`\`, `\\`, `'`, `''`, "\n", `\n`, "\r", `\r`, "\x00", `\0`, "\x1a", `\Z`)

@@ -105,8 +105,14 @@ func (t *Table) String() string { return t.db.name + "." + t.name + t.asOfString
 // Collation implements sql.Table.
 func (t *Table) Collation() sql.CollationID { return sql.Collation_Default }
 
-// Schema implements sql.Table: the projected columns when projected.
-func (t *Table) Schema(*sql.Context) sql.Schema {
+// Schema implements sql.Table: the projected columns when projected. The
+// primary key columns are marked only for statements that show metadata
+// (keys.go).
+func (t *Table) Schema(ctx *sql.Context) sql.Schema {
+	return t.withKey(ctx, t.projectedSchema())
+}
+
+func (t *Table) projectedSchema() sql.Schema {
 	if t.projection == nil {
 		return t.withHidden(t.schema)
 	}
@@ -123,12 +129,16 @@ func (t *Table) Schema(*sql.Context) sql.Schema {
 
 // PrimaryKeySchema implements sql.PrimaryKeyTable. go-mysql-server's join
 // planner needs the full schema of a projected table from here. Iceberg
-// identifier fields are not reported as a key: nothing enforces them.
-func (t *Table) PrimaryKeySchema(*sql.Context) sql.PrimaryKeySchema {
+// identifier fields are reported as the key only to statements that show
+// metadata: nothing enforces them (keys.go).
+func (t *Table) PrimaryKeySchema(ctx *sql.Context) sql.PrimaryKeySchema {
 	if t.identity != nil {
 		// (_file, _pos) identify a row; go-mysql-server's UPDATE ... JOIN
 		// needs a key to tell the target's rows apart.
 		return sql.NewPrimaryKeySchema(t.withHidden(t.schema), len(t.schema), len(t.schema)+1)
+	}
+	if keys := t.keyOrdinals(); len(keys) > 0 && keysShown(ctx) {
+		return sql.NewPrimaryKeySchema(t.withKey(ctx, t.schema), keys...)
 	}
 	return sql.NewPrimaryKeySchema(t.schema)
 }

@@ -106,23 +106,34 @@ func TestTableProperties(t *testing.T) {
 }
 
 // TestShowCreateTableRoundTrips runs the DDL SHOW CREATE TABLE prints and
-// expects the same table again.
+// expects the same table again. The key and the recorded indexes are
+// printed as MySQL prints keys, the key in key order; the options follow
+// the column list on one line, where MySQL prints ENGINE=, with quotes
+// doubled and line breaks escaped as MySQL quotes them, so reflectors that
+// read MySQL's form line by line (SQLAlchemy) take them as table options.
 func TestShowCreateTableRoundTrips(t *testing.T) {
 	conn := openDB(t, t.TempDir())
 	mustExec(t, conn,
 		"CREATE DATABASE db",
 		"USE db",
-		`CREATE TABLE orig (id BIGINT NOT NULL COMMENT 'the id', name VARCHAR(20), s STRING, amt DECIMAL(10,2), ts TIMESTAMP, ok BOOLEAN)
-		 USING iceberg COMMENT 'it''s a table' TBLPROPERTIES ('write.parquet.compression-codec'='snappy')`,
+		`CREATE TABLE orig (id BIGINT NOT NULL COMMENT 'the id''s', name VARCHAR(20), s STRING, amt DECIMAL(10,2), ts TIMESTAMP, ok BOOLEAN,
+		   PRIMARY KEY (name, id), KEY k_ok (ok), UNIQUE KEY u_amt (amt, ts))
+		 USING iceberg COMMENT 'it''s a table'
+		 TBLPROPERTIES ('write.parquet.compression-codec'='snappy', 'note'='two\nlines, a \\ and a ''')`,
 	)
-	checkShowCreateRoundTrip(t, conn, "USING iceberg", "COMMENT 'it\\'s a table'",
-		"'write.parquet.compression-codec' = 'snappy'", "`name` varchar(20)", "`id` bigint NOT NULL COMMENT 'the id'")
+	ddl := checkShowCreateRoundTrip(t, conn,
+		"\n  `id` bigint NOT NULL COMMENT 'the id''s',\n", "`name` varchar(20) NOT NULL,",
+		"\n  PRIMARY KEY (`name`,`id`),\n  KEY `k_ok` (`ok`),\n  UNIQUE KEY `u_amt` (`amt`,`ts`)\n) USING iceberg COMMENT 'it''s a table' TBLPROPERTIES (",
+		`'note' = 'two\nlines, a \\ and a '''`, "'write.parquet.compression-codec' = 'snappy'")
+	if lines := strings.Split(ddl, "\n"); !strings.HasPrefix(lines[len(lines)-1], ") USING iceberg ") {
+		t.Errorf("the options are not on one line after the column list:\n%s", ddl)
+	}
 }
 
 // checkShowCreateRoundTrip checks that SHOW CREATE TABLE orig contains each
 // of wants and that running its DDL under another name recreates a table
-// whose SHOW CREATE TABLE is the same.
-func checkShowCreateRoundTrip(t *testing.T, conn *sql.Conn, wants ...string) {
+// whose SHOW CREATE TABLE is the same. It returns the DDL.
+func checkShowCreateRoundTrip(t *testing.T, conn *sql.Conn, wants ...string) string {
 	t.Helper()
 	var name, ddl string
 	if err := conn.QueryRowContext(context.Background(), "SHOW CREATE TABLE orig").Scan(&name, &ddl); err != nil {
@@ -141,6 +152,7 @@ func checkShowCreateRoundTrip(t *testing.T, conn *sql.Conn, wants ...string) {
 	if strings.Replace(ddl, "`orig`", "`dup`", 1) != ddl2 {
 		t.Errorf("round trip changed the table:\n%s\nthen\n%s", ddl, ddl2)
 	}
+	return ddl
 }
 
 // TestCreateTableAsSelect checks that CTAS keeps its Spark clauses (which

@@ -425,18 +425,15 @@ func temporaryOptions(ct *plan.CreateTable) error {
 
 // showCreateTemporary is SHOW CREATE TABLE of a temporary table.
 func showCreateTemporary(t *tempTable) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "CREATE TEMPORARY TABLE %s (\n", quoteIdent(t.Name()))
-	writeColumns(&b, t.schema.Schema)
+	lines := columnLines(t.schema.Schema)
 	if len(t.schema.PkOrdinals) > 0 {
 		names := make([]string, len(t.schema.PkOrdinals))
 		for i, o := range t.schema.PkOrdinals {
-			names[i] = quoteIdent(t.schema.Schema[o].Name)
+			names[i] = t.schema.Schema[o].Name
 		}
-		fmt.Fprintf(&b, ",\n  PRIMARY KEY (%s)", strings.Join(names, ","))
+		lines = append(lines, "  PRIMARY KEY "+keyColumns(names))
 	}
-	b.WriteString("\n)")
-	return b.String()
+	return fmt.Sprintf("CREATE TEMPORARY TABLE %s (\n%s\n)", quoteIdent(t.Name()), strings.Join(lines, ",\n"))
 }
 
 // interceptDropTemporary takes DROP TEMPORARY TABLE, which drops only

@@ -33,12 +33,25 @@ func (p parser) interceptUpsert(stmt ast.Statement) (ast.Statement, bool) {
 	if !ok || ins.Action == ast.ReplaceStr || len(ins.OnDup) == 0 {
 		return stmt, false
 	}
-	return ast.InjectedStatement{Statement: &upsertNode{e: p.e, ins: ins}, Auth: ins.Auth}, true
+	return ast.InjectedStatement{Statement: &upsertNode{e: p.e, ins: ins}, Children: placeholders(ins), Auth: ins.Auth}, true
 }
 
 type upsertNode struct {
 	e   *Engine
 	ins *ast.Insert
+	// unbound: the statement is being prepared, its ? parameters have no
+	// values yet (arguments.go).
+	unbound bool
+}
+
+// WithResolvedChildren implements ast.Injectable: the children are the
+// values of the statement's ? parameters.
+func (n *upsertNode) WithResolvedChildren(_ context.Context, children []any) (any, error) {
+	stmt, bound, err := bindArguments(n.ins, children)
+	if err != nil {
+		return nil, err
+	}
+	return &upsertNode{e: n.e, ins: stmt.(*ast.Insert), unbound: !bound}, nil
 }
 
 var (
@@ -46,12 +59,11 @@ var (
 	_ ast.Injectable    = (*upsertNode)(nil)
 )
 
-func (n *upsertNode) WithResolvedChildren(context.Context, []any) (any, error) { return n, nil }
-func (n *upsertNode) Resolved() bool                                           { return true }
-func (n *upsertNode) IsReadOnly() bool                                         { return false }
-func (n *upsertNode) String() string                                           { return ast.String(n.ins) }
-func (n *upsertNode) Children() []sql.Node                                     { return nil }
-func (n *upsertNode) Schema(*sql.Context) sql.Schema                           { return types.OkResultSchema }
+func (n *upsertNode) Resolved() bool                 { return true }
+func (n *upsertNode) IsReadOnly() bool               { return false }
+func (n *upsertNode) String() string                 { return ast.String(n.ins) }
+func (n *upsertNode) Children() []sql.Node           { return nil }
+func (n *upsertNode) Schema(*sql.Context) sql.Schema { return types.OkResultSchema }
 func (n *upsertNode) WithChildren(_ *sql.Context, children ...sql.Node) (sql.Node, error) {
 	if len(children) != 0 {
 		return nil, sql.ErrInvalidChildrenNumber.New(n, len(children), 0)
@@ -65,6 +77,8 @@ const upsertRound = "__icesql_upsert_round"
 func (n *upsertNode) RowIter(ctx *sql.Context, _ sql.Row) (sql.RowIter, error) {
 	ins := n.ins
 	switch {
+	case n.unbound:
+		return nil, sql.ErrUnboundPreparedStatementVariable.New(ast.String(placeholders(ins)[0]))
 	case len(ins.Returning) > 0:
 		return nil, notSupported("INSERT ... ON DUPLICATE KEY UPDATE ... RETURNING is not supported")
 	case len(ins.Partitions) > 0:
