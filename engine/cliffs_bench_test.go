@@ -29,6 +29,7 @@ var cliffShapes = []struct{ name, q string }{
 	{"subquery/exists", "SELECT COUNT(*) FROM t1 AS l WHERE EXISTS (SELECT 1 FROM t2 AS q WHERE q.k = l.k)"},
 	{"subquery/correlated-in", "SELECT l.id FROM t1 AS l WHERE l.s IN (SELECT q.s FROM t3 AS q WHERE q.k = l.k)"},
 	{"subquery/scalar", "SELECT l.id FROM t1 AS l WHERE l.x > (SELECT AVG(q.x) FROM t2 AS q)"},
+	{"subquery/correlated-range", "SELECT COUNT(*) FROM t1 AS l WHERE l.x > (SELECT AVG(q.x) FROM t2 AS q WHERE q.k < l.k)"},
 	{"subquery/scalar-select", "SELECT l.id, (SELECT MAX(q.x) FROM t2 AS q WHERE q.k = l.k) FROM t1 AS l"},
 	{"union", "SELECT s FROM t1 WHERE k < 100 UNION SELECT s FROM t2 WHERE k > 2900"},
 	{"union-all/order", "SELECT id, x FROM t1 WHERE b UNION ALL SELECT id, x FROM t3 WHERE NOT b ORDER BY id, x LIMIT 20"},

@@ -165,7 +165,10 @@ func newEngine(ctx context.Context, cfg Config, cat catalog.Catalog, root string
 			next: hashJoinBuilder{ // hashlookup.go
 				next: sortBuilder{ // sortlimit.go
 					next: vectorBuilder{
-						next: groupByBuilder{next: explainBuilder{base: a.ExecBuilder}, base: a.ExecBuilder}, // groupby.go
+						next: groupByBuilder{ // groupby.go
+							next: explainBuilder{next: nullFirstBuilder{base: a.ExecBuilder}, base: a.ExecBuilder}, // nullcompare.go
+							base: a.ExecBuilder,
+						},
 						base: a.ExecBuilder,
 					},
 					base: a.ExecBuilder,
