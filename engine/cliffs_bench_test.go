@@ -22,6 +22,8 @@ var cliffShapes = []struct{ name, q string }{
 	{"join/inner", "SELECT l.id, r.s FROM t1 AS l JOIN t2 AS r ON l.k = r.id"},
 	{"join/left", "SELECT UPPER(r.s) AS c0, CONCAT(l.s, '-', l.id) AS c1 FROM t1 AS l LEFT JOIN t2 AS r ON l.k = r.id ORDER BY c0 DESC, c1"},
 	{"join/right/group", "SELECT r.s, COUNT(l.id) FROM t1 AS l RIGHT JOIN t3 AS r ON l.k = r.id GROUP BY r.s"},
+	{"join/string/group", "SELECT l.s, COUNT(*) FROM t1 AS l JOIN t2 AS r ON l.s = r.s GROUP BY l.s"},
+	{"join/left-bool/aggregate", "SELECT COUNT(*), COUNT(r.id) FROM t2 AS l LEFT JOIN t3 AS r ON l.b = r.b AND r.id < 100"},
 	{"join/cross/aggregate", "SELECT COUNT(*), MAX(a.x) FROM t1 AS a CROSS JOIN t2 AS b WHERE a.k = b.id"},
 	{"join/left-cross/group", "SELECT c.b, COUNT(*), MIN(a.m) FROM t1 AS a LEFT JOIN t2 AS b ON a.k = b.id CROSS JOIN t3 AS c WHERE c.id < 3 GROUP BY c.b"},
 	{"subquery/in", "SELECT l.id FROM t1 AS l WHERE l.k IN (SELECT q.id FROM t2 AS q WHERE q.b)"},

@@ -234,6 +234,9 @@ func joinSide(n sql.Node) string {
 func joinPath(ctx *sql.Context, j *plan.JoinNode) string {
 	if vectorizeOn(ctx) {
 		if vj, _ := newVectorJoin(ctx, j, nil); vj != nil {
+			if vj.outer {
+				return "vectorized hash join: both sides are read once as Arrow batches; a left row that joins nothing is kept, padded with NULLs"
+			}
 			return "vectorized hash join: both sides are read once as Arrow batches"
 		}
 	}
