@@ -20,6 +20,7 @@ import (
 
 	"github.com/icesql/icesql/planner"
 	"github.com/icesql/icesql/procedures"
+	"github.com/icesql/icesql/pushdown"
 	"github.com/icesql/icesql/storage"
 )
 
@@ -81,6 +82,8 @@ type Engine struct {
 	budget *memoryBudget
 	// privileges keeps users and grants in the warehouse (auth.go).
 	privileges *privilegeStore
+	// caches keep scan plans and Parquet footers between statements.
+	caches *pushdown.Caches
 }
 
 // Open opens the warehouse (creating its folder when absent) and builds the
@@ -122,7 +125,7 @@ var newEngineMu sync.Mutex
 func newEngine(ctx context.Context, cfg Config, cat catalog.Catalog, root string) (*Engine, error) {
 	addVectorizeVar()
 	addMaxStatementTimeVar() // limits.go
-	e := &Engine{cfg: cfg, catalog: cat, procedures: procedures.Builtin(), root: root}
+	e := &Engine{cfg: cfg, catalog: cat, procedures: procedures.Builtin(), root: root, caches: pushdown.NewCaches()}
 	registerSessionVariables()
 	e.provider = newProvider(e)
 	a := analyzer.NewBuilder(e.provider).
@@ -165,7 +168,10 @@ func newEngine(ctx context.Context, cfg Config, cat catalog.Catalog, root string
 			next: hashJoinBuilder{ // hashlookup.go
 				next: sortBuilder{ // sortlimit.go
 					next: vectorBuilder{
-						next: groupByBuilder{next: explainBuilder{base: a.ExecBuilder}, base: a.ExecBuilder}, // groupby.go
+						next: groupByBuilder{ // groupby.go
+							next: explainBuilder{next: nullFirstBuilder{base: a.ExecBuilder}, base: a.ExecBuilder}, // nullcompare.go
+							base: a.ExecBuilder,
+						},
 						base: a.ExecBuilder,
 					},
 					base: a.ExecBuilder,

@@ -27,15 +27,16 @@ func explainAsTree(stmt ast.Statement) {
 }
 
 // explainBuilder is the exec builder's priority builder: it builds
-// DescribeQuery nodes and leaves every other node to base.
+// DescribeQuery nodes and passes every other node on to next.
 type explainBuilder struct {
+	next sql.NodeExecBuilder // the NULL-first comparisons' builder
 	base sql.NodeExecBuilder
 }
 
 func (b explainBuilder) Build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.RowIter, error) {
 	dq, ok := n.(*plan.DescribeQuery)
 	if !ok || !dq.Format.Plan {
-		return nil, nil
+		return b.next.Build(ctx, n, row)
 	}
 	if dq.Format.Analyze {
 		if err := b.drain(ctx, dq.Child, row); err != nil {
@@ -239,6 +240,9 @@ func joinSide(n sql.Node) string {
 func joinPath(ctx *sql.Context, j *plan.JoinNode) string {
 	if vectorizeOn(ctx) {
 		if vj, _ := newVectorJoin(ctx, j, nil); vj != nil {
+			if vj.outer {
+				return "vectorized hash join: both sides are read once as Arrow batches; a left row that joins nothing is kept, padded with NULLs"
+			}
 			return "vectorized hash join: both sides are read once as Arrow batches"
 		}
 	}

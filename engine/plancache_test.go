@@ -6,17 +6,18 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/icesql/icesql/pushdown"
+	"github.com/icesql/icesql/engine"
 )
 
-// TestPlansKeptAcrossStatements checks the process-wide plan cache
+// TestPlansKeptAcrossStatements checks the engine's plan cache
 // (pushdown/plancache.go): a statement planning a scan another statement
 // planned takes the kept plan, and no kept plan outlives what it planned:
 // a commit from another engine on the same warehouse, a transaction's own
 // uncommitted rows, its rollback and time travel each see their own rows.
 func TestPlansKeptAcrossStatements(t *testing.T) {
 	dir := t.TempDir()
-	a := openDB(t, dir)
+	ea := openEngine(t, engine.Config{Warehouse: dir})
+	a := openConnOn(t, ea)
 	mustExec(t, a,
 		"CREATE DATABASE db", "USE db",
 		"CREATE TABLE t (id BIGINT, v VARCHAR(10))",
@@ -35,7 +36,7 @@ func TestPlansKeptAcrossStatements(t *testing.T) {
 	if n := sum(a, all); n != 6 {
 		t.Fatalf("sum %d, want 6", n)
 	}
-	hits, _ := pushdown.PlanCacheStats()
+	hits := engine.CacheStats(ea).PlanHits
 	if n := sum(a, all); n != 6 {
 		t.Fatalf("again: sum %d, want 6", n)
 	}
@@ -45,7 +46,7 @@ func TestPlansKeptAcrossStatements(t *testing.T) {
 	if n := sum(a, some); n != 5 {
 		t.Fatalf("id > 1 again: sum %d, want 5", n)
 	}
-	if h, _ := pushdown.PlanCacheStats(); h < hits+2 {
+	if h := engine.CacheStats(ea).PlanHits; h < hits+2 {
 		t.Errorf("plan cache hits went from %d to %d over two repeated statements, want at least +2", hits, h)
 	}
 	var first int64
@@ -82,5 +83,42 @@ func TestPlansKeptAcrossStatements(t *testing.T) {
 	mustExec(t, a, "ROLLBACK")
 	if n := sum(a, all); n != 9 {
 		t.Errorf("after rollback: sum %d, want 9", n)
+	}
+}
+
+// TestEnginesOwnTheirCaches checks that two engines in one process, even
+// on one warehouse, keep their own plans and footers: one engine's
+// statements fill its caches and take its hits, and leave the other's as
+// they were.
+func TestEnginesOwnTheirCaches(t *testing.T) {
+	dir := t.TempDir()
+	ea, eb := openEngine(t, engine.Config{Warehouse: dir}), openEngine(t, engine.Config{Warehouse: dir})
+	a, b := openConnOn(t, ea), openConnOn(t, eb)
+	mustExec(t, a, "CREATE DATABASE db", "USE db", "CREATE TABLE t (id BIGINT, v STRING)",
+		"INSERT INTO t VALUES (1, 'a'), (2, 'b')", "INSERT INTO t VALUES (3, 'c')")
+	mustExec(t, b, "USE db")
+	bBefore := engine.CacheStats(eb)
+	const q = "SELECT SUM(id) FROM t WHERE v <> 'x'"
+	for range 2 {
+		if _, err := a.ExecContext(context.Background(), q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sa := engine.CacheStats(ea)
+	if sa.Plans == 0 || sa.PlanHits == 0 || sa.Footers == 0 {
+		t.Fatalf("engine a after a repeated statement: %+v, want plans, hits and footers kept", sa)
+	}
+	if sb := engine.CacheStats(eb); sb != bBefore {
+		t.Errorf("engine b's caches changed with engine a's statements: %+v, then %+v", bBefore, sb)
+	}
+	// b plans the same scan itself: a miss, not a's kept plan.
+	if _, err := b.ExecContext(context.Background(), q); err != nil {
+		t.Fatal(err)
+	}
+	if sb := engine.CacheStats(eb); sb.PlanMisses == bBefore.PlanMisses || sb.PlanHits != bBefore.PlanHits {
+		t.Errorf("engine b's first plan of the scan: %+v (before: %+v), want a miss and no hit", sb, bBefore)
+	}
+	if s := engine.CacheStats(ea); s.PlanMisses != sa.PlanMisses || s.PlanHits != sa.PlanHits {
+		t.Errorf("engine a's plan cache counted engine b's statement: %+v, then %+v", sa, s)
 	}
 }

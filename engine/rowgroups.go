@@ -44,7 +44,7 @@ func (t *Table) pruneRowGroups(ctx context.Context, planned *pushdown.Planned, t
 	if err != nil {
 		return tasks
 	}
-	pruned, _, err := pushdown.PruneRowGroups(ctx, planned.IO(fs), t.tbl.Schema(), filter, tasks)
+	pruned, _, err := pushdown.PruneRowGroups(ctx, t.db.e.caches, planned.IO(fs), t.tbl.Schema(), filter, tasks)
 	if err != nil {
 		return tasks
 	}

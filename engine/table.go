@@ -80,7 +80,7 @@ func newTable(db *Database, name string, tbl *table.Table, staged []iceberg.Data
 		staged:  staged,
 		schema:  sqlColumns(schemaOf(tbl.Schema(), tbl.Properties(), db.name, name), tbl.Schema()),
 		names:   icebergNames(tbl.Schema()),
-		plan:    &pushdown.Plan{},
+		plan:    &pushdown.Plan{Caches: db.e.caches},
 		aligned: &alignedTasks{},
 		staging: &stagedView{},
 		scan:    &scanID{},
@@ -286,7 +286,7 @@ func (t *Table) openBatches(ctx *sql.Context, cols []string, rowFiltered bool) (
 // read is scan of tbl for pushdown.Open, widen the same scan with more
 // columns.
 func (t *Table) read(ctx context.Context, planned *pushdown.Planned, tbl *table.Table, scan *table.Scan, widen func([]string) (*table.Scan, error)) pushdown.Read {
-	r := pushdown.Read{Scan: scan, Widen: widen, Table: tbl}
+	r := pushdown.Read{Scan: scan, Widen: widen, Table: tbl, Caches: t.db.e.caches}
 	if fs, err := t.tbl.FS(ctx); err == nil {
 		r.FS = planned.IO(fs)
 	}

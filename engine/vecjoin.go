@@ -5,32 +5,35 @@ import (
 	"io"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/expression"
 	"github.com/dolthub/go-mysql-server/sql/plan"
-	"github.com/dolthub/go-mysql-server/sql/types"
 )
 
-// An inner hash join of two Iceberg scans (each with its WHERE clause, as
-// go-mysql-server plans TPC-H Q3) on an integer key runs on the vector
-// path: the build side's kept rows fill a map by key, and each probe batch
-// is filtered, looked up by the key column's Arrow values, and only the
-// rows that join become go-mysql-server rows. On the row path every probe
-// row was built, hashed through go-mysql-server's generic hashing, and
-// mostly thrown away (in Q3, 19 of 20).
+// A hash join of two Iceberg scans (each with its WHERE clause, as
+// go-mysql-server plans TPC-H Q3) on an equality of keys the vector path
+// codes (vecjoinkey.go: integers, booleans, byte-compared strings) runs on
+// the vector path: the build side's kept rows fill a map by key, and each
+// probe batch is filtered, looked up by the key column's Arrow values, and
+// only the rows that join become go-mysql-server rows. On the row path
+// every probe row was built, hashed through go-mysql-server's generic
+// hashing, and mostly thrown away (in Q3, 19 of 20). A LEFT JOIN (and a
+// RIGHT JOIN, which go-mysql-server plans as one with its sides swapped)
+// keeps each probe row that joins nothing, padded with NULLs.
 
 // vectorJoin is a JoinNode computed on the vector path. Its rows are the
 // join's: the left row's columns, then the right row's.
 type vectorJoin struct {
 	left, right *vectorFilter
 	lkey, rkey  int            // the key's column in the left and right rows
+	keys        *joinKeys      // codes the key's values
 	cond        sql.Expression // the join condition on the joined row; nil when it is the key equality alone
+	outer       bool           // a left outer join: a left row that joins nothing is kept, padded
 }
 
-// newVectorJoin translates j, or says why it cannot: an inner join,
-// hashed (the right side under a HashLookup) or nested-loop, whose
-// condition has an equality of an integer column of each side.
+// newVectorJoin translates j, or says why it cannot: an inner or left
+// outer join, hashed (the right side under a HashLookup) or nested-loop,
+// whose condition has an equality of a key column of each side.
 func newVectorJoin(ctx *sql.Context, j *plan.JoinNode, row sql.Row) (*vectorJoin, string) {
 	if len(row) != 0 || j.ScopeLen != 0 {
 		return nil, "a join inside a subquery"
@@ -40,13 +43,13 @@ func newVectorJoin(ctx *sql.Context, j *plan.JoinNode, row sql.Row) (*vectorJoin
 	}
 	rightNode := j.Right()
 	switch j.Op {
-	case plan.JoinTypeHash:
+	case plan.JoinTypeHash, plan.JoinTypeLeftOuterHash:
 		hl, ok := rightNode.(*plan.HashLookup)
 		if !ok {
 			return nil, "no hash lookup"
 		}
 		rightNode = hl.Child
-	case plan.JoinTypeInner:
+	case plan.JoinTypeInner, plan.JoinTypeLeftOuter:
 	default:
 		return nil, "a " + j.Op.String()
 	}
@@ -58,7 +61,7 @@ func newVectorJoin(ctx *sql.Context, j *plan.JoinNode, row sql.Row) (*vectorJoin
 	if right == nil {
 		return nil, "right side: " + why
 	}
-	vj := &vectorJoin{left: left, right: right, cond: j.Filter}
+	vj := &vectorJoin{left: left, right: right, cond: j.Filter, outer: j.Op.IsLeftOuter()}
 	// Only an equality makes a NULL key join nothing, and the condition
 	// still decides every pair the keys match.
 	conj := expression.SplitConjunction(ctx, j.Filter)
@@ -70,11 +73,11 @@ func newVectorJoin(ctx *sql.Context, j *plan.JoinNode, row sql.Row) (*vectorJoin
 			return vj, ""
 		}
 	}
-	return nil, "the join condition has no equality of integer columns of each side"
+	return nil, "the join condition has no equality of key columns of each side (integers, booleans, or strings compared byte by byte)"
 }
 
-// keyEquality says whether c is left column = right column, both signed
-// integers, and makes them the join's key.
+// keyEquality says whether c is left column = right column, of keys coded
+// alike, and makes them the join's key.
 func (vj *vectorJoin) keyEquality(ctx *sql.Context, c sql.Expression) bool {
 	e, ok := c.(*expression.Equals)
 	if !ok {
@@ -93,10 +96,11 @@ func (vj *vectorJoin) keyEquality(ctx *sql.Context, c sql.Expression) bool {
 		return false
 	}
 	rb := b.WithIndex(b.Index() - w).(*expression.GetField)
-	if !intKey(ctx, vj.left, a) || !intKey(ctx, vj.right, rb) {
+	keys, ok := joinKeysOf(ctx, vj.left, a, vj.right, rb)
+	if !ok {
 		return false
 	}
-	vj.lkey, vj.rkey = a.Index(), rb.Index()
+	vj.lkey, vj.rkey, vj.keys = a.Index(), rb.Index(), keys
 	return true
 }
 
@@ -108,26 +112,6 @@ func keyColumn(e sql.Expression) (*expression.GetField, bool) {
 	}
 	gf, ok := e.(*expression.GetField)
 	return gf, ok
-}
-
-// intKey says gf is a signed integer column of v's rows.
-func intKey(ctx *sql.Context, v *vectorFilter, gf *expression.GetField) bool {
-	if !v.t.owns(gf) || gf.Index() < 0 || gf.Index() >= v.width || !types.IsSigned(gf.Type(ctx)) {
-		return false
-	}
-	j := v.t.schema.IndexOfColName(gf.Name())
-	if j < 0 || j >= len(v.t.names) || v.cols[gf.Index()] != v.t.names[j] {
-		return false
-	}
-	f, ok := v.t.tbl.Schema().FindFieldByName(v.cols[gf.Index()])
-	if !ok {
-		return false
-	}
-	switch f.Type.String() {
-	case "int", "long":
-		return true
-	}
-	return false
 }
 
 func (vj *vectorJoin) iter(ctx *sql.Context) (sql.RowIter, error) {
@@ -163,20 +147,10 @@ func (vj *vectorJoin) build(ctx *sql.Context) (*joinTable, error) {
 		if err != nil {
 			return nil, err
 		}
-		if k, ok := intValue(row[vj.rkey]); ok {
+		if k, ok := vj.keys.add(row[vj.rkey]); ok {
 			t.add(k, row)
 		}
 	}
-}
-
-func intValue(v any) (int64, bool) {
-	switch v := v.(type) {
-	case int32:
-		return int64(v), true
-	case int64:
-		return v, true
-	}
-	return 0, false
 }
 
 // prober joins one worker's probe batches.
@@ -196,30 +170,19 @@ func (p *prober) probe(ctx *sql.Context, rec arrow.RecordBatch) ([]sql.Row, erro
 	var out []sql.Row
 	if keep == nil {
 		for _, l := range pending {
-			if k, ok := intValue(l[p.vj.lkey]); ok {
-				if out, err = p.join(ctx, out, l, p.table.matches(k, p.buf[:0])); err != nil {
-					return nil, err
-				}
+			if out, err = p.join(ctx, out, l, p.matches(p.vj.keys.find(l[p.vj.lkey]))); err != nil {
+				return nil, err
 			}
 		}
 		return out, nil
 	}
-	keys := p.k.cols[p.vj.lkey]
-	key := keyReader(keys)
-	if key == nil {
-		return nil, fmt.Errorf("vectorized join over %s: key column is %s", p.vj.left.t.String(), keys.DataType())
+	key, err := p.vj.keys.reader(p.k.cols[p.vj.lkey], false)
+	if err != nil {
+		return nil, fmt.Errorf("vectorized join over %s: %w", p.vj.left.t.String(), err)
 	}
 	for _, r := range keep {
-		if keys.IsNull(int(r)) {
-			continue
-		}
-		k := key(int(r))
-		if !p.table.mayHave(k) {
-			continue
-		}
-		matches := p.table.matches(k, p.buf[:0])
-		p.buf = matches
-		if len(matches) == 0 {
+		matches := p.matches(key(int(r)))
+		if len(matches) == 0 && !p.vj.outer {
 			continue
 		}
 		l, err := p.k.row(int(r))
@@ -233,9 +196,19 @@ func (p *prober) probe(ctx *sql.Context, rec arrow.RecordBatch) ([]sql.Row, erro
 	return out, nil
 }
 
+// matches is the build rows of key k (none when ok is false).
+func (p *prober) matches(k int64, ok bool) []sql.Row {
+	if !ok || !p.table.mayHave(k) {
+		return nil
+	}
+	p.buf = p.table.matches(k, p.buf[:0])
+	return p.buf
+}
+
 // join appends the rows l makes with each of matches that pass the join
-// condition.
+// condition; in an outer join, l padded with NULLs when none does.
 func (p *prober) join(ctx *sql.Context, out []sql.Row, l sql.Row, matches []sql.Row) ([]sql.Row, error) {
+	joined := false
 	for _, m := range matches {
 		row := p.rows.next()
 		copy(row, l)
@@ -250,19 +223,13 @@ func (p *prober) join(ctx *sql.Context, out []sql.Row, l sql.Row, matches []sql.
 			}
 		}
 		out = append(out, row)
+		joined = true
+	}
+	if !joined && p.vj.outer {
+		row := p.rows.next()
+		copy(row, l)
+		clear(row[len(l):])
+		out = append(out, row)
 	}
 	return out, nil
-}
-
-// keyReader reads an integer key column's values as int64s.
-func keyReader(arr arrow.Array) func(int) int64 {
-	switch a := arr.(type) {
-	case *array.Int32:
-		vals := a.Int32Values()
-		return func(i int) int64 { return int64(vals[i]) }
-	case *array.Int64:
-		vals := a.Int64Values()
-		return func(i int) int64 { return vals[i] }
-	}
-	return nil
 }

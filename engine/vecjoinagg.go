@@ -20,8 +20,8 @@ import (
 )
 
 // A GROUP BY directly over an inner join that the vector path probes
-// (vecjoin.go: two Iceberg scans, each with its WHERE clause, on an
-// integer key) runs wholly on Arrow batches, as TPC-H Q3 needs: the build
+// (vecjoin.go: two Iceberg scans, each with its WHERE clause, on a key
+// vecjoinkey.go codes) runs wholly on Arrow batches, as TPC-H Q3 needs: the build
 // side's kept rows are gathered into one array per column and indexed by
 // key; each probe batch is filtered and probed, and the columns the
 // aggregation reads are gathered for the pairs that join, from both sides,
@@ -62,6 +62,9 @@ func newVectorJoinAgg(ctx *sql.Context, gb *plan.GroupBy, row sql.Row) (*vectorJ
 	vj, why := newVectorJoin(ctx, j, row)
 	if vj == nil {
 		return nil, "the join: " + why
+	}
+	if vj.outer {
+		return nil, "an outer join: the vector path aggregates the rows of inner joins only"
 	}
 	ja := &vectorJoinAgg{vj: vj, plan: &vector.Plan{}}
 	tr := &vecTranslator{ctx: ctx, columnOf: ja.column}
@@ -317,18 +320,9 @@ func (ja *vectorJoinAgg) buildSide(ctx *sql.Context, workers int) (*joinBuild, e
 		if err != nil {
 			return err
 		}
-		key := keyReader(keyArr)
-		if key == nil {
-			return fmt.Errorf("%w: key column %s is %s", errBatchShape, keyName, keyArr.DataType())
-		}
-		rows := make([]int32, 0, len(keep))
-		keys := make([]int64, 0, len(keep))
-		for _, r := range keep {
-			if keyArr.IsNull(int(r)) {
-				continue
-			}
-			rows = append(rows, r)
-			keys = append(keys, key(int(r)))
+		rows, keys, err := ja.vj.keys.buildKeys(keyArr, keep)
+		if err != nil {
+			return fmt.Errorf("key column %s: %w", keyName, err)
 		}
 		if len(rows) == 0 {
 			return nil
@@ -445,18 +439,18 @@ func (p *joinAggProber) add(rec arrow.RecordBatch) error {
 	if err != nil {
 		return err
 	}
-	key := keyReader(keyArr)
-	if key == nil {
-		return fmt.Errorf("%w: key column is %s", errBatchShape, keyArr.DataType())
+	key, err := p.ja.vj.keys.reader(keyArr, false)
+	if err != nil {
+		return err
 	}
 	t := p.b.table
 	pi, bi := p.pi[:0], p.bi[:0]
-	nulls := keyArr.NullN() > 0
 	for _, r := range keep {
-		if nulls && keyArr.IsNull(int(r)) {
+		k, ok := key(int(r))
+		if !ok {
 			continue
 		}
-		for i := t.first(key(int(r))); i >= 0; i = t.next[i] {
+		for i := t.first(k); i >= 0; i = t.next[i] {
 			pi = append(pi, r)
 			bi = append(bi, i)
 		}

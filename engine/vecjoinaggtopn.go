@@ -79,7 +79,7 @@ func newGroupsTopN(ctx *sql.Context, n *plan.TopN, source func(sql.Node) (topNSo
 	if !ok {
 		return nil, "a LIMIT that is not a constant"
 	}
-	limit, ok := intValue(lit.Value())
+	limit, ok := numberValue(lit.Value())
 	if !ok || limit < 0 {
 		return nil, "LIMIT " + lit.String()
 	}

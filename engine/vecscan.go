@@ -25,7 +25,7 @@ func (t *Table) withNativeDecode(ctx *sql.Context) *sql.Context {
 		return ctx // iceberg-go's reader reports it
 	}
 	planned := t.planned()
-	n := pushdown.Native{FS: planned.IO(fs), Schema: t.tbl.Schema(), Filter: t.rowFilter(), Stats: planned.NativeStats()}
+	n := pushdown.Native{FS: planned.IO(fs), Schema: t.tbl.Schema(), Filter: t.rowFilter(), Stats: planned.NativeStats(), Caches: t.db.e.caches}
 	return ctx.WithContext(context.WithValue(ctx.Context, nativeKey{}, n))
 }
 

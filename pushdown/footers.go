@@ -30,25 +30,34 @@ type footerKey struct {
 
 type footerCache struct {
 	mu    sync.Mutex
+	limit int // files
 	metas map[footerKey]*metadata.FileMetaData
 	order []footerKey // oldest first, for eviction
 }
 
-var footers = &footerCache{metas: map[footerKey]*metadata.FileMetaData{}}
+func newFooterCache(files int) *footerCache {
+	return &footerCache{limit: files, metas: map[footerKey]*metadata.FileMetaData{}}
+}
 
 func (c *footerCache) get(k footerKey) *metadata.FileMetaData {
+	if c == nil {
+		return nil
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.metas[k]
 }
 
 func (c *footerCache) put(k footerKey, m *metadata.FileMetaData) {
+	if c == nil {
+		return
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if _, ok := c.metas[k]; ok {
 		return
 	}
-	if len(c.order) >= footerCacheFiles {
+	if len(c.order) >= c.limit {
 		delete(c.metas, c.order[0])
 		c.order = c.order[1:]
 	}
@@ -85,9 +94,9 @@ func nativeReadProps(f icebergio.File) *parquet.ReaderProperties {
 }
 
 // openParquet opens a data file of size bytes (0 or less: unknown, the
-// footer is not cached) with its footer parsed once per process, for a
-// native scan or only for its footer.
-func openParquet(fsys icebergio.IO, path string, size int64, native bool) (*file.Reader, error) {
+// footer is not cached) with its footer parsed once while footers keep it,
+// for a native scan or only for its footer.
+func openParquet(footers *footerCache, fsys icebergio.IO, path string, size int64, native bool) (*file.Reader, error) {
 	f, err := fsys.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)
@@ -114,8 +123,8 @@ func openParquet(fsys icebergio.IO, path string, size int64, native bool) (*file
 }
 
 // footerOf is the parsed footer of a data file of size bytes, read only
-// when the cache does not hold it.
-func footerOf(fsys icebergio.IO, path string, size int64) (*metadata.FileMetaData, error) {
+// when footers do not hold it.
+func footerOf(footers *footerCache, fsys icebergio.IO, path string, size int64) (*metadata.FileMetaData, error) {
 	if size > 0 {
 		if m := footers.get(footerKey{path, size}); m != nil {
 			if c, ok := fsys.(countingIO); ok {
@@ -126,7 +135,7 @@ func footerOf(fsys icebergio.IO, path string, size int64) (*metadata.FileMetaDat
 			return m, nil
 		}
 	}
-	pf, err := openParquet(fsys, path, size, false)
+	pf, err := openParquet(footers, fsys, path, size, false)
 	if err != nil {
 		return nil, err
 	}

@@ -40,6 +40,8 @@ type Read struct {
 	// FS reads data file footers; nil skips the search for files that
 	// lack every projected column.
 	FS icebergio.IO
+	// Caches keep the footers FS reads; nil keeps none.
+	Caches *Caches
 	// Widen is the same scan with the extra columns selected too; with
 	// "*" its projection is the whole schema it resolves names in.
 	Widen func(extra []string) (*table.Scan, error)
@@ -100,7 +102,7 @@ func (r Read) classify(tasks []table.FileScanTask) (plain []table.FileScanTask, 
 			plain = append(plain, t)
 			continue
 		}
-		meta, err := footerOf(r.FS, t.File.FilePath(), t.File.FileSizeBytes())
+		meta, err := footerOf(r.Caches.footerCache(), r.FS, t.File.FilePath(), t.File.FileSizeBytes())
 		if err != nil {
 			return nil, nil, err
 		}

@@ -45,6 +45,7 @@ type Native struct {
 	Schema *iceberg.Schema
 	Filter iceberg.BooleanExpression
 	Stats  *NativeStats // counts what was read; nil: not counted
+	Caches *Caches      // keep the files' footers; nil: none kept
 	// Select, when set, gives each reading goroutine the consumer's
 	// predicate; batches then hold only the rows where it is TRUE
 	// (nativeselect.go).
@@ -317,7 +318,7 @@ func (c *nativeCursor) advance() error {
 }
 
 func (c *nativeCursor) open(t table.FileScanTask) error {
-	pf, err := openParquet(c.b.n.FS, t.File.FilePath(), t.File.FileSizeBytes(), true) // footers.go
+	pf, err := openParquet(c.b.n.Caches.footerCache(), c.b.n.FS, t.File.FilePath(), t.File.FileSizeBytes(), true) // footers.go
 	if err != nil {
 		return err
 	}

@@ -62,7 +62,7 @@ func (r Read) splitPlainUUID(tasks []table.FileScanTask) (rest, plain []table.Fi
 			rest = append(rest, t)
 			continue
 		}
-		meta, err := footerOf(r.FS, t.File.FilePath(), t.File.FileSizeBytes())
+		meta, err := footerOf(r.Caches.footerCache(), r.FS, t.File.FilePath(), t.File.FileSizeBytes())
 		if err != nil {
 			return nil, nil, err
 		}

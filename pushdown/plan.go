@@ -17,6 +17,9 @@ import (
 // manifests. One statement may scan a table under several filters (a
 // self-join, a subquery), hence one entry per filter.
 type Plan struct {
+	// Caches keep plans between statements; nil keeps none.
+	Caches *Caches
+
 	mu       sync.Mutex
 	byFilter map[string]*Planned
 }
@@ -33,7 +36,7 @@ func (p *Plan) For(filter iceberg.BooleanExpression) *Planned {
 	}
 	pl, ok := p.byFilter[key]
 	if !ok {
-		pl = &Planned{Filter: filter}
+		pl = &Planned{Filter: filter, plans: p.Caches.planCache()}
 		p.byFilter[key] = pl
 	}
 	return pl
@@ -51,6 +54,8 @@ func FilterString(filter iceberg.BooleanExpression) string {
 // cost, for EXPLAIN.
 type Planned struct {
 	Filter iceberg.BooleanExpression
+
+	plans *planCache // nil: none kept
 
 	once   sync.Once
 	tasks  []table.FileScanTask
@@ -70,7 +75,7 @@ func (p *Planned) Tasks(ctx context.Context, scan *table.Scan) ([]table.FileScan
 	p.once.Do(func() {
 		key, keep := keyOf(scan, FilterString(p.Filter))
 		if keep {
-			if c, ok := plans.get(key); ok { // plancache.go
+			if c, ok := p.plans.get(key); ok { // plancache.go
 				p.tasks = c.tasks
 				p.report.Store(c.report)
 				return
@@ -82,7 +87,7 @@ func (p *Planned) Tasks(ctx context.Context, scan *table.Scan) ([]table.FileScan
 			return
 		}
 		if keep {
-			plans.put(&cachedPlan{key: key, tasks: p.tasks, report: p.report.Load()})
+			p.plans.put(&cachedPlan{key: key, tasks: p.tasks, report: p.report.Load()})
 		}
 	})
 	return p.tasks, p.err

@@ -17,7 +17,7 @@ import (
 // A snapshot's planned tasks for one row filter never change: the manifest
 // list a snapshot names, and the manifests and delete files it lists, are
 // immutable files under names no other snapshot uses (a UUID in each). So
-// plans are kept process-wide, keyed by the manifest list (whose path names
+// plans are kept by the engine (Caches), keyed by the manifest list (whose path names
 // the table's location and a UUID), the schema the filter binds to and the
 // filter, and any statement of any session planning the same scan
 // takes them. A failed plan is not kept, and a commit that failed wrote a
@@ -59,8 +59,6 @@ type planCache struct {
 	misses int64
 }
 
-var plans = newPlanCache(planCacheBytes)
-
 func newPlanCache(limit int64) *planCache {
 	return &planCache{limit: limit, order: list.New(), byKey: map[planKey]*list.Element{}}
 }
@@ -86,6 +84,9 @@ func keyOf(scan *table.Scan, filter string) (planKey, bool) {
 // get returns the kept plan for key. The tasks are shared: callers copy a
 // task before changing it, as every caller does (tasks are values).
 func (c *planCache) get(key planKey) (*cachedPlan, bool) {
+	if c == nil {
+		return nil, false
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	el, ok := c.byKey[key]
@@ -99,6 +100,9 @@ func (c *planCache) get(key planKey) (*cachedPlan, bool) {
 }
 
 func (c *planCache) put(p *cachedPlan) {
+	if c == nil {
+		return
+	}
 	p.bytes = estimatePlanBytes(p)
 	if p.bytes > c.limit/4 {
 		return
@@ -117,12 +121,4 @@ func (c *planCache) put(p *cachedPlan) {
 		delete(c.byKey, old.key)
 		c.size -= old.bytes
 	}
-}
-
-// PlanCacheStats reports the process-wide plan cache's hits and misses, for
-// tests and tracing.
-func PlanCacheStats() (hits, misses int64) {
-	plans.mu.Lock()
-	defer plans.mu.Unlock()
-	return plans.hits, plans.misses
 }

@@ -34,12 +34,12 @@ import (
 // the pieces as to the whole file (split.go). A task none of whose row
 // groups might match is dropped. skipped counts the row groups ruled out.
 //
-// fsys opens the data files to read their footers; schema is the one the
-// filter binds to (the scan's), and columns are matched to Parquet columns
-// by field ID. Whatever cannot be judged (a column the file lacks, a type
-// below, a nested column, statistics a writer is known to get wrong) might
-// match.
-func PruneRowGroups(ctx context.Context, fsys icebergio.IO, schema *iceberg.Schema, filter iceberg.BooleanExpression, tasks []table.FileScanTask) (out []table.FileScanTask, skipped int64, err error) {
+// fsys opens the data files to read their footers, which caches keep (nil:
+// none kept); schema is the one the filter binds to (the scan's), and
+// columns are matched to Parquet columns by field ID. Whatever cannot be
+// judged (a column the file lacks, a type below, a nested column,
+// statistics a writer is known to get wrong) might match.
+func PruneRowGroups(ctx context.Context, caches *Caches, fsys icebergio.IO, schema *iceberg.Schema, filter iceberg.BooleanExpression, tasks []table.FileScanTask) (out []table.FileScanTask, skipped int64, err error) {
 	bound, err := bindForRowGroups(schema, filter)
 	if err != nil {
 		return nil, 0, err
@@ -61,7 +61,7 @@ func PruneRowGroups(ctx context.Context, fsys icebergio.IO, schema *iceberg.Sche
 		wg.Add(1)
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			keeps[i], errs[i] = survivingRowGroups(fsys, t.File.FilePath(), t.File.FileSizeBytes(), bound, len(offsets))
+			keeps[i], errs[i] = survivingRowGroups(caches.footerCache(), fsys, t.File.FilePath(), t.File.FileSizeBytes(), bound, len(offsets))
 		}()
 	}
 	wg.Wait()
@@ -85,8 +85,8 @@ const footerReads = 16
 // survivingRowGroups returns which row groups of the file might hold a row
 // the bound filter accepts, or nil when the file's row groups are not the
 // wanted count (its split offsets do not describe them).
-func survivingRowGroups(fsys icebergio.IO, path string, size int64, bound iceberg.BooleanExpression, wanted int) ([]bool, error) {
-	meta, err := footerOf(fsys, path, size) // footers.go
+func survivingRowGroups(footers *footerCache, fsys icebergio.IO, path string, size int64, bound iceberg.BooleanExpression, wanted int) ([]bool, error) {
+	meta, err := footerOf(footers, fsys, path, size) // footers.go
 	if err != nil {
 		return nil, err
 	}
