@@ -619,9 +619,13 @@ func TestThroughTheS3API(t *testing.T) {
 	} else {
 		rows.Release()
 	}
-	// The warehouse keeps its own locations; register takes either spelling.
-	if loc := got.Metadata().Location(); loc != root+"/db/t" {
+	// The warehouse keeps its own locations (its writers see the bucket's);
+	// register takes either spelling.
+	if loc := storage.StoredLocation(got); loc != root+"/db/t" {
 		t.Fatalf("stored location %q", loc)
+	}
+	if loc := got.Location(); loc != "s3://lake/db/t" {
+		t.Fatalf("icesql's writers see location %q, want s3://lake/db/t", loc)
 	}
 	meta := got.MetadataLocation()
 	if err := wh.DetachTable(ctx, table.Identifier{"db", "t"}); err != nil {
