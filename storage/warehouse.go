@@ -700,9 +700,12 @@ func (w *Warehouse) writeMetadata(ctx context.Context, location string, meta tab
 	if err := createOnce(ctx, w.store, location, raw); err != nil {
 		return nil, err
 	}
-	if bytes.Equal(raw, data) {
+	if bytes.Equal(raw, data) && !specFormDefaults(data) {
 		return meta, nil
 	}
+	// Read back as loading reads it: the locations as written, and field
+	// defaults a client sent in the spec's form as the values iceberg-go
+	// reads (defaults.go).
 	written, err := ParseMetadata(raw)
 	if err != nil {
 		return nil, fmt.Errorf("read back table metadata %s: %w", location, err)

@@ -50,7 +50,7 @@ func (h *Handler) loadResult(r *http.Request, metaLoc string, meta table.Metadat
 		}
 		raw = data
 	} else {
-		data, err := json.Marshal(meta)
+		data, err := storage.MetadataJSON(meta)
 		if err != nil {
 			return nil, fmt.Errorf("encode table metadata: %w", err)
 		}
