@@ -29,12 +29,15 @@ test: vet
 # Compatibility Kit (interop/rck.sh, "rck: N passed, M failed, K skipped")
 # and PyIceberg's REST client (interop/rck_pyiceberg.py), and Spark through
 # the REST catalog and the S3 API as the lakehouse tutorial connects
-# (interop/rest_spark.py, "rest-spark: N passed, M failed").
+# (interop/rest_spark.py, "rest-spark: N passed, M failed"), and DuckDB
+# attached to the REST catalog (interop/rest_duckdb.py, "rest-duckdb: N
+# passed, M failed").
 interop: build
 	@out=$$(bash interop/setup.sh) || exit 1; py="$$(echo "$$out" | sed -n 1p)"; \
 	"$$py" interop/interop.py --icesql bin/icesql --jar "$$(echo "$$out" | sed -n 2p)"; rc=$$?; \
 	bash interop/rck.sh bin/icesql || rc=1; "$$py" interop/rck_pyiceberg.py bin/icesql || rc=1; \
-	"$$py" interop/rest_spark.py --icesql bin/icesql --jar "$$(echo "$$out" | sed -n 2p)" || rc=1; exit $$rc
+	"$$py" interop/rest_spark.py --icesql bin/icesql --jar "$$(echo "$$out" | sed -n 2p)" || rc=1; \
+	"$$py" interop/rest_duckdb.py --icesql bin/icesql || rc=1; exit $$rc
 
 # Real MySQL clients run one shared script (clients/script.json: connect-time
 # statements, schema browsing, DML with parameters, transactions with
@@ -89,8 +92,9 @@ vet:
 # and its extensions: pip install duckdb==1.5.5 duckdb-extension-iceberg==1.5.5
 # duckdb-extension-avro==1.5.5 (else the bench says it skipped them, and why).
 # Then GET of a 128 MiB object through the S3 API against reading the file
-# (bench/s3get.go), single-row INSERT commits (bench/commits.go), and LOAD DATA
-# LOCAL and icesql import of a 1M-row CSV (bench/load.go).
+# (bench/s3get.go), single-row INSERT commits (bench/commits.go), LOAD DATA
+# LOCAL and icesql import of a 1M-row CSV (bench/load.go), and commits through
+# the Iceberg REST catalog against SQL with loadTable's p50/p99 (bench/rest.go).
 SF ?= 1
 PYTHON ?= python3
 bench:
@@ -98,6 +102,7 @@ bench:
 	cd bench && go run . -s3get
 	cd bench && go run . -commits
 	cd bench && go run . -load
+	cd bench && go run . -rest
 
 # UPDATE and DELETE of 1% of a 10M-row, 100-file table in each write mode
 # (bench/dml.go); DML_ROWS=100000 for a quick run.

@@ -104,6 +104,7 @@ func main() {
 	commitN := flag.Int("commitn", 500, "statements of each -commits case (a fifth of them after 10,000 snapshots)")
 	load := flag.Bool("load", false, "instead of TPC-H: LOAD DATA LOCAL and icesql import of a CSV of -loadrows rows (load.go; -loadprofile profiles the LOAD DATA)")
 	loadRows := flag.Int("loadrows", 1_000_000, "rows of the -load CSV")
+	restBench := flag.Bool("rest", false, "instead of TPC-H: commits through the Iceberg REST catalog against SQL, and loadTable latency (rest.go); -commitn commits each")
 	flag.Parse()
 	log.SetFlags(0)
 
@@ -124,6 +125,12 @@ func main() {
 	}
 	if *commits {
 		if err := runCommits(ctx, work, *commitN); err != nil {
+			log.Fatal(err)
+		}
+		return
+	}
+	if *restBench {
+		if err := runREST(ctx, work, *commitN); err != nil {
 			log.Fatal(err)
 		}
 		return

@@ -165,12 +165,12 @@ class PyIceberg:
 
 
 class DuckDB:
-    def __init__(self):
+    def __init__(self, extensions=("avro", "iceberg")):
         import duckdb
         self.duckdb = duckdb
         self.con = duckdb.connect()
         self.con.execute("SET TimeZone = 'UTC'") if self._load("icu") else None
-        for ext in ("avro", "iceberg"):
+        for ext in extensions:
             if not self._load(ext):
                 raise RuntimeError("DuckDB's %s extension is not installed (pip install duckdb-extension-%s==%s)"
                                    % (ext, ext, duckdb.__version__))

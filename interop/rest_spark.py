@@ -12,8 +12,13 @@ UPDATE/DELETE/MERGE, CTAS, time travel, snapshots and history, rollback),
 and after each step asks icesql the same question over the MySQL wire and
 compares the answers. A second Spark catalog configured with the REST
 settings only (no s3.* properties) reads a table, so the S3 endpoint and
-keys the catalog hands out in LoadTableResult are what it uses. Finally
-the data files Spark wrote are checked to be in the warehouse folder.
+keys the catalog hands out in LoadTableResult are what it uses. Then
+icesql writes over the MySQL wire (an insert into Spark's table, a table
+of its own with delete files, a compaction) and both Spark catalogs, which
+have only S3FileIO, read every row: icesql names its files in the bucket.
+remove_orphan_files lists none of the files either engine's snapshots name,
+and expire_snapshots keeps the table readable. Finally the data files Spark
+wrote are checked to be in the warehouse folder.
 
 Prints one line per failed check and "rest-spark: N passed, M failed".
 Usage: python interop/rest_spark.py --icesql bin/icesql --jar SPARK_RUNTIME_JAR [--aws-jar BUNDLE]
@@ -267,6 +272,69 @@ def main():
         check("a catalog without s3 settings writes through the handed-out endpoint", lambda: (
             spark.sql("INSERT INTO bare.tutorial.orders VALUES (1008, 9, 'Cable', 9.5, '2024-01-19', 'EMEA')"),
             assert_eq(ice.rows("SELECT product FROM tutorial.orders WHERE order_id = 1008"), (("Cable",),))))
+
+        # icesql's own writes (SQL over the MySQL wire, procedures) name their
+        # files s3://BUCKET/..., so Spark with only S3FileIO reads them.
+        def ice_exec(q):
+            with ice.conn.cursor() as c:
+                c.execute(q)
+
+        def spark_reads(name, table, ice_q=None):
+            def run():
+                for cat in ("aistor", "bare"):
+                    spark.sql("REFRESH TABLE %s.tutorial.%s" % (cat, table))
+                    want = rowset(ice.rows(ice_q or "SELECT * FROM tutorial." + table))
+                    got = rowset(spark.sql("SELECT * FROM %s.tutorial.%s" % (cat, table)).collect())
+                    assert got == want, "%s: %s" % (cat, diff(want, got))
+                    assert want, "no rows: the comparison would show nothing"
+            check(name, run)
+
+        def bucket_named(table):
+            names = [r[0] for r in ice.rows("SELECT file_path FROM tutorial.%s.files" % table)]
+            names += [r[0] for r in ice.rows("SELECT path FROM tutorial.%s.manifests" % table)]
+            return names
+
+        check("icesql inserts into Spark's table", lambda: ice_exec(
+            "INSERT INTO tutorial.customers (customer_id, name, country, lifetime_value) VALUES (10, 'Jack Ma', 'China', 720.0)"))
+        spark_reads("Spark reads icesql's insert", "customers")
+        check("icesql's files in Spark's table are named in the bucket", lambda: assert_true(
+            any(r[0].startswith("s3://%s/tutorial/customers/" % BUCKET) for r in ice.rows(
+                "SELECT file_path FROM tutorial.customers.files WHERE record_count = 1")) and
+            all(p.startswith("s3://%s/" % BUCKET) for p in bucket_named("customers")),
+            "file names: %r" % bucket_named("customers")))
+        check("icesql creates a table and writes it", lambda: [ice_exec(q) for q in (
+            "CREATE TABLE tutorial.ice_made (id BIGINT, v VARCHAR(20)) TBLPROPERTIES ('write.delete.mode'='merge-on-read', 'write.update.mode'='merge-on-read')",
+            "INSERT INTO tutorial.ice_made VALUES (1, 'one'), (2, 'two'), (3, 'three'), (4, 'four')",
+            "INSERT INTO tutorial.ice_made VALUES (5, 'five')",
+            "DELETE FROM tutorial.ice_made WHERE id = 2",
+            "UPDATE tutorial.ice_made SET v = 'FOUR' WHERE id = 4")])
+        check("icesql's delete files are named in the bucket", lambda: assert_true(
+            ice.rows("SELECT COUNT(*) FROM tutorial.ice_made.delete_files")[0][0] > 0 and
+            all(p.startswith("s3://%s/tutorial/ice_made/" % BUCKET) for p in bucket_named("ice_made")) and
+            all(r[0].startswith("s3://%s/tutorial/ice_made/metadata/" % BUCKET) for r in ice.rows(
+                "SELECT manifest_list FROM tutorial.ice_made.snapshots")),
+            "file names: %r" % bucket_named("ice_made")))
+        spark_reads("Spark reads icesql's table with its deletes", "ice_made")
+        check("icesql compacts its table", lambda: ice_exec("CALL system.rewrite_data_files(table => 'tutorial.ice_made', options => map('rewrite-all', 'true'))"))
+        spark_reads("Spark reads the compacted table", "ice_made")
+        check("Spark appends to icesql's table", lambda: spark.sql("INSERT INTO bare.tutorial.ice_made VALUES (6, 'six')"))
+        spark_reads("both writers' rows", "ice_made")
+
+        # Maintenance takes the bucket's names for the folder's files: no
+        # file a snapshot names is an orphan, and expiry keeps what is live.
+        def no_live_orphans():
+            live = set()
+            for t in ("customers", "ice_made"):
+                for q in ("SELECT file_path FROM aistor.tutorial.%s.all_files" % t, "SELECT path FROM aistor.tutorial.%s.all_manifests" % t,
+                          "SELECT manifest_list FROM aistor.tutorial.%s.snapshots" % t):
+                    live.update("file://" + os.path.join(ice.wh, r[0].split("s3://%s/" % BUCKET, 1)[1]) for r in spark.sql(q).collect())
+                orphans = {r[0] for r in ice.rows(
+                    "CALL system.remove_orphan_files(table => 'tutorial.%s', older_than => TIMESTAMP '2999-01-01 00:00:00', dry_run => true)" % t)}
+                assert not orphans & live, "%s: files its snapshots name listed as orphans: %s" % (t, sorted(orphans & live))
+        check("no live file is an orphan", no_live_orphans)
+        check("icesql expires Spark's snapshots", lambda: ice_exec(
+            "CALL system.expire_snapshots(table => 'tutorial.customers', older_than => TIMESTAMP '2999-01-01 00:00:00', retain_last => 1)"))
+        spark_reads("Spark reads the table after expiry", "customers")
 
         # Every file Spark wrote is in the warehouse folder, none elsewhere.
         check("files are in the warehouse folder", lambda: assert_true(

@@ -218,7 +218,8 @@ type expiredCounts struct {
 // deleteExpiredFiles deletes the manifest lists, manifests, data and delete
 // files and statistics files that the removed snapshots reached and no
 // remaining snapshot does. A file live in a remaining snapshot's manifest
-// stays whichever snapshot added it.
+// stays whichever snapshot added it. Files are named in the map removeFiles
+// gets by their storage.FileLocation.
 func deleteExpiredFiles(ctx context.Context, before, after *table.Table, removed []table.Snapshot, home string, workers int) (expiredCounts, []string, error) {
 	var counts expiredCounts
 	if len(removed) == 0 {
@@ -228,18 +229,21 @@ func deleteExpiredFiles(ctx context.Context, before, after *table.Table, removed
 	if err != nil {
 		return counts, nil, err
 	}
+	// Files are compared by one spelling: a served warehouse names one
+	// file file://<folder>/KEY or s3://BUCKET/KEY (storage.FileLocation).
+	loc := func(p string) string { return storage.FileLocation(fsys, p) }
 	keepManifests := map[string]bool{}
 	keepLists := map[string]bool{}
 	var kept []iceberg.ManifestFile
 	for _, s := range after.Metadata().Snapshots() {
-		keepLists[s.ManifestList] = true
+		keepLists[loc(s.ManifestList)] = true
 		mans, err := s.Manifests(fsys)
 		if err != nil {
 			return counts, nil, fmt.Errorf("read manifests of snapshot %d: %w", s.SnapshotID, err)
 		}
 		for _, m := range mans {
-			if !keepManifests[m.FilePath()] {
-				keepManifests[m.FilePath()] = true
+			if !keepManifests[loc(m.FilePath())] {
+				keepManifests[loc(m.FilePath())] = true
 				kept = append(kept, m)
 			}
 		}
@@ -248,19 +252,19 @@ func deleteExpiredFiles(ctx context.Context, before, after *table.Table, removed
 	doomed := map[string]*int64{}
 	seen := map[string]bool{}
 	for _, s := range removed {
-		if s.ManifestList != "" && !keepLists[s.ManifestList] {
-			doomed[s.ManifestList] = &counts.manifestLists
+		if s.ManifestList != "" && !keepLists[loc(s.ManifestList)] {
+			doomed[loc(s.ManifestList)] = &counts.manifestLists
 		}
 		mans, err := s.Manifests(fsys)
 		if err != nil {
 			return counts, nil, fmt.Errorf("read manifests of expired snapshot %d: %w", s.SnapshotID, err)
 		}
 		for _, m := range mans {
-			if keepManifests[m.FilePath()] || seen[m.FilePath()] {
+			if keepManifests[loc(m.FilePath())] || seen[loc(m.FilePath())] {
 				continue
 			}
-			seen[m.FilePath()] = true
-			doomed[m.FilePath()] = &counts.manifests
+			seen[loc(m.FilePath())] = true
+			doomed[loc(m.FilePath())] = &counts.manifests
 			for entry, err := range m.Entries(fsys, false) {
 				if err != nil {
 					return counts, nil, fmt.Errorf("read manifest %s: %w", m.FilePath(), err)
@@ -268,11 +272,11 @@ func deleteExpiredFiles(ctx context.Context, before, after *table.Table, removed
 				df := entry.DataFile()
 				switch df.ContentType() {
 				case iceberg.EntryContentPosDeletes:
-					doomed[df.FilePath()] = &counts.posDeletes
+					doomed[loc(df.FilePath())] = &counts.posDeletes
 				case iceberg.EntryContentEqDeletes:
-					doomed[df.FilePath()] = &counts.eqDeletes
+					doomed[loc(df.FilePath())] = &counts.eqDeletes
 				default:
-					doomed[df.FilePath()] = &counts.data
+					doomed[loc(df.FilePath())] = &counts.data
 				}
 			}
 		}
@@ -282,7 +286,7 @@ func deleteExpiredFiles(ctx context.Context, before, after *table.Table, removed
 			if err != nil {
 				return counts, nil, fmt.Errorf("read manifest %s: %w", m.FilePath(), err)
 			}
-			delete(doomed, entry.DataFile().FilePath())
+			delete(doomed, loc(entry.DataFile().FilePath()))
 		}
 	}
 	expired := map[int64]bool{}
@@ -291,19 +295,19 @@ func deleteExpiredFiles(ctx context.Context, before, after *table.Table, removed
 	}
 	for sf := range before.Metadata().Statistics() {
 		if expired[sf.SnapshotID] && sf.StatisticsPath != "" {
-			doomed[sf.StatisticsPath] = &counts.statistics
+			doomed[loc(sf.StatisticsPath)] = &counts.statistics
 		}
 	}
 	for psf := range before.Metadata().PartitionStatistics() {
 		if expired[psf.SnapshotID] && psf.StatisticsPath != "" {
-			doomed[psf.StatisticsPath] = &counts.statistics
+			doomed[loc(psf.StatisticsPath)] = &counts.statistics
 		}
 	}
 	for sf := range after.Metadata().Statistics() {
-		delete(doomed, sf.StatisticsPath)
+		delete(doomed, loc(sf.StatisticsPath))
 	}
 	for psf := range after.Metadata().PartitionStatistics() {
-		delete(doomed, psf.StatisticsPath)
+		delete(doomed, loc(psf.StatisticsPath))
 	}
 	left, err := removeFiles(ctx, fsys, home, doomed, workers)
 	return counts, left, err

@@ -88,6 +88,12 @@ func removeOrphanFiles() *Procedure {
 		}
 		root := home
 		if loc, ok := args["location"].(string); ok {
+			fsys, err := tbl.FS(ctx)
+			if err != nil {
+				return nil, err
+			}
+			// A served bucket's s3:// spelling names the folder too.
+			loc = storage.FileLocation(fsys, loc)
 			if err := storage.Inside(home, loc, false); err != nil {
 				return nil, argError(p, "argument 'location': '%s' is not inside the folder of table %s (%s); other tables' files would look orphaned there", loc, strings.Join(ident, "."), home)
 			}
@@ -155,7 +161,7 @@ func findOrphans(ctx context.Context, tbl *table.Table, root string, cutoff time
 			}
 			return nil
 		}
-		if owner := checksummed(p); catalogOwned(owner) || referenced[normalPath(owner)] {
+		if owner := checksummed(p); catalogOwned(owner) || referenced[storage.FileLocation(fsys, locationOf(root, owner))] {
 			return nil
 		}
 		info, err := d.Info()
@@ -201,25 +207,28 @@ func catalogOwned(p string) bool {
 // referencedFiles is every file the table's metadata reaches: metadata
 // files, statistics, and for every snapshot its manifest list, manifests
 // and the live files they list (a deletion vector's data file included).
-// Keys are normalPath forms.
+// Keys are storage.FileLocation forms: a served warehouse names one file
+// file://<folder>/KEY or s3://BUCKET/KEY (the names other engines write
+// through the S3 API), and both must count.
 func referencedFiles(ctx context.Context, tbl *table.Table, fsys icebergio.IO) (map[string]bool, error) {
+	loc := func(p string) string { return storage.FileLocation(fsys, p) }
 	meta := tbl.Metadata()
-	ref := map[string]bool{normalPath(tbl.MetadataLocation()): true}
+	ref := map[string]bool{loc(tbl.MetadataLocation()): true}
 	for e := range meta.PreviousFiles() {
-		ref[normalPath(e.MetadataFile)] = true
+		ref[loc(e.MetadataFile)] = true
 	}
 	for sf := range meta.Statistics() {
-		ref[normalPath(sf.StatisticsPath)] = true
+		ref[loc(sf.StatisticsPath)] = true
 	}
 	for psf := range meta.PartitionStatistics() {
-		ref[normalPath(psf.StatisticsPath)] = true
+		ref[loc(psf.StatisticsPath)] = true
 	}
 	manifests := map[string]iceberg.ManifestFile{}
 	for _, s := range meta.Snapshots() {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		ref[normalPath(s.ManifestList)] = true
+		ref[loc(s.ManifestList)] = true
 		mans, err := s.Manifests(fsys)
 		if err != nil {
 			return nil, fmt.Errorf("read manifests of snapshot %d: %w", s.SnapshotID, err)
@@ -229,30 +238,19 @@ func referencedFiles(ctx context.Context, tbl *table.Table, fsys icebergio.IO) (
 		}
 	}
 	for p, m := range manifests {
-		ref[normalPath(p)] = true
+		ref[loc(p)] = true
 		for entry, err := range m.Entries(fsys, true) {
 			if err != nil {
 				return nil, fmt.Errorf("read manifest %s: %w", p, err)
 			}
 			df := entry.DataFile()
-			ref[normalPath(df.FilePath())] = true
+			ref[loc(df.FilePath())] = true
 			if r := df.ReferencedDataFile(); r != nil {
-				ref[normalPath(*r)] = true
+				ref[loc(*r)] = true
 			}
 		}
 	}
 	return ref, nil
-}
-
-// normalPath compares locations written as file:///x, file:/x or /x alike.
-func normalPath(p string) string {
-	switch {
-	case strings.HasPrefix(p, "file://"):
-		p = strings.TrimPrefix(p, "file://")
-	case strings.HasPrefix(p, "file:"):
-		p = strings.TrimPrefix(p, "file:")
-	}
-	return path.Clean(p)
 }
 
 // locationOf writes a walked path as a location in the form the table's

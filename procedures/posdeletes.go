@@ -217,7 +217,7 @@ func rewritePositionDeletes(ctx context.Context, tbl *table.Table, tx *table.Tra
 		if err != nil {
 			return res, err
 		}
-		if !namesAny(named, live) {
+		if !namesAny(fsys, named, live) {
 			remove(f)
 			continue
 		}
@@ -278,7 +278,7 @@ func filteredPartitions(ctx context.Context, tbl *table.Table, filter iceberg.Bo
 }
 
 // liveFiles reads the current snapshot's manifests: the data files (by
-// normalPath) and the Parquet position delete files (deletion vectors are
+// storage.FileLocation) and the Parquet position delete files (deletion vectors are
 // not rewritten here).
 func liveFiles(fsys icebergio.IO, snap *table.Snapshot) (map[string]bool, []posDeleteFile, error) {
 	mans, err := snap.Manifests(fsys)
@@ -295,7 +295,7 @@ func liveFiles(fsys icebergio.IO, snap *table.Snapshot) (map[string]bool, []posD
 			df := entry.DataFile()
 			switch {
 			case df.ContentType() == iceberg.EntryContentData:
-				live[normalPath(df.FilePath())] = true
+				live[storage.FileLocation(fsys, df.FilePath())] = true
 			case df.ContentType() == iceberg.EntryContentPosDeletes && df.FileFormat() == iceberg.ParquetFile:
 				deletes = append(deletes, posDeleteFile{df: df, seq: entry.SequenceNum()})
 			}
@@ -304,9 +304,9 @@ func liveFiles(fsys icebergio.IO, snap *table.Snapshot) (map[string]bool, []posD
 	return live, deletes, nil
 }
 
-func namesAny(named, live map[string]bool) bool {
+func namesAny(fsys icebergio.IO, named, live map[string]bool) bool {
 	for p := range named {
-		if live[normalPath(p)] {
+		if live[storage.FileLocation(fsys, p)] {
 			return true
 		}
 	}
@@ -365,7 +365,7 @@ func mergePositionDeletes(ctx context.Context, tbl *table.Table, fsys icebergio.
 			return nil, err
 		}
 		for _, r := range got {
-			if live[normalPath(r.Path)] {
+			if live[storage.FileLocation(fsys, r.Path)] {
 				rows = append(rows, r)
 			}
 		}

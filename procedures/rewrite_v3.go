@@ -53,7 +53,7 @@ func sortWrite(tbl *table.Table, schema *arrow.Schema) (*arrow.Schema, []table.W
 // already has a DV gets none: readers ignore its position deletes already
 // (a conforming writer folded them into its DV), so the files only go.
 func dvMerger(snap *table.Snapshot) func(context.Context, *table.Table, icebergio.IO, map[string]bool, []posDeleteFile, int64) ([]iceberg.DataFile, error) {
-	var data map[string]iceberg.DataFile // live data files without a DV, by normalPath
+	var data map[string]iceberg.DataFile // live data files without a DV, by storage.FileLocation
 	return func(ctx context.Context, tbl *table.Table, fsys icebergio.IO, live map[string]bool, files []posDeleteFile, _ int64) ([]iceberg.DataFile, error) {
 		if data == nil {
 			var err error
@@ -68,7 +68,7 @@ func dvMerger(snap *table.Snapshot) func(context.Context, *table.Table, icebergi
 				return nil, err
 			}
 			for _, r := range rows {
-				if p := normalPath(r.Path); data[p] != nil {
+				if p := storage.FileLocation(fsys, r.Path); data[p] != nil {
 					positions[p] = append(positions[p], r.Pos)
 				}
 			}
@@ -86,7 +86,7 @@ func dvMerger(snap *table.Snapshot) func(context.Context, *table.Table, icebergi
 }
 
 // filesWithoutDV lists the live data files of snap that have no DV, by
-// normalPath.
+// storage.FileLocation.
 func filesWithoutDV(fsys icebergio.IO, snap *table.Snapshot) (map[string]iceberg.DataFile, error) {
 	mans, err := snap.Manifests(fsys)
 	if err != nil {
@@ -102,9 +102,9 @@ func filesWithoutDV(fsys icebergio.IO, snap *table.Snapshot) (map[string]iceberg
 			df := entry.DataFile()
 			switch {
 			case df.ContentType() == iceberg.EntryContentData:
-				data[normalPath(df.FilePath())] = df
+				data[storage.FileLocation(fsys, df.FilePath())] = df
 			case storage.IsDeletionVector(df) && df.ReferencedDataFile() != nil:
-				withDV[normalPath(*df.ReferencedDataFile())] = true
+				withDV[storage.FileLocation(fsys, *df.ReferencedDataFile())] = true
 			}
 		}
 	}

@@ -33,7 +33,7 @@ func (w *Warehouse) CommitTable(ctx context.Context, ident table.Identifier, req
 	if err != nil {
 		return nil, "", err
 	}
-	return written, p.next, nil
+	return w.served(written), p.next, nil
 }
 
 // preparedCommit is a commit validated against the table's newest metadata
@@ -82,6 +82,7 @@ func (w *Warehouse) prepareCommit(ctx context.Context, ident table.Identifier, r
 	if err := staleSequence(base, updates); err != nil {
 		return p, nil, fmt.Errorf("%w: %s.%s changed underneath: %v", table.ErrCommitFailed, ns, name, err)
 	}
+	updates = w.storedUpdates(updates)
 	detachAddedSnapshots(updates)
 	updated, err := table.UpdateTableMetadata(share(base), updates, baseLoc)
 	if err != nil {

@@ -144,8 +144,11 @@ func resolveLinks(p string) (string, error) {
 // metadata claims a location elsewhere (registered from a metadata file put
 // anywhere) gets no root, and icesql deletes none of its files: a location
 // written in a file proves nothing about whose folder it is.
+//
+// The root is the location the metadata file records (StoredLocation),
+// not the served bucket's spelling icesql's writers see.
 func TableRoot(tbl *table.Table) (string, error) {
-	loc := strings.TrimRight(tbl.Location(), "/")
+	loc := strings.TrimRight(StoredLocation(tbl), "/")
 	meta := tbl.MetadataLocation()
 	l, lerr := resolvedLocation(loc)
 	m, merr := resolvedLocation(meta)

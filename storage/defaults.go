@@ -48,6 +48,24 @@ func specDefaults(data []byte) ([]byte, error) {
 	return rewriteDefaults(data, specDefault)
 }
 
+// specFormDefaults says metadata JSON holds a default in the spec's form
+// that iceberg-go cannot read (ParseMetadata rewrites it).
+func specFormDefaults(data []byte) bool {
+	readable, err := rewriteDefaults(data, readableDefault)
+	return err == nil && !bytes.Equal(readable, data)
+}
+
+// MetadataJSON is table metadata as the warehouse writes it, the field
+// defaults in the spec's form: what a REST client gets for metadata that
+// has no file yet (a staged create).
+func MetadataJSON(meta table.Metadata) ([]byte, error) {
+	data, err := marshalMetadata(unshared(meta))
+	if err != nil {
+		return nil, err
+	}
+	return specDefaults(data)
+}
+
 // rewriteDefaults applies conv to the initial-default and write-default of
 // every field of every schema in metadata JSON; data comes back unchanged
 // (the same slice) when no default changes.

@@ -25,8 +25,8 @@ type hintWriter interface {
 // behind Hadoop's back, the hint no longer matches it, and Spark logs a
 // checksum error and lists the folder. The checksum goes with the old
 // content: Hadoop reads a file without a .crc unchecked.
-func (LocalStore) WriteHint(_ context.Context, location string, data []byte) error {
-	p, err := osPath(location)
+func (s LocalStore) WriteHint(_ context.Context, location string, data []byte) error {
+	p, err := s.path(location)
 	if err != nil {
 		return err
 	}

@@ -210,11 +210,78 @@ func repairAvro(f icebergio.File) ([]byte, bool, error) {
 	if required {
 		data = plain
 	}
-	fixed, repaired, err := repairManifest(data)
-	if err != nil || !repaired {
-		return data, required, err
+	changed := required
+	for _, repair := range []func([]byte) ([]byte, bool, error){repairManifest, upperFileFormats} {
+		fixed, repaired, err := repair(data)
+		if err != nil {
+			return nil, false, err
+		}
+		if repaired {
+			data, changed = fixed, true
+		}
 	}
-	return fixed, true, nil
+	return data, changed, nil
+}
+
+// DuckDB writes a data file's file_format in lower case ("parquet"); the
+// spec's names, which Java and PyIceberg compare without regard to case,
+// are upper case, and iceberg-go compares with "PARQUET" exactly, so such
+// a file was "not Parquet" and its table unreadable. upperFileFormats
+// returns data, if it is an uncompressed manifest with a format named in
+// lower case, with the names upper case. A compressed manifest is passed
+// on as it is: finding the names there would mean decoding every
+// manifest of every table (the writers seen doing it write uncompressed
+// manifests).
+func upperFileFormats(data []byte) ([]byte, bool, error) {
+	h, err := readAvroHeader(data)
+	if err != nil {
+		return nil, false, err
+	}
+	if c := string(h.meta["avro.codec"]); c != "" && c != "null" {
+		return nil, false, nil
+	}
+	body, found := data[h.end:], false
+	var buf [binary.MaxVarintLen64]byte
+	for _, name := range []string{"parquet", "avro", "orc", "puffin"} {
+		// an Avro string: its length as a zig-zag varint, then its bytes
+		n := binary.PutVarint(buf[:], int64(len(name)))
+		if bytes.Contains(body, append(buf[:n:n], name...)) {
+			found = true
+		}
+	}
+	if _, ok := manifestVersion(h.meta["avro.schema"]); !found || !ok {
+		return nil, false, nil
+	}
+	rd, err := ocf.NewReader(bytes.NewReader(data))
+	if err != nil {
+		return nil, false, fmt.Errorf("read manifest: %w", err)
+	}
+	defer rd.Close()
+	var entries []map[string]any
+	changed := false
+	for {
+		var e map[string]any
+		if err := rd.Decode(&e); err != nil {
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			return nil, false, fmt.Errorf("read manifest entry: %w", err)
+		}
+		if df, ok := e["data_file"].(map[string]any); ok {
+			if f, ok := df["file_format"].(string); ok && strings.ToUpper(f) != f {
+				df["file_format"], changed = strings.ToUpper(f), true
+			}
+		}
+		entries = append(entries, e)
+	}
+	if !changed {
+		return nil, false, nil
+	}
+	out, err := reencode(rd, rd.Schema(), entries)
+	if err != nil {
+		return nil, false, fmt.Errorf("rewrite manifest: %w", err)
+	}
+	return out, true, nil
 }
 
 // repairManifest returns data, if it is a manifest whose header lacks

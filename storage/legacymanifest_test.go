@@ -2,12 +2,15 @@ package storage
 
 import (
 	"bytes"
+	"context"
 	"io"
 	"os"
 	"path/filepath"
 	"testing"
 
+	"github.com/apache/iceberg-go"
 	icebergio "github.com/apache/iceberg-go/io"
+	"github.com/apache/iceberg-go/table"
 	"github.com/twmb/avro"
 	"github.com/twmb/avro/ocf"
 )
@@ -95,5 +98,99 @@ func TestRepairLegacyManifest(t *testing.T) {
 			t.Errorf("data manifest: %d records after repair, want 2", n)
 		}
 		f.Close()
+	}
+}
+
+// TestLowerCaseFileFormat reads a table whose manifest names its data
+// file's format "parquet", as DuckDB writes it.
+func TestLowerCaseFileFormat(t *testing.T) {
+	ctx := context.Background()
+	w := openTestWarehouse(t, t.TempDir())
+	mustCreateNamespace(t, w, "db")
+	ident := table.Identifier{"db", "t"}
+	tbl, err := w.CreateTable(ctx, ident, testSchema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tbl, err = AppendFiles(ctx, w, ident, writeFile(t, tbl, 1, 2), nil); err != nil {
+		t.Fatal(err)
+	}
+	fsys, err := tbl.FS(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mans, err := tbl.CurrentSnapshot().Manifests(fsys)
+	if err != nil || len(mans) != 1 {
+		t.Fatalf("manifests %v: %v", mans, err)
+	}
+	// Rewrite the manifest as DuckDB writes it: uncompressed, "parquet".
+	p, err := LocalPath(mans[0].FilePath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rd, err := ocf.NewReader(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var entries []map[string]any
+	for {
+		var e map[string]any
+		if err := rd.Decode(&e); err == io.EOF {
+			break
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		e["data_file"].(map[string]any)["file_format"] = "parquet"
+		entries = append(entries, e)
+	}
+	meta := map[string][]byte{}
+	for k, v := range rd.Metadata() {
+		if k != "avro.schema" && k != "avro.codec" {
+			meta[k] = v
+		}
+	}
+	var buf bytes.Buffer
+	wr, err := ocf.NewWriter(&buf, rd.Schema(), ocf.WithMetadata(meta))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if err := wr.Encode(e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := wr.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(buf.Bytes(), []byte("\x0eparquet")) {
+		t.Fatal("the rewritten manifest does not hold \"parquet\"")
+	}
+	if err := os.WriteFile(p, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	tbl, err = w.LoadTable(ctx, ident)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for entry, err := range mans[0].Entries(fsys, true) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f := entry.DataFile().FileFormat(); f != iceberg.ParquetFile {
+			t.Fatalf("file format %q, want %q", f, iceberg.ParquetFile)
+		}
+	}
+	rows, err := tbl.Scan().ToArrowTable(ctx)
+	if err != nil {
+		t.Fatalf("scan: %v", err)
+	}
+	defer rows.Release()
+	if rows.NumRows() != 2 {
+		t.Fatalf("%d rows, want 2", rows.NumRows())
 	}
 }

@@ -14,19 +14,19 @@ import (
 // the files Spark writes under such folders, and cut a location at a '?' or
 // '#'. Every method hands LocalFS the plain path, which it takes as is.
 //
-// bucket, when set, maps the S3 locations of the bucket icesql serve
+// buckets, when set, maps the S3 locations of the buckets icesql serve
 // serves over the warehouse folder (s3://BUCKET/KEY) to that folder's
 // files: tables served through the REST catalog carry such locations in
-// the files other engines write through the S3 API (see
+// the files other engines and icesql itself write (see
 // Warehouse.ServeBucket).
 type localIO struct {
-	fs     icebergio.LocalFS
-	bucket *PathRemap
+	fs      icebergio.LocalFS
+	buckets *bucketMap
 }
 
-// osPath is the file a location names, after the bucket's mapping.
+// osPath is the file a location names, after the buckets' mapping.
 func (l localIO) osPath(location string) (string, error) {
-	return osPath(l.bucket.Apply(location))
+	return osPath(l.buckets.apply(location))
 }
 
 var (

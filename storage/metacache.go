@@ -39,8 +39,8 @@ type Stater interface {
 	Stat(ctx context.Context, location string) (FileStamp, error)
 }
 
-func (LocalStore) Stat(_ context.Context, location string) (FileStamp, error) {
-	p, err := osPath(location)
+func (s LocalStore) Stat(_ context.Context, location string) (FileStamp, error) {
+	p, err := s.path(location)
 	if err != nil {
 		return FileStamp{}, err
 	}

@@ -105,6 +105,7 @@ func (d *Deferred) CommitTable(ctx context.Context, ident table.Identifier, reqs
 		if err := staleSequence(p.meta, updates); err != nil {
 			return nil, "", fmt.Errorf("%w: %s changed underneath: %v", table.ErrCommitFailed, name, err)
 		}
+		updates = d.storedUpdates(updates)
 		detachAddedSnapshots(updates)
 		// No metadata log entry: the waiting metadata is never a file.
 		updated, err := table.UpdateTableMetadata(share(p.meta), updates, "")
@@ -113,7 +114,7 @@ func (d *Deferred) CommitTable(ctx context.Context, ident table.Identifier, reqs
 		}
 		p.meta = share(updated)
 		p.updates = append(p.updates, updates...)
-		return p.meta, p.next, nil
+		return d.served(p.meta), p.next, nil
 	}
 	p, unlock, err := d.prepareCommit(ctx, ident, reqs, updates)
 	if err != nil {
@@ -121,7 +122,7 @@ func (d *Deferred) CommitTable(ctx context.Context, ident table.Identifier, reqs
 	}
 	unlock()
 	d.pending = append(d.pending, p)
-	return p.meta, p.next, nil
+	return d.served(p.meta), p.next, nil
 }
 
 // Discard drops the held-back commits and deletes what they wrote.

@@ -140,11 +140,15 @@ func (r remapIO) WriteFile(name string, p []byte) error {
 }
 
 // CanonicalPath is the file a path names in store, for comparing two
-// spellings of one path: the remapped path under a RemapStore, without a
-// file:// scheme.
+// spellings of one path: the remapped path under a RemapStore, a served
+// bucket's s3:// location as the folder's file (servebucket.go), without
+// a file:// scheme.
 func CanonicalPath(store Store, p string) string {
-	if rs, ok := store.(RemapStore); ok {
-		p = rs.Remap.Apply(p)
+	switch s := store.(type) {
+	case RemapStore:
+		p = s.Remap.Apply(p)
+	case LocalStore:
+		p = s.buckets.apply(p)
 	}
 	if rest, ok := strings.CutPrefix(p, "file://"); ok {
 		return rest

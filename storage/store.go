@@ -56,8 +56,18 @@ func Join(location string, elems ...string) string {
 	return out
 }
 
-// LocalStore is a Store on the local file system.
-type LocalStore struct{}
+// LocalStore is a Store on the local file system. A warehouse opened on
+// it names its served buckets' S3 locations (s3://BUCKET/KEY) in buckets,
+// which this store and its file IO open as the folder's files
+// (servebucket.go); the zero value maps none.
+type LocalStore struct {
+	buckets *bucketMap
+}
+
+// path is the file a location names, after the served buckets' mapping.
+func (s LocalStore) path(location string) (string, error) {
+	return osPath(s.buckets.apply(location))
+}
 
 // LocalLocation turns a local path into the file:// URI used in table
 // metadata. The path is not percent-encoded: a location is an opaque string
@@ -100,16 +110,16 @@ func osPath(location string) (string, error) {
 	return filepath.FromSlash(rest), nil
 }
 
-func (LocalStore) ReadFile(_ context.Context, location string) ([]byte, error) {
-	p, err := osPath(location)
+func (s LocalStore) ReadFile(_ context.Context, location string) ([]byte, error) {
+	p, err := s.path(location)
 	if err != nil {
 		return nil, err
 	}
 	return os.ReadFile(p)
 }
 
-func (LocalStore) WriteFile(_ context.Context, location string, data []byte) error {
-	p, err := osPath(location)
+func (s LocalStore) WriteFile(_ context.Context, location string, data []byte) error {
+	p, err := s.path(location)
 	if err != nil {
 		return err
 	}
@@ -128,8 +138,8 @@ func (LocalStore) WriteFile(_ context.Context, location string, data []byte) err
 	return syncDir(filepath.Dir(p)) // durable.go
 }
 
-func (LocalStore) CreateExclusive(_ context.Context, location string, data []byte) error {
-	p, err := osPath(location)
+func (s LocalStore) CreateExclusive(_ context.Context, location string, data []byte) error {
+	p, err := s.path(location)
 	if err != nil {
 		return err
 	}
@@ -175,8 +185,8 @@ func writeTemp(p string, data []byte) (string, error) {
 	return f.Name(), nil
 }
 
-func (LocalStore) List(_ context.Context, location string) ([]Entry, error) {
-	p, err := osPath(location)
+func (s LocalStore) List(_ context.Context, location string) ([]Entry, error) {
+	p, err := s.path(location)
 	if err != nil {
 		return nil, err
 	}
@@ -194,16 +204,16 @@ func (LocalStore) List(_ context.Context, location string) ([]Entry, error) {
 	return out, nil
 }
 
-func (LocalStore) MakeFolder(_ context.Context, location string) error {
-	p, err := osPath(location)
+func (s LocalStore) MakeFolder(_ context.Context, location string) error {
+	p, err := s.path(location)
 	if err != nil {
 		return err
 	}
 	return os.MkdirAll(p, 0o755)
 }
 
-func (LocalStore) Remove(_ context.Context, location string) error {
-	p, err := osPath(location)
+func (s LocalStore) Remove(_ context.Context, location string) error {
+	p, err := s.path(location)
 	if err != nil {
 		return err
 	}
@@ -213,15 +223,15 @@ func (LocalStore) Remove(_ context.Context, location string) error {
 	return nil
 }
 
-func (LocalStore) RemoveAll(_ context.Context, location string) error {
-	p, err := osPath(location)
+func (s LocalStore) RemoveAll(_ context.Context, location string) error {
+	p, err := s.path(location)
 	if err != nil {
 		return err
 	}
 	return os.RemoveAll(p)
 }
 
-func (LocalStore) IO() icebergio.IO { return localIO{} }
+func (s LocalStore) IO() icebergio.IO { return localIO{buckets: s.buckets} }
 
 // createOnce is CreateExclusive for writes that must take effect exactly
 // once. An object store may perform a write and lose the response; the

@@ -15,7 +15,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 
 	"github.com/apache/iceberg-go"
 	"github.com/apache/iceberg-go/catalog"
@@ -54,7 +53,7 @@ type Warehouse struct {
 
 	metas metaCache // newest parsed metadata per table location (metacache.go)
 
-	bucket atomic.Pointer[PathRemap] // s3://BUCKET/ to the folder, once served (servebucket.go)
+	buckets bucketMap // the buckets icesql serve served the folder as (servebucket.go)
 }
 
 var _ catalog.Catalog = (*Warehouse)(nil)
@@ -69,6 +68,10 @@ func OpenWarehouse(ctx context.Context, root string, store Store) (*Warehouse, e
 		return nil, fmt.Errorf("open warehouse %s: %w", root, err)
 	}
 	w := &Warehouse{root: strings.TrimRight(root, "/"), store: store, locks: map[string]*sync.Mutex{}}
+	if ls, ok := store.(LocalStore); ok {
+		ls.buckets = &w.buckets
+		w.store = ls
+	}
 	if err := w.loadBuckets(ctx); err != nil {
 		return nil, fmt.Errorf("open warehouse %s: %w", root, err)
 	}
@@ -495,8 +498,8 @@ func (w *Warehouse) LoadTable(ctx context.Context, ident table.Identifier) (*tab
 }
 
 func (w *Warehouse) newTable(ident table.Identifier, meta table.Metadata, metaLoc string) *table.Table {
-	fsys := withRawLocation(TableIO(w.tableStoreIO()), meta.Location())
-	return table.New(ident, meta, metaLoc, func(context.Context) (icebergio.IO, error) { return fsys, nil }, w)
+	fsys := withRawLocation(TableIO(w.store.IO()), meta.Location())
+	return table.New(ident, w.served(meta), metaLoc, func(context.Context) (icebergio.IO, error) { return fsys, nil }, w)
 }
 
 // loadCurrent reads the newest metadata under a table root; meta is nil when
@@ -697,9 +700,12 @@ func (w *Warehouse) writeMetadata(ctx context.Context, location string, meta tab
 	if err := createOnce(ctx, w.store, location, raw); err != nil {
 		return nil, err
 	}
-	if bytes.Equal(raw, data) {
+	if bytes.Equal(raw, data) && !specFormDefaults(data) {
 		return meta, nil
 	}
+	// Read back as loading reads it: the locations as written, and field
+	// defaults a client sent in the spec's form as the values iceberg-go
+	// reads (defaults.go).
 	written, err := ParseMetadata(raw)
 	if err != nil {
 		return nil, fmt.Errorf("read back table metadata %s: %w", location, err)

@@ -326,6 +326,35 @@ func TestStagedCreate(t *testing.T) {
 	}
 }
 
+// TestStagedCreateInDuckDBsOrder commits a staged create whose sort order
+// and partition spec come before its schema, as DuckDB sends them.
+func TestStagedCreateInDuckDBsOrder(t *testing.T) {
+	s := newServer(t, restserve.Config{})
+	s.want("POST", "/v1/namespaces", `{"namespace":["db"]}`, 200, "")
+	out := s.want("POST", "/v1/namespaces/db/tables", `{"name":"c","stage-create":true,"schema":`+schemaJSON+`}`, 200, "")
+	uuid := out["metadata"].(map[string]any)["table-uuid"].(string)
+	commit := `{"requirements":[{"type":"assert-create"}],"updates":[
+		{"action":"assign-uuid","uuid":"` + uuid + `"},
+		{"action":"add-sort-order","sort-order":{"order-id":1,"fields":[{"source-id":1,"transform":"identity","direction":"asc","null-order":"nulls-first"}]}},
+		{"action":"set-default-sort-order","sort-order-id":-1},
+		{"action":"add-spec","spec":{"spec-id":0,"fields":[{"source-id":1,"field-id":1000,"name":"id_bucket","transform":"bucket[4]"}]}},
+		{"action":"set-default-spec","spec-id":-1},
+		{"action":"upgrade-format-version","format-version":2},
+		{"action":"add-schema","schema":` + schemaJSON + `,"last-column-id":2},
+		{"action":"set-current-schema","schema-id":-1}]}`
+	s.want("POST", "/v1/namespaces/db/tables/c", commit, 200, "")
+	tbl, err := s.wh.LoadTable(context.Background(), table.Identifier{"db", "c"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := tbl.SortOrder().Len(); n != 1 {
+		t.Errorf("sort order %v, want one field", tbl.SortOrder())
+	}
+	if spec := tbl.Spec(); spec.NumFields() != 1 {
+		t.Errorf("partition spec %v, want one field", tbl.Spec())
+	}
+}
+
 // TestBadInput: each is a clear 4xx, and nothing is written.
 func TestBadInput(t *testing.T) {
 	s := newServer(t, restserve.Config{MaxBody: 4096})
@@ -619,9 +648,13 @@ func TestThroughTheS3API(t *testing.T) {
 	} else {
 		rows.Release()
 	}
-	// The warehouse keeps its own locations; register takes either spelling.
-	if loc := got.Metadata().Location(); loc != root+"/db/t" {
+	// The warehouse keeps its own locations (its writers see the bucket's);
+	// register takes either spelling.
+	if loc := storage.StoredLocation(got); loc != root+"/db/t" {
 		t.Fatalf("stored location %q", loc)
+	}
+	if loc := got.Location(); loc != "s3://lake/db/t" {
+		t.Fatalf("icesql's writers see location %q, want s3://lake/db/t", loc)
 	}
 	meta := got.MetadataLocation()
 	if err := wh.DetachTable(ctx, table.Identifier{"db", "t"}); err != nil {

@@ -50,7 +50,7 @@ func (h *Handler) loadResult(r *http.Request, metaLoc string, meta table.Metadat
 		}
 		raw = data
 	} else {
-		data, err := json.Marshal(meta)
+		data, err := storage.MetadataJSON(meta)
 		if err != nil {
 			return nil, fmt.Errorf("encode table metadata: %w", err)
 		}
@@ -277,7 +277,7 @@ func (h *Handler) commitCreate(ctx context.Context, ident table.Identifier, reqs
 	if err != nil {
 		return nil, "", err
 	}
-	updates = append(placed(updates, loc), table.NewSetLocationUpdate(loc))
+	updates = append(schemaFirst(placed(updates, loc)), table.NewSetLocationUpdate(loc))
 	version := 2
 	for _, u := range updates {
 		if u.Action() == table.UpdateUpgradeFormatVersion {
@@ -311,6 +311,32 @@ func (h *Handler) commitCreate(ctx context.Context, ident table.Identifier, reqs
 		return nil, "", err
 	}
 	return tbl.Metadata(), tbl.MetadataLocation(), nil
+}
+
+// schemaFirst is a staged create's updates with the ones that set up the
+// table's schema first, the others after them, each group in its order.
+// The builder refuses a sort order or a partition spec before there is a
+// current schema, and DuckDB's CREATE TABLE and CTAS send theirs first.
+func schemaFirst(updates []table.Update) []table.Update {
+	first := func(u table.Update) bool {
+		switch u.Action() {
+		case table.UpdateAssignUUID, table.UpdateUpgradeFormatVersion, table.UpdateAddSchema, table.UpdateSetCurrentSchema:
+			return true
+		}
+		return false
+	}
+	out := make([]table.Update, 0, len(updates))
+	for _, u := range updates {
+		if first(u) {
+			out = append(out, u)
+		}
+	}
+	for _, u := range updates {
+		if !first(u) {
+			out = append(out, u)
+		}
+	}
+	return out
 }
 
 // formatVersion is the version an upgrade-format-version update asks for.
