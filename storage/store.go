@@ -56,8 +56,17 @@ func Join(location string, elems ...string) string {
 	return out
 }
 
-// LocalStore is a Store on the local file system.
-type LocalStore struct{}
+// LocalStore is a Store on the local file system. The zero value syncs
+// every file as it closes; NewLocalStore's syncs them in the background
+// and has each commit wait for them (durable.go).
+type LocalStore struct {
+	syncs *deferredSyncs
+}
+
+// NewLocalStore returns a LocalStore that syncs the files its IO writes in
+// the background, each commit (CreateExclusive) waiting for those synced
+// before it.
+func NewLocalStore() LocalStore { return LocalStore{syncs: newDeferredSyncs()} }
 
 // LocalLocation turns a local path into the file:// URI used in table
 // metadata. The path is not percent-encoded: a location is an opaque string
@@ -128,7 +137,7 @@ func (LocalStore) WriteFile(_ context.Context, location string, data []byte) err
 	return syncDir(filepath.Dir(p)) // durable.go
 }
 
-func (LocalStore) CreateExclusive(_ context.Context, location string, data []byte) error {
+func (s LocalStore) CreateExclusive(_ context.Context, location string, data []byte) error {
 	p, err := osPath(location)
 	if err != nil {
 		return err
@@ -136,11 +145,24 @@ func (LocalStore) CreateExclusive(_ context.Context, location string, data []byt
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		return err
 	}
+	// The files the new object names finish syncing while its own
+	// contents sync (durable.go).
+	waited := make(chan error, 1)
+	if s.syncs != nil {
+		go func() { waited <- s.syncs.wait() }()
+	} else {
+		waited <- nil
+	}
 	tmp, err := writeTemp(p, data)
+	if werr := <-waited; err == nil {
+		err = werr
+	}
+	if tmp != "" {
+		defer os.Remove(tmp)
+	}
 	if err != nil {
 		return err
 	}
-	defer os.Remove(tmp)
 	// link(2) fails with EEXIST when p exists, and p appears with its full
 	// content, which O_EXCL followed by a write would not guarantee.
 	if err := os.Link(tmp, p); err != nil {
@@ -221,7 +243,7 @@ func (LocalStore) RemoveAll(_ context.Context, location string) error {
 	return os.RemoveAll(p)
 }
 
-func (LocalStore) IO() icebergio.IO { return localIO{} }
+func (s LocalStore) IO() icebergio.IO { return localIO{syncs: s.syncs} }
 
 // createOnce is CreateExclusive for writes that must take effect exactly
 // once. An object store may perform a write and lose the response; the
