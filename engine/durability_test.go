@@ -2,6 +2,8 @@ package engine_test
 
 import (
 	"bufio"
+	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -31,7 +33,10 @@ func TestCommitIsDurable(t *testing.T) {
 	}
 	wh := t.TempDir()
 	trace := filepath.Join(t.TempDir(), "trace")
-	cmd := exec.Command(strace, "-f", "-qq", "-o", trace, "-e", "trace=openat,fsync,fdatasync,close,link,linkat,mkdirat",
+	// -y prints the path of each fd a call takes: with files synced on
+	// several threads at once, an fd's number may be reused before strace
+	// prints the close that freed it.
+	cmd := exec.Command(strace, "-f", "-qq", "-y", "-o", trace, "-e", "trace=openat,fsync,fdatasync,close,link,linkat,mkdirat",
 		os.Args[0], "-test.run=^TestCommitIsDurable$", "-test.count=1")
 	cmd.Env = append(os.Environ(), "ICESQL_DURABILITY_CHILD="+wh)
 	if out, err := cmd.CombinedOutput(); err != nil {
@@ -43,23 +48,22 @@ func TestCommitIsDurable(t *testing.T) {
 	}
 	defer f.Close()
 
-	openRE := regexp.MustCompile(`openat\(AT_FDCWD, "([^"]+)", ([^)]*)\) = (\d+)`)
-	syncRE := regexp.MustCompile(`f(?:data)?sync\((\d+)\) += 0`)
-	closeRE := regexp.MustCompile(`close\((\d+)\)`)
-	linkRE := regexp.MustCompile(`link(?:at)?\((?:AT_FDCWD, )?"[^"]+", (?:AT_FDCWD, )?"([^"]+)"`)
-	fds := map[string]string{}  // open fd → path (fds are per process: strace -f lines carry the pid)
+	openRE := regexp.MustCompile(`openat\(AT_FDCWD(?:<[^>]*>)?, "([^"]+)", ([^)]*)\) = \d+`)
+	syncRE := regexp.MustCompile(`f(?:data)?sync\(\d+<([^>]+)>\) += 0`)
+	linkRE := regexp.MustCompile(`link(?:at)?\((?:AT_FDCWD(?:<[^>]*>)?, )?"[^"]+", (?:AT_FDCWD(?:<[^>]*>)?, )?"([^"]+)"`)
 	synced := map[string]bool{} // paths fsynced
 	var written []string        // data, manifest and manifest-list files written after "insert-starts"
 	started, linked := false, false
 	var afterLink []string
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		line := sc.Text()
+	calls, err := straceCalls(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range calls {
 		if strings.Contains(line, "insert-starts") {
 			started = true
 		}
 		if m := openRE.FindStringSubmatch(line); m != nil {
-			fds[m[3]] = m[1]
 			if started && strings.Contains(m[2], "O_CREAT") && strings.HasPrefix(m[1], wh) && !strings.Contains(m[1], ".tmp-") &&
 				(strings.HasSuffix(m[1], ".parquet") || strings.HasSuffix(m[1], ".avro")) {
 				written = append(written, m[1])
@@ -68,13 +72,9 @@ func TestCommitIsDurable(t *testing.T) {
 		}
 		if m := syncRE.FindStringSubmatch(line); m != nil {
 			if linked {
-				afterLink = append(afterLink, fds[m[1]])
+				afterLink = append(afterLink, m[1])
 			}
-			synced[fds[m[1]]] = true
-			continue
-		}
-		if m := closeRE.FindStringSubmatch(line); m != nil {
-			delete(fds, m[1])
+			synced[m[1]] = true
 			continue
 		}
 		if m := linkRE.FindStringSubmatch(line); m != nil && started && strings.HasSuffix(m[1], ".metadata.json") {
@@ -104,4 +104,37 @@ func TestCommitIsDurable(t *testing.T) {
 	if metaDir == "" {
 		t.Errorf("the metadata folder was not fsynced after the link; synced after it: %q", afterLink)
 	}
+}
+
+// straceCalls reads an strace -f log as one line per system call, in the
+// order the calls returned. A call that another thread's call interrupts
+// is split over two lines, "PID name(args <unfinished ...>" and later
+// "PID <... name resumed>rest"; the two are joined at the second, since a
+// call takes effect when it returns. Commits sync files on several threads
+// at once (storage/durable.go), so such splits are the rule in this trace.
+func straceCalls(r io.Reader) ([]string, error) {
+	const unfinished, resumed = " <unfinished ...>", " resumed>"
+	var calls []string
+	open := map[string]string{} // pid → the first half of its interrupted call
+	sc := bufio.NewScanner(r)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		pid, rest, _ := strings.Cut(line, " ")
+		switch {
+		case strings.HasSuffix(line, unfinished):
+			open[pid] = strings.TrimSuffix(line, unfinished)
+		case strings.HasPrefix(strings.TrimSpace(rest), "<... "):
+			_, tail, ok := strings.Cut(rest, resumed)
+			head, started := open[pid]
+			if !ok || !started {
+				return nil, fmt.Errorf("strace line resumes no call of its thread: %q", line)
+			}
+			delete(open, pid)
+			calls = append(calls, head+tail)
+		default:
+			calls = append(calls, line)
+		}
+	}
+	return calls, sc.Err()
 }

@@ -225,11 +225,11 @@ func openStore(ctx context.Context, cfg Config) (string, storage.Store, error) {
 	switch {
 	case !hasScheme:
 		loc, err := storage.LocalLocation(root)
-		return loc, storage.LocalStore{}, err
+		return loc, storage.NewLocalStore(), err
 	case cfg.Store != nil:
 		return root, cfg.Store, nil
 	case scheme == "file":
-		return root, storage.LocalStore{}, nil
+		return root, storage.NewLocalStore(), nil
 	case scheme == "s3" || scheme == "s3a" || scheme == "s3n":
 		st, err := storage.NewS3Store(ctx, root, cfg.S3)
 		return root, st, err

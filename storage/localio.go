@@ -19,9 +19,12 @@ import (
 // files: tables served through the REST catalog carry such locations in
 // the files other engines and icesql itself write (see
 // Warehouse.ServeBucket).
+//
+// syncs, when set, syncs the files it writes in the background (durable.go).
 type localIO struct {
 	fs      icebergio.LocalFS
 	buckets *bucketMap
+	syncs   *deferredSyncs
 }
 
 // osPath is the file a location names, after the buckets' mapping.
@@ -58,7 +61,7 @@ func (l localIO) Create(name string) (icebergio.FileWriter, error) {
 	if err != nil {
 		return nil, &fs.PathError{Op: "create", Path: name, Err: err}
 	}
-	return createSynced(p) // durable.go
+	return createSynced(p, l.syncs) // durable.go
 }
 
 func (l localIO) WriteFile(name string, content []byte) error {
@@ -66,7 +69,7 @@ func (l localIO) WriteFile(name string, content []byte) error {
 	if err != nil {
 		return &fs.PathError{Op: "write", Path: name, Err: err}
 	}
-	f, err := createSynced(p) // durable.go
+	f, err := createSynced(p, l.syncs) // durable.go
 	if err != nil {
 		return err
 	}

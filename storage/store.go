@@ -59,10 +59,18 @@ func Join(location string, elems ...string) string {
 // LocalStore is a Store on the local file system. A warehouse opened on
 // it names its served buckets' S3 locations (s3://BUCKET/KEY) in buckets,
 // which this store and its file IO open as the folder's files
-// (servebucket.go); the zero value maps none.
+// (servebucket.go); the zero value maps none. The zero value syncs every
+// file as it closes; NewLocalStore's syncs them in the background and has
+// each commit wait for them (durable.go).
 type LocalStore struct {
 	buckets *bucketMap
+	syncs   *deferredSyncs
 }
+
+// NewLocalStore returns a LocalStore that syncs the files its IO writes in
+// the background, each commit (CreateExclusive) waiting for those synced
+// before it.
+func NewLocalStore() LocalStore { return LocalStore{syncs: newDeferredSyncs()} }
 
 // path is the file a location names, after the served buckets' mapping.
 func (s LocalStore) path(location string) (string, error) {
@@ -146,11 +154,24 @@ func (s LocalStore) CreateExclusive(_ context.Context, location string, data []b
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		return err
 	}
+	// The files the new object names finish syncing while its own
+	// contents sync (durable.go).
+	waited := make(chan error, 1)
+	if s.syncs != nil {
+		go func() { waited <- s.syncs.wait() }()
+	} else {
+		waited <- nil
+	}
 	tmp, err := writeTemp(p, data)
+	if werr := <-waited; err == nil {
+		err = werr
+	}
+	if tmp != "" {
+		defer os.Remove(tmp)
+	}
 	if err != nil {
 		return err
 	}
-	defer os.Remove(tmp)
 	// link(2) fails with EEXIST when p exists, and p appears with its full
 	// content, which O_EXCL followed by a write would not guarantee.
 	if err := os.Link(tmp, p); err != nil {
@@ -231,7 +252,7 @@ func (s LocalStore) RemoveAll(_ context.Context, location string) error {
 	return os.RemoveAll(p)
 }
 
-func (s LocalStore) IO() icebergio.IO { return localIO{buckets: s.buckets} }
+func (s LocalStore) IO() icebergio.IO { return localIO{buckets: s.buckets, syncs: s.syncs} }
 
 // createOnce is CreateExclusive for writes that must take effect exactly
 // once. An object store may perform a write and lose the response; the

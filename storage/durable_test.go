@@ -1,0 +1,60 @@
+package storage
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// TestDeferredSyncsWaitAndFail checks the background syncs of a
+// NewLocalStore: a file written through its IO is on disk, complete, by
+// the time a commit (CreateExclusive) returns; and once a sync fails, no
+// later commit is accepted, since the lost data cannot be synced again.
+func TestDeferredSyncsWaitAndFail(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	st := NewLocalStore()
+	fsys := st.IO().(localIO)
+	data := filepath.Join(dir, "data", "f.parquet")
+	if err := fsys.WriteFile("file://"+data, []byte("rows")); err != nil {
+		t.Fatal(err)
+	}
+	meta := "file://" + filepath.Join(dir, "metadata", "v1.metadata.json")
+	if err := st.CreateExclusive(ctx, meta, []byte("{}")); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(st.syncs.pending); n != 0 {
+		t.Errorf("%d syncs still running after the commit", n)
+	}
+	if got, err := os.ReadFile(data); err != nil || string(got) != "rows" {
+		t.Errorf("data file after the commit: %q, %v", got, err)
+	}
+
+	// A sync that fails: its file is closed under it.
+	f, err := os.Create(filepath.Join(dir, "data", "g.parquet"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	st.syncs.start(f)
+	for i := 2; i <= 3; i++ {
+		next := "file://" + filepath.Join(dir, "metadata", "v"+string(rune('0'+i))+".metadata.json")
+		if err := st.CreateExclusive(ctx, next, []byte("{}")); !errors.Is(err, ErrSyncFailed) {
+			t.Errorf("commit %d after a failed sync: %v, want ErrSyncFailed", i, err)
+		}
+		if p, _ := osPath(next); fileExists(p) {
+			t.Errorf("commit %d after a failed sync created its file", i)
+		}
+	}
+	// The zero LocalStore syncs as files close and is not affected.
+	if err := (LocalStore{}).CreateExclusive(ctx, "file://"+filepath.Join(dir, "other.json"), []byte("{}")); err != nil {
+		t.Errorf("a store of its own: %v", err)
+	}
+}
+
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}
