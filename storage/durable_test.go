@@ -58,3 +58,31 @@ func fileExists(p string) bool {
 	_, err := os.Stat(p)
 	return err == nil
 }
+
+// TestDeferredSyncOfDroppedFolder: a file whose folder is deleted while its
+// background sync is pending (DROP TABLE right after a write) leaves nothing
+// to make durable, and later commits go on. Before, the sync of the gone
+// folder failed and every later commit of the process was refused.
+func TestDeferredSyncOfDroppedFolder(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	st := NewLocalStore()
+	table := filepath.Join(dir, "db", "t")
+	f, err := os.Create(filepath.Join(table, "m.avro"))
+	if os.IsNotExist(err) {
+		if err = os.MkdirAll(table, 0o755); err == nil {
+			f, err = os.Create(filepath.Join(table, "m.avro"))
+		}
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(table); err != nil { // dropped before its sync runs
+		t.Fatal(err)
+	}
+	st.syncs.start(f)
+	meta := "file://" + filepath.Join(dir, "db", "u", "metadata", "v1.metadata.json")
+	if err := st.CreateExclusive(ctx, meta, []byte("{}")); err != nil {
+		t.Fatalf("commit after a dropped folder's sync: %v", err)
+	}
+}
