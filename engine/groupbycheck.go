@@ -65,7 +65,7 @@ func validateGroupByView(validate analyzer.RuleFunc) analyzer.RuleFunc {
 		}
 		view, _, err = transform.NodeWithOpaque(ctx, view, func(ctx *sql.Context, n sql.Node) (sql.Node, transform.TreeIdentity, error) {
 			switch n.(type) {
-			case *plan.Project, *plan.GroupBy, *plan.Sort: // what the check reads
+			case *plan.Project, *plan.Sort: // the select list and ORDER BY the check reads
 			default:
 				return n, transform.SameTree, nil
 			}
@@ -87,19 +87,38 @@ func validateGroupByView(validate analyzer.RuleFunc) analyzer.RuleFunc {
 	}
 }
 
-// withSubqueryStandIns is e with its subqueries replaced by their stand-ins,
-// or e itself where an expression must hold a subquery (ANY, ALL, IN).
+// withSubqueryStandIns is e with its subqueries replaced by their
+// stand-ins, except inside aggregates (which the check passes over, and
+// whose text names their column in the select list) and where an
+// expression must hold a subquery (ANY, ALL, IN): those stay as they are.
 func withSubqueryStandIns(ctx *sql.Context, e sql.Expression) sql.Expression {
-	out, _, err := transform.Expr(ctx, e, func(ctx *sql.Context, e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
-		if sq, ok := e.(*plan.Subquery); ok {
-			return subqueryStandIn(ctx, sq), transform.NewTree, nil
-		}
-		return e, transform.SameTree, nil
-	})
-	if err != nil {
-		return e
-	}
+	out, _ := replaceSubqueries(ctx, e)
 	return out
+}
+
+func replaceSubqueries(ctx *sql.Context, e sql.Expression) (sql.Expression, bool) {
+	switch e := e.(type) {
+	case sql.Aggregation:
+		return e, false
+	case *plan.Subquery:
+		return subqueryStandIn(ctx, e), true
+	}
+	children := e.Children()
+	replaced := make([]sql.Expression, len(children))
+	changed := false
+	for i, c := range children {
+		var ok bool
+		replaced[i], ok = replaceSubqueries(ctx, c)
+		changed = changed || ok
+	}
+	if !changed {
+		return e, false
+	}
+	out, err := e.WithChildren(ctx, replaced...)
+	if err != nil {
+		return e, false
+	}
+	return out, true
 }
 
 // subqueryStandIn is what the GROUP BY check sees of a subquery: the outer
