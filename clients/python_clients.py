@@ -212,6 +212,7 @@ def sqlalchemy_client(addr, steps):
         conn.exec_driver_sql(f"CREATE DATABASE {db}")
         conn.exec_driver_sql(f"CREATE TABLE {db}.accounts (id BIGINT NOT NULL, name VARCHAR(40), amount DECIMAL(10,2), PRIMARY KEY (id), KEY by_name (name)) COMMENT 'it''s reflected' TBLPROPERTIES ('owner' = 'o''brien')")
         conn.exec_driver_sql(f"INSERT INTO {db}.accounts VALUES (1, 'alice', 12.50)")
+        conn.exec_driver_sql(f"CREATE TABLE {db}.payments (id BIGINT NOT NULL PRIMARY KEY, paid_from BIGINT, CONSTRAINT paid_by FOREIGN KEY (paid_from) REFERENCES accounts (id))")
     engine = sqlalchemy.create_engine(f"{url}/{db}")
     insp = inspect(engine)
 
@@ -226,7 +227,7 @@ def sqlalchemy_client(addr, steps):
     def expect(got, want):
         return None if got == want else f"got {got!r}, want {want!r}"
 
-    runner.check("reflection: get_table_names", lambda: expect(reflected(insp.get_table_names), ["accounts"]))
+    runner.check("reflection: get_table_names", lambda: expect(reflected(insp.get_table_names), ["accounts", "payments"]))
     runner.check("reflection: get_columns", lambda: expect(
         [(c["name"], str(c["type"]), c["nullable"]) for c in reflected(lambda: insp.get_columns("accounts"))],
         [("id", "BIGINT", False), ("name", "VARCHAR(40)", True), ("amount", "DECIMAL(10, 2)", True)]))
@@ -235,6 +236,10 @@ def sqlalchemy_client(addr, steps):
     runner.check("reflection: get_indexes", lambda: expect(
         [(i["name"], i["column_names"], i["unique"]) for i in reflected(lambda: insp.get_indexes("accounts"))],
         [("by_name", ["name"], False)]))
+    runner.check("reflection: get_foreign_keys", lambda: expect(
+        [(f["name"], f["constrained_columns"], f["referred_table"], f["referred_columns"])
+         for f in reflected(lambda: insp.get_foreign_keys("payments"))],
+        [("paid_by", ["paid_from"], "accounts", ["id"])]))
     runner.check("reflection: get_table_comment", lambda: expect(
         reflected(lambda: insp.get_table_comment("accounts"))["text"], "it's reflected"))
 
