@@ -249,6 +249,27 @@ def sqlalchemy_client(addr, steps):
         return expect([c.name for c in t.primary_key.columns], ["id"])
     runner.check("reflection: Table(autoload_with=engine)", table_reflects)
 
+    def layout_reflects():
+        with engine.begin() as conn:
+            conn.exec_driver_sql("CREATE TABLE events (id BIGINT NOT NULL, at DATETIME(6), kind VARCHAR(10), PRIMARY KEY (id)) "
+                                 "PARTITIONED BY (days(at), kind) WRITE ORDERED BY id COMMENT 'laid out' "
+                                 "TBLPROPERTIES ('write.parquet.compression-codec' = 'zstd')")
+        t = reflected(lambda: sqlalchemy.Table("events", sqlalchemy.MetaData(), autoload_with=engine))
+        return expect(([c.name for c in t.columns], [c.name for c in t.primary_key.columns], t.comment),
+                      (["id", "at", "kind"], ["id"], "laid out"))
+    runner.check("reflection of a partitioned, sorted table", layout_reflects)
+
+    def executemany():
+        events = sqlalchemy.Table("events", sqlalchemy.MetaData(), autoload_with=engine)
+        with engine.begin() as conn:
+            conn.execute(events.insert(), [{"id": i, "at": datetime.datetime(2024, 1, i, 12, 30), "kind": k}
+                                           for i, k in ((1, "a"), (2, "b"), (3, "a"))])
+        with engine.connect() as conn:
+            got = conn.execute(sqlalchemy.select(events.c.kind, sqlalchemy.func.count()).group_by(events.c.kind)
+                               .order_by(events.c.kind)).all()
+        return expect([tuple(r) for r in got], [("a", 2), ("b", 1)])
+    runner.check("Core insert of many rows (executemany)", executemany)
+
     def begin_rolls_back():
         class Boom(Exception):
             pass
@@ -281,6 +302,13 @@ def sqlalchemy_client(addr, steps):
         got = [(int(r.id), r.city if isinstance(r.city, str) else None, float(r.temp), str(r.day)[:10]) for r in back.itertuples()]
         return expect(got, [(1, "Oslo", 1.5, "2024-01-01"), (2, "Zoë's", -2.25, "2024-01-02"), (3, None, 3.0, "2024-01-03")])
     runner.check("pandas to_sql then read_sql", to_sql_read_sql)
+
+    def to_sql_multi():
+        frame = pandas.DataFrame({"n": list(range(7)), "s": [f"row {i}" for i in range(7)]})
+        frame.to_sql("multi", engine, index=False, if_exists="replace", method="multi", chunksize=3)
+        back = pandas.read_sql("SELECT n, s FROM multi ORDER BY n", engine)
+        return expect([(int(r.n), r.s) for r in back.itertuples()], [(i, f"row {i}") for i in range(7)])
+    runner.check("pandas to_sql method=multi in chunks", to_sql_multi)
 
     def to_sql_append():
         pandas.DataFrame({"id": [4], "city": ["Lima"], "temp": [20.5], "day": pandas.to_datetime(["2024-01-04"])}).to_sql(
