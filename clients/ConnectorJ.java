@@ -201,6 +201,13 @@ public class ConnectorJ {
       check("DatabaseMetaData (" + how + "): getColumns", () -> expect(
           column(md.getColumns(db, null, "accounts", "%"), "COLUMN_NAME", "TYPE_NAME", "NULLABLE", "ORDINAL_POSITION"),
           List.of(List.of("id", "BIGINT", "0", "1"), List.of("name", "VARCHAR", "1", "2"), List.of("amount", "DECIMAL", "1", "3"))));
+      check("DatabaseMetaData (" + how + "): getColumns sizes", () -> expect(
+          column(md.getColumns(db, null, "accounts", "amount"), "COLUMN_SIZE", "DECIMAL_DIGITS"),
+          List.of(List.of("10", "2"))));
+      check("DatabaseMetaData (" + how + "): getCatalogs lists the database", () -> {
+        List<List<String>> cats = column(md.getCatalogs(), "TABLE_CAT");
+        return cats.contains(List.of(db)) ? null : "no " + db + " in " + cats;
+      });
       check("DatabaseMetaData (" + how + "): getPrimaryKeys", () -> expect(
           column(md.getPrimaryKeys(db, null, "accounts"), "COLUMN_NAME", "KEY_SEQ", "PK_NAME"),
           List.of(List.of("id", "1", "PRIMARY"))));
