@@ -192,7 +192,7 @@ public class ConnectorJ {
       try (var st = conn.createStatement()) {
         st.execute("CREATE DATABASE " + db);
         st.execute("CREATE TABLE " + db + ".accounts (id BIGINT NOT NULL, name VARCHAR(40), amount DECIMAL(10,2), PRIMARY KEY (id), KEY by_name (name))");
-        st.execute("CREATE TABLE " + db + ".events (account BIGINT, kind VARCHAR(10))");
+        st.execute("CREATE TABLE " + db + ".events (acct BIGINT, kind VARCHAR(10), CONSTRAINT for_account FOREIGN KEY (acct) REFERENCES " + db + ".accounts (id))");
       }
       DatabaseMetaData md = conn.getMetaData();
       check("DatabaseMetaData (" + how + "): getTables", () -> expect(
@@ -201,6 +201,13 @@ public class ConnectorJ {
       check("DatabaseMetaData (" + how + "): getColumns", () -> expect(
           column(md.getColumns(db, null, "accounts", "%"), "COLUMN_NAME", "TYPE_NAME", "NULLABLE", "ORDINAL_POSITION"),
           List.of(List.of("id", "BIGINT", "0", "1"), List.of("name", "VARCHAR", "1", "2"), List.of("amount", "DECIMAL", "1", "3"))));
+      check("DatabaseMetaData (" + how + "): getColumns sizes", () -> expect(
+          column(md.getColumns(db, null, "accounts", "amount"), "COLUMN_SIZE", "DECIMAL_DIGITS"),
+          List.of(List.of("10", "2"))));
+      check("DatabaseMetaData (" + how + "): getCatalogs lists the database", () -> {
+        List<List<String>> cats = column(md.getCatalogs(), "TABLE_CAT");
+        return cats.contains(List.of(db)) ? null : "no " + db + " in " + cats;
+      });
       check("DatabaseMetaData (" + how + "): getPrimaryKeys", () -> expect(
           column(md.getPrimaryKeys(db, null, "accounts"), "COLUMN_NAME", "KEY_SEQ", "PK_NAME"),
           List.of(List.of("id", "1", "PRIMARY"))));
@@ -212,6 +219,11 @@ public class ConnectorJ {
       check("DatabaseMetaData (" + how + "): getIndexInfo unique only", () -> expect(
           column(md.getIndexInfo(db, null, "accounts", true, false), "INDEX_NAME"),
           List.of(List.of("PRIMARY"))));
+      if (how.equals("SHOW")) { // from information_schema it needs REFERENTIAL_CONSTRAINTS, which icesql leaves empty
+        check("DatabaseMetaData (" + how + "): getImportedKeys", () -> expect(
+            column(md.getImportedKeys(db, null, "events"), "PKTABLE_NAME", "PKCOLUMN_NAME", "FKTABLE_NAME", "FKCOLUMN_NAME", "FK_NAME"),
+            List.of(List.of("accounts", "id", "events", "acct", "for_account"))));
+      }
       try (var st = conn.createStatement()) {
         st.execute("DROP DATABASE " + db);
       }

@@ -212,6 +212,7 @@ def sqlalchemy_client(addr, steps):
         conn.exec_driver_sql(f"CREATE DATABASE {db}")
         conn.exec_driver_sql(f"CREATE TABLE {db}.accounts (id BIGINT NOT NULL, name VARCHAR(40), amount DECIMAL(10,2), PRIMARY KEY (id), KEY by_name (name)) COMMENT 'it''s reflected' TBLPROPERTIES ('owner' = 'o''brien')")
         conn.exec_driver_sql(f"INSERT INTO {db}.accounts VALUES (1, 'alice', 12.50)")
+        conn.exec_driver_sql(f"CREATE TABLE {db}.payments (id BIGINT NOT NULL PRIMARY KEY, paid_from BIGINT, CONSTRAINT paid_by FOREIGN KEY (paid_from) REFERENCES accounts (id))")
     engine = sqlalchemy.create_engine(f"{url}/{db}")
     insp = inspect(engine)
 
@@ -226,7 +227,7 @@ def sqlalchemy_client(addr, steps):
     def expect(got, want):
         return None if got == want else f"got {got!r}, want {want!r}"
 
-    runner.check("reflection: get_table_names", lambda: expect(reflected(insp.get_table_names), ["accounts"]))
+    runner.check("reflection: get_table_names", lambda: expect(reflected(insp.get_table_names), ["accounts", "payments"]))
     runner.check("reflection: get_columns", lambda: expect(
         [(c["name"], str(c["type"]), c["nullable"]) for c in reflected(lambda: insp.get_columns("accounts"))],
         [("id", "BIGINT", False), ("name", "VARCHAR(40)", True), ("amount", "DECIMAL(10, 2)", True)]))
@@ -235,6 +236,10 @@ def sqlalchemy_client(addr, steps):
     runner.check("reflection: get_indexes", lambda: expect(
         [(i["name"], i["column_names"], i["unique"]) for i in reflected(lambda: insp.get_indexes("accounts"))],
         [("by_name", ["name"], False)]))
+    runner.check("reflection: get_foreign_keys", lambda: expect(
+        [(f["name"], f["constrained_columns"], f["referred_table"], f["referred_columns"])
+         for f in reflected(lambda: insp.get_foreign_keys("payments"))],
+        [("paid_by", ["paid_from"], "accounts", ["id"])]))
     runner.check("reflection: get_table_comment", lambda: expect(
         reflected(lambda: insp.get_table_comment("accounts"))["text"], "it's reflected"))
 
@@ -243,6 +248,27 @@ def sqlalchemy_client(addr, steps):
         t = reflected(lambda: sqlalchemy.Table("accounts", meta, autoload_with=engine))
         return expect([c.name for c in t.primary_key.columns], ["id"])
     runner.check("reflection: Table(autoload_with=engine)", table_reflects)
+
+    def layout_reflects():
+        with engine.begin() as conn:
+            conn.exec_driver_sql("CREATE TABLE events (id BIGINT NOT NULL, at DATETIME(6), kind VARCHAR(10), PRIMARY KEY (id)) "
+                                 "PARTITIONED BY (days(at), kind) WRITE ORDERED BY id COMMENT 'laid out' "
+                                 "TBLPROPERTIES ('write.parquet.compression-codec' = 'zstd')")
+        t = reflected(lambda: sqlalchemy.Table("events", sqlalchemy.MetaData(), autoload_with=engine))
+        return expect(([c.name for c in t.columns], [c.name for c in t.primary_key.columns], t.comment),
+                      (["id", "at", "kind"], ["id"], "laid out"))
+    runner.check("reflection of a partitioned, sorted table", layout_reflects)
+
+    def executemany():
+        events = sqlalchemy.Table("events", sqlalchemy.MetaData(), autoload_with=engine)
+        with engine.begin() as conn:
+            conn.execute(events.insert(), [{"id": i, "at": datetime.datetime(2024, 1, i, 12, 30), "kind": k}
+                                           for i, k in ((1, "a"), (2, "b"), (3, "a"))])
+        with engine.connect() as conn:
+            got = conn.execute(sqlalchemy.select(events.c.kind, sqlalchemy.func.count()).group_by(events.c.kind)
+                               .order_by(events.c.kind)).all()
+        return expect([tuple(r) for r in got], [("a", 2), ("b", 1)])
+    runner.check("Core insert of many rows (executemany)", executemany)
 
     def begin_rolls_back():
         class Boom(Exception):
@@ -276,6 +302,13 @@ def sqlalchemy_client(addr, steps):
         got = [(int(r.id), r.city if isinstance(r.city, str) else None, float(r.temp), str(r.day)[:10]) for r in back.itertuples()]
         return expect(got, [(1, "Oslo", 1.5, "2024-01-01"), (2, "Zoë's", -2.25, "2024-01-02"), (3, None, 3.0, "2024-01-03")])
     runner.check("pandas to_sql then read_sql", to_sql_read_sql)
+
+    def to_sql_multi():
+        frame = pandas.DataFrame({"n": list(range(7)), "s": [f"row {i}" for i in range(7)]})
+        frame.to_sql("multi", engine, index=False, if_exists="replace", method="multi", chunksize=3)
+        back = pandas.read_sql("SELECT n, s FROM multi ORDER BY n", engine)
+        return expect([(int(r.n), r.s) for r in back.itertuples()], [(i, f"row {i}") for i in range(7)])
+    runner.check("pandas to_sql method=multi in chunks", to_sql_multi)
 
     def to_sql_append():
         pandas.DataFrame({"id": [4], "city": ["Lima"], "temp": [20.5], "day": pandas.to_datetime(["2024-01-04"])}).to_sql(

@@ -4,6 +4,7 @@ import (
 	"github.com/apache/iceberg-go"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/dolthub/go-mysql-server/sql"
 	ast "github.com/dolthub/vitess/go/vt/sqlparser"
@@ -33,21 +34,27 @@ func keysShown(ctx *sql.Context) bool {
 	if !ok {
 		return false
 	}
-	query, pid := ctx.Query(), ctx.Pid()
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.keys.pid != pid || s.keys.query != query {
-		s.keys.pid, s.keys.query = pid, query
-		s.keys.shown = showsMetadataOnly(query, ctx.GetCurrentDatabase())
-	}
-	return s.keys.shown
+	return s.keys.shownTo(ctx)
 }
 
 // keysDecision is the session's keysShown answer for its last statement.
+// It has its own lock: tables answer Schema while the session's is held.
 type keysDecision struct {
+	mu    sync.Mutex
 	pid   uint64
 	query string
 	shown bool
+}
+
+func (k *keysDecision) shownTo(ctx *sql.Context) bool {
+	query, pid := ctx.Query(), ctx.Pid()
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.pid != pid || k.query != query {
+		k.pid, k.query = pid, query
+		k.shown = showsMetadataOnly(query, ctx.GetCurrentDatabase())
+	}
+	return k.shown
 }
 
 // showsMetadataOnly reports whether query, run with db as the current

@@ -191,8 +191,9 @@ func (s *showCreateTable) RowIter(ctx *sql.Context, _ sql.Row) (sql.RowIter, err
 }
 
 // icebergDDL is the CREATE TABLE statement that makes the same table in
-// icesql: the columns as DESCRIBE shows them, the primary key and the
-// recorded indexes as MySQL prints keys, then on one line, where MySQL
+// icesql: the columns as DESCRIBE shows them, the primary key, the
+// recorded indexes and foreign keys as MySQL prints keys and constraints
+// (which CREATE TABLE records again), then on one line, where MySQL
 // prints ENGINE=, USING iceberg, the layout, the table comment and the
 // table properties (without the ones icesql keeps for itself, which the
 // column types and keys already say). Reflectors that read MySQL's form
@@ -212,6 +213,12 @@ func icebergDDL(t *Table) string {
 		}
 		lines = append(lines, fmt.Sprintf("  %s %s %s", kind, quoteIdent(ix.Name), keyColumns(ix.Columns)))
 		delete(props, indexProperty(name))
+	}
+	for _, k := range slices.Sorted(maps.Keys(props)) {
+		if name, ok := strings.CutPrefix(k, foreignKeyProperty); ok {
+			lines = append(lines, fmt.Sprintf("  CONSTRAINT %s %s", quoteIdent(name), props[k]))
+			delete(props, k)
+		}
 	}
 	options := []string{"USING iceberg"}
 	if p := partitionClause(t.tbl); p != "" {

@@ -106,8 +106,9 @@ func TestTableProperties(t *testing.T) {
 }
 
 // TestShowCreateTableRoundTrips runs the DDL SHOW CREATE TABLE prints and
-// expects the same table again. The key and the recorded indexes are
-// printed as MySQL prints keys, the key in key order; the options follow
+// expects the same table again. The key, the recorded indexes and the
+// foreign keys are printed as MySQL prints keys and constraints, the key in
+// key order; the options follow
 // the column list on one line, where MySQL prints ENGINE=, with quotes
 // doubled and line breaks escaped as MySQL quotes them, so reflectors that
 // read MySQL's form line by line (SQLAlchemy) take them as table options.
@@ -117,13 +118,13 @@ func TestShowCreateTableRoundTrips(t *testing.T) {
 		"CREATE DATABASE db",
 		"USE db",
 		`CREATE TABLE orig (id BIGINT NOT NULL COMMENT 'the id''s', name VARCHAR(20), s STRING, amt DECIMAL(10,2), ts TIMESTAMP, ok BOOLEAN,
-		   PRIMARY KEY (name, id), KEY k_ok (ok), UNIQUE KEY u_amt (amt, ts))
+		   PRIMARY KEY (name, id), KEY k_ok (ok), UNIQUE KEY u_amt (amt, ts), CONSTRAINT to_other FOREIGN KEY (id) REFERENCES other (oid) ON DELETE CASCADE)
 		 USING iceberg COMMENT 'it''s a table'
 		 TBLPROPERTIES ('write.parquet.compression-codec'='snappy', 'note'='two\nlines, a \\ and a ''')`,
 	)
 	ddl := checkShowCreateRoundTrip(t, conn,
 		"\n  `id` bigint NOT NULL COMMENT 'the id''s',\n", "`name` varchar(20) NOT NULL,",
-		"\n  PRIMARY KEY (`name`,`id`),\n  KEY `k_ok` (`ok`),\n  UNIQUE KEY `u_amt` (`amt`,`ts`)\n) USING iceberg COMMENT 'it''s a table' TBLPROPERTIES (",
+		"\n  PRIMARY KEY (`name`,`id`),\n  KEY `k_ok` (`ok`),\n  UNIQUE KEY `u_amt` (`amt`,`ts`),\n  CONSTRAINT `to_other` FOREIGN KEY (`id`) REFERENCES `other` (`oid`) ON DELETE CASCADE\n) USING iceberg COMMENT 'it''s a table' TBLPROPERTIES (",
 		`'note' = 'two\nlines, a \\ and a '''`, "'write.parquet.compression-codec' = 'snappy'")
 	if lines := strings.Split(ddl, "\n"); !strings.HasPrefix(lines[len(lines)-1], ") USING iceberg ") {
 		t.Errorf("the options are not on one line after the column list:\n%s", ddl)
