@@ -7,15 +7,15 @@ import (
 	"github.com/icesql/icesql/engine"
 )
 
-// Joins on string and boolean keys, and LEFT and RIGHT joins, run on the
-// vector path (vecjoinkey.go, vecjoin.go) and give the row path's rows,
-// over issue 16's tables: strings that differ only in case or a trailing
-// space, NULL keys on both sides, booleans joined with booleans and with
-// integers, conditions beyond the key, and GROUP BYs above, which run on
+// Joins on string, boolean, date and decimal keys, and LEFT and RIGHT
+// joins, run on the vector path (vecjoinkey.go, vecjoin.go) and give the
+// row path's rows, over issue 16's tables: strings that differ only in
+// case or a trailing space, NULL keys on both sides, booleans joined with
+// booleans and with integers, conditions beyond the key, and GROUP BYs above, which run on
 // the vector path with the join, LEFT joins' padded rows included.
 // EXPLAIN must say which part took the vector path, or the test would
 // compare the row path with itself.
-func TestVectorJoinOnStringAndBooleanKeysMatchesRowPath(t *testing.T) {
+func TestVectorJoinKeysAndOuterJoinsMatchRowPath(t *testing.T) {
 	conn := openConn(t, engine.Config{Warehouse: t.TempDir()})
 	mustExec(t, conn, "CREATE DATABASE vk", "USE vk")
 	createCliffTables(t, conn)
@@ -40,6 +40,11 @@ func TestVectorJoinOnStringAndBooleanKeysMatchesRowPath(t *testing.T) {
 		{"SELECT l.id, r.id, l.s FROM t1 AS l RIGHT JOIN t2 AS r ON l.k = r.id WHERE r.id < 500", join},
 		{"SELECT r.s, COUNT(l.id) FROM t1 AS l RIGHT JOIN t3 AS r ON l.k = r.id GROUP BY r.s", agg},
 		{"SELECT l.s, COUNT(*), COUNT(r.id), MAX(r.d), SUM(r.m) FROM t2 AS l LEFT JOIN t3 AS r ON l.k = r.id WHERE l.id < 2000 GROUP BY l.s", agg},
+		// dates and decimals
+		{"SELECT l.id, r.id, r.d FROM t1 AS l JOIN t2 AS r ON l.d = r.d WHERE l.id < 1500", join},
+		{"SELECT l.d, COUNT(*), SUM(r.m), MAX(r.id) FROM t1 AS l JOIN t3 AS r ON l.d = r.d GROUP BY l.d", agg},
+		{"SELECT l.id, r.id, r.m FROM t2 AS l LEFT JOIN t3 AS r ON l.m = r.m", join},
+		{"SELECT l.s, COUNT(*), COUNT(r.id) FROM t1 AS l LEFT JOIN t2 AS r ON l.m = r.m GROUP BY l.s", agg},
 		// an empty build side pads every row (the row path aggregates them)
 		{"SELECT l.s, COUNT(*), COUNT(r.id) FROM t2 AS l LEFT JOIN t3 AS r ON l.k = r.id AND r.id < 0 GROUP BY l.s", join},
 	} {
