@@ -14,8 +14,9 @@ import (
 // join aggregate does not handle; the row path computes the query.
 var errBatchShape = errors.New("vectorized join: unexpected column type")
 
-// gather is arr's rows idx, in that order (a row may repeat), as a new
-// array the caller releases. It covers what the vector path's batches
+// gather is arr's rows idx, in that order (a row may repeat; a negative
+// index is a NULL, an outer join's padding), as a new array the caller
+// releases. It covers what the vector path's batches
 // hold: fixed-width numbers, dates and decimals, strings and binaries,
 // and dictionaries of them, whose gathered indices keep the dictionary.
 func gather(mem memory.Allocator, arr arrow.Array, idx []int32) (arrow.Array, error) {
@@ -50,26 +51,39 @@ func gatherFixed(arr arrow.Array, idx []int32, width int) arrow.Array {
 	off := data.Offset()
 	src := data.Buffers()[1].Bytes()[off*width:]
 	out := make([]byte, len(idx)*width)
+	padded := false
 	switch width {
 	case 8:
 		for i, r := range idx {
+			if r < 0 {
+				padded = true
+				continue
+			}
 			copy(out[i*8:i*8+8], src[int(r)*8:int(r)*8+8])
 		}
 	case 4:
 		for i, r := range idx {
+			if r < 0 {
+				padded = true
+				continue
+			}
 			copy(out[i*4:i*4+4], src[int(r)*4:int(r)*4+4])
 		}
 	default:
 		for i, r := range idx {
+			if r < 0 {
+				padded = true
+				continue
+			}
 			copy(out[i*width:(i+1)*width], src[int(r)*width:(int(r)+1)*width])
 		}
 	}
 	var valid *memory.Buffer
 	nulls := 0
-	if arr.NullN() > 0 {
+	if arr.NullN() > 0 || padded {
 		bits := make([]byte, bitutil.BytesForBits(int64(len(idx))))
 		for i, r := range idx {
-			if arr.IsValid(int(r)) {
+			if r >= 0 && arr.IsValid(int(r)) {
 				bitutil.SetBit(bits, i)
 			} else {
 				nulls++
@@ -93,7 +107,7 @@ func gatherValues[V string | []byte](mem memory.Allocator, arr arrow.Array, idx 
 	}
 	b.Reserve(len(idx))
 	for _, r := range idx {
-		if arr.IsNull(int(r)) {
+		if r < 0 || arr.IsNull(int(r)) {
 			b.AppendNull()
 			continue
 		}

@@ -1,13 +1,16 @@
 package engine
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/expression"
 	"github.com/dolthub/go-mysql-server/sql/plan"
+	"github.com/dolthub/go-mysql-server/sql/transform"
 )
 
 // A hash join of two Iceberg scans (each with its WHERE clause, as
@@ -65,16 +68,58 @@ func newVectorJoin(ctx *sql.Context, j *plan.JoinNode, row sql.Row) (*vectorJoin
 	// Only an equality makes a NULL key join nothing, and the condition
 	// still decides every pair the keys match.
 	conj := expression.SplitConjunction(ctx, j.Filter)
-	for _, c := range conj {
+	for i, c := range conj {
 		if vj.keyEquality(ctx, c) {
-			if len(conj) == 1 {
+			rest := slices.Delete(slices.Clone(conj), i, i+1)
+			switch {
+			case len(rest) == 0:
 				vj.cond = nil
+			case vj.outer:
+				vj.filterBuildSide(ctx, rightNode, rest)
 			}
 			return vj, ""
 		}
 	}
 	return nil, "the join condition has no equality of key columns of each side (integers, booleans, or strings compared byte by byte)"
 }
+
+// filterBuildSide moves the rest of an outer join's condition, when it
+// reads only the right side's columns (go-mysql-server leaves such a
+// condition in a LEFT JOIN's ON clause), to the right side's WHERE
+// clause: a right row it rejects joins no left row either way, so the
+// build side leaves it out and the keys alone decide the pairs, which an
+// aggregate over the join needs (vecjoinagg.go).
+func (vj *vectorJoin) filterBuildSide(ctx *sql.Context, rightNode sql.Node, rest []sql.Expression) {
+	w := vj.left.width
+	shifted := make([]sql.Expression, 0, len(rest)+1)
+	for _, c := range rest {
+		e, _, err := transform.Expr(ctx, c, func(ctx *sql.Context, e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
+			gf, ok := e.(*expression.GetField)
+			if !ok {
+				return e, transform.SameTree, nil
+			}
+			if gf.Index() < w {
+				return nil, transform.SameTree, errLeftColumn
+			}
+			return gf.WithIndex(gf.Index() - w), transform.NewTree, nil
+		})
+		if err != nil {
+			return
+		}
+		shifted = append(shifted, e)
+	}
+	scan := rightNode
+	if f, ok := rightNode.(*plan.Filter); ok {
+		scan = f.Child
+		shifted = append(shifted, f.Expression)
+	}
+	if right, _ := newVectorScan(ctx, scan, expression.JoinAnd(shifted...)); right != nil {
+		vj.right, vj.cond = right, nil
+	}
+}
+
+// errLeftColumn stops filterBuildSide at a column of the left side.
+var errLeftColumn = errors.New("a column of the left side")
 
 // keyEquality says whether c is left column = right column, of keys coded
 // alike, and makes them the join's key.

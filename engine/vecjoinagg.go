@@ -19,14 +19,15 @@ import (
 	"github.com/icesql/icesql/pushdown/vector"
 )
 
-// A GROUP BY directly over an inner join that the vector path probes
-// (vecjoin.go: two Iceberg scans, each with its WHERE clause, on a key
-// vecjoinkey.go codes) runs wholly on Arrow batches, as TPC-H Q3 needs: the build
-// side's kept rows are gathered into one array per column and indexed by
-// key; each probe batch is filtered and probed, and the columns the
-// aggregation reads are gathered for the pairs that join, from both sides,
-// into a batch the vectorized hash aggregation (pushdown/vector) takes as
-// it takes a scan's. Each core aggregates its own batches; the partial
+// A GROUP BY directly over a join that the vector path probes (vecjoin.go:
+// two Iceberg scans, each with its WHERE clause, on a key vecjoinkey.go
+// codes) runs wholly on Arrow batches, as TPC-H Q3 needs: the build side's
+// kept rows are gathered into one array per column and indexed by key;
+// each probe batch is filtered and probed, and the columns the aggregation
+// reads are gathered for the pairs that join, from both sides, into a
+// batch the vectorized hash aggregation (pushdown/vector) takes as it
+// takes a scan's. In a LEFT JOIN a probe row that joins nothing is
+// gathered with NULLs for the build side's columns. Each core aggregates its own batches; the partial
 // groups merge at the end. No go-mysql-server row exists until the
 // groups: the row path built one per joined row and grouped them on one
 // goroutine.
@@ -63,8 +64,10 @@ func newVectorJoinAgg(ctx *sql.Context, gb *plan.GroupBy, row sql.Row) (*vectorJ
 	if vj == nil {
 		return nil, "the join: " + why
 	}
-	if vj.outer {
-		return nil, "an outer join: the vector path aggregates the rows of inner joins only"
+	if vj.outer && vj.cond != nil {
+		// Only the key decides which pairs join: the rows a condition
+		// beyond it rejects would be padded, not dropped.
+		return nil, "an outer join whose condition is more than its key"
 	}
 	ja := &vectorJoinAgg{vj: vj, plan: &vector.Plan{}}
 	tr := &vecTranslator{ctx: ctx, columnOf: ja.column}
@@ -250,7 +253,7 @@ func (ja *vectorJoinAgg) run(ctx *sql.Context) ([]vector.Group, error) {
 			return nil, err
 		}
 	}
-	if len(b.table.keys) > 0 {
+	if len(b.table.keys) > 0 || ja.vj.outer {
 		probers := make([]*joinAggProber, workers)
 		for i := range probers {
 			if probers[i], err = ja.newProber(b, parts[i]); err != nil {
@@ -445,9 +448,15 @@ func (p *joinAggProber) add(rec arrow.RecordBatch) error {
 	}
 	t := p.b.table
 	pi, bi := p.pi[:0], p.bi[:0]
+	outer := p.ja.vj.outer
 	for _, r := range keep {
 		k, ok := key(int(r))
-		if !ok {
+		if !ok || t.first(k) < 0 {
+			if outer {
+				// A left row that joins nothing, padded with NULLs.
+				pi = append(pi, r)
+				bi = append(bi, -1)
+			}
 			continue
 		}
 		for i := t.first(k); i >= 0; i = t.next[i] {
@@ -477,6 +486,10 @@ func (p *joinAggProber) aggregate(rec arrow.RecordBatch, pi, bi []int32) error {
 		}
 		p.cols = append(p.cols, arr)
 		p.fields = append(p.fields, arrow.Field{Name: probePrefix + name, Type: arr.DataType(), Nullable: true})
+	}
+	if len(p.b.cols) < len(p.ja.build) {
+		// An outer join's empty build side leaves no column to pad from.
+		return fmt.Errorf("%w: no build rows to pad", errBatchShape)
 	}
 	for j, name := range p.ja.build {
 		arr, err := gather(mem, p.b.cols[j], bi)

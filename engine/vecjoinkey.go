@@ -4,12 +4,16 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/iceberg-go"
+	"github.com/cockroachdb/apd/v3"
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/expression"
 	"github.com/dolthub/go-mysql-server/sql/types"
+	"github.com/dolthub/vitess/go/sqltypes"
 )
 
 // A vectorized join's keys are int64s. Integer and boolean columns (int,
@@ -19,18 +23,30 @@ import (
 // default, and binary) are coded through a dictionary the build side
 // fills: equal strings get equal codes, and a probe string the build side
 // lacks joins nothing. Other collations, and keys of two kinds, stay on
-// the row path, which converts and collates.
+// the row path, which converts and collates. Dates are their days since
+// 1970, and decimals of at most 18 digits their unscaled values, when both
+// sides have the same scale.
 
 type joinKeyKind uint8
 
 const (
 	numberKey joinKeyKind = iota
 	stringKey
+	dateKey
+	decimalKey
 )
+
+// keyClass is what must match for two columns' keys to be coded alike.
+type keyClass struct {
+	kind      joinKeyKind
+	collation sql.CollationID // of a string
+	scale     int32           // of a decimal
+}
 
 // joinKeys codes one join's keys.
 type joinKeys struct {
-	kind joinKeyKind
+	kind  joinKeyKind
+	scale int32 // of a decimal
 	// mu serializes the build side's workers, which fill dict; the probe
 	// side only reads it, once the build side is done.
 	mu   sync.Mutex
@@ -40,47 +56,52 @@ type joinKeys struct {
 // joinKeysOf is the keys of a join of l (a column of left's rows) with r
 // (of right's), or false when they cannot be coded alike.
 func joinKeysOf(ctx *sql.Context, left *vectorFilter, l *expression.GetField, right *vectorFilter, r *expression.GetField) (*joinKeys, bool) {
-	lk, lc, ok1 := joinKeyKindOf(ctx, left, l)
-	rk, rc, ok2 := joinKeyKindOf(ctx, right, r)
-	if !ok1 || !ok2 || lk != rk || lc != rc {
+	lc, ok1 := joinKeyClass(ctx, left, l)
+	rc, ok2 := joinKeyClass(ctx, right, r)
+	if !ok1 || !ok2 || lc != rc {
 		return nil, false
 	}
-	k := &joinKeys{kind: lk}
-	if lk == stringKey {
+	k := &joinKeys{kind: lc.kind, scale: lc.scale}
+	if lc.kind == stringKey {
 		k.dict = map[string]int64{}
 	}
 	return k, true
 }
 
-// joinKeyKindOf is the kind of key gf, a column of v's rows, makes, and for a
-// string its collation.
-func joinKeyKindOf(ctx *sql.Context, v *vectorFilter, gf *expression.GetField) (joinKeyKind, sql.CollationID, bool) {
+// joinKeyClass is the class of key gf, a column of v's rows, makes.
+func joinKeyClass(ctx *sql.Context, v *vectorFilter, gf *expression.GetField) (keyClass, bool) {
 	if !v.t.owns(gf) || gf.Index() < 0 || gf.Index() >= v.width {
-		return 0, 0, false
+		return keyClass{}, false
 	}
 	j := v.t.schema.IndexOfColName(gf.Name())
 	if j < 0 || j >= len(v.t.names) || v.cols[gf.Index()] != v.t.names[j] {
-		return 0, 0, false
+		return keyClass{}, false
 	}
 	f, ok := v.t.tbl.Schema().FindFieldByName(v.cols[gf.Index()])
 	if !ok {
-		return 0, 0, false
+		return keyClass{}, false
 	}
 	typ := gf.Type(ctx)
-	switch f.Type.String() {
-	case "int", "long", "boolean":
-		return numberKey, 0, types.IsSigned(typ)
-	case "string":
+	switch ft := f.Type.(type) {
+	case iceberg.Int32Type, iceberg.Int64Type, iceberg.BooleanType:
+		return keyClass{kind: numberKey}, types.IsSigned(typ)
+	case iceberg.DateType:
+		return keyClass{kind: dateKey}, typ.Type() == sqltypes.Date
+	case iceberg.DecimalType:
+		d, ok := typ.(sql.DecimalType)
+		return keyClass{kind: decimalKey, scale: int32(ft.Scale())},
+			ok && ft.Precision() <= 18 && int(d.Scale()) == ft.Scale()
+	case iceberg.StringType:
 		st, ok := typ.(sql.StringType)
 		if !ok || !types.IsText(typ) || strings.HasPrefix(strings.ToLower(typ.String()), "char") {
-			return 0, 0, false
+			return keyClass{}, false
 		}
 		switch c := st.Collation(); c {
 		case sql.Collation_utf8mb4_0900_bin, sql.Collation_binary:
-			return stringKey, c, true
+			return keyClass{kind: stringKey, collation: c}, true
 		}
 	}
-	return 0, 0, false
+	return keyClass{}, false
 }
 
 // add is the build side's key for a row's value v, false for NULL.
@@ -93,6 +114,35 @@ func (k *joinKeys) add(v any) (int64, bool) {
 		k.mu.Lock()
 		defer k.mu.Unlock()
 		return k.code(s), true
+	}
+	return k.value(v)
+}
+
+// value is the key of a row's value v of a number, date or decimal key.
+func (k *joinKeys) value(v any) (int64, bool) {
+	switch k.kind {
+	case dateKey:
+		t, ok := v.(time.Time)
+		if !ok {
+			return 0, false
+		}
+		// A date is its UTC midnight (date32Value).
+		s := t.Unix()
+		d := s / secondsPerDay
+		if s%secondsPerDay < 0 {
+			d--
+		}
+		return d, true
+	case decimalKey:
+		d, ok := v.(*apd.Decimal)
+		if !ok || d.Form != apd.Finite {
+			return 0, false
+		}
+		var scaled apd.Decimal
+		scaled.Set(d)
+		scaled.Exponent += k.scale
+		n, err := scaled.Int64()
+		return n, err == nil
 	}
 	return numberValue(v)
 }
@@ -119,7 +169,7 @@ func (k *joinKeys) find(v any) (int64, bool) {
 		c, ok := k.dict[s]
 		return c, ok
 	}
-	return numberValue(v)
+	return k.value(v)
 }
 
 func numberValue(v any) (int64, bool) {
@@ -147,15 +197,20 @@ func (k *joinKeys) reader(arr arrow.Array, add bool) (keyFunc, error) {
 	if arr.NullN() > 0 {
 		valid = arr.IsValid
 	}
-	if k.kind == numberKey {
-		switch a := arr.(type) {
-		case *array.Int32:
+	switch a := arr.(type) {
+	case *array.Int32:
+		if k.kind == numberKey {
 			vals := a.Int32Values()
 			return func(i int) (int64, bool) { return int64(vals[i]), valid(i) }, nil
-		case *array.Int64:
+		}
+	case *array.Int64:
+		// A natively decoded decimal is its unscaled value (vecscan.go).
+		if k.kind == numberKey || k.kind == decimalKey {
 			vals := a.Int64Values()
 			return func(i int) (int64, bool) { return vals[i], valid(i) }, nil
-		case *array.Boolean:
+		}
+	case *array.Boolean:
+		if k.kind == numberKey {
 			return func(i int) (int64, bool) {
 				if a.Value(i) {
 					return 1, valid(i)
@@ -163,6 +218,19 @@ func (k *joinKeys) reader(arr arrow.Array, add bool) (keyFunc, error) {
 				return 0, valid(i)
 			}, nil
 		}
+	case *array.Date32:
+		if k.kind == dateKey {
+			vals := a.Date32Values()
+			return func(i int) (int64, bool) { return int64(vals[i]), valid(i) }, nil
+		}
+	case *array.Decimal128:
+		// At most 18 digits (joinKeyClass): the low 64 bits hold it.
+		if k.kind == decimalKey && a.DataType().(*arrow.Decimal128Type).Scale == k.scale {
+			vals := a.Values()
+			return func(i int) (int64, bool) { return int64(vals[i].LowBits()), valid(i) }, nil
+		}
+	}
+	if k.kind != stringKey {
 		return nil, fmt.Errorf("%w: key column is %s", errBatchShape, arr.DataType())
 	}
 	str := func(s string) (int64, bool) {
