@@ -31,13 +31,16 @@ test: vet
 # the REST catalog and the S3 API as the lakehouse tutorial connects
 # (interop/rest_spark.py, "rest-spark: N passed, M failed"), and DuckDB
 # attached to the REST catalog (interop/rest_duckdb.py, "rest-duckdb: N
-# passed, M failed").
+# passed, M failed"); last, two SQL sessions, Spark, PyIceberg and DuckDB
+# append to one table for 30 s and lose nothing (interop/rest_writers.py,
+# "rest-writers: N passed, M failed").
 interop: build
 	@out=$$(bash interop/setup.sh) || exit 1; py="$$(echo "$$out" | sed -n 1p)"; \
 	"$$py" interop/interop.py --icesql bin/icesql --jar "$$(echo "$$out" | sed -n 2p)"; rc=$$?; \
 	bash interop/rck.sh bin/icesql || rc=1; "$$py" interop/rck_pyiceberg.py bin/icesql || rc=1; \
 	"$$py" interop/rest_spark.py --icesql bin/icesql --jar "$$(echo "$$out" | sed -n 2p)" || rc=1; \
-	"$$py" interop/rest_duckdb.py --icesql bin/icesql || rc=1; exit $$rc
+	"$$py" interop/rest_duckdb.py --icesql bin/icesql || rc=1; \
+	"$$py" interop/rest_writers.py --icesql bin/icesql --jar "$$(echo "$$out" | sed -n 2p)" || rc=1; exit $$rc
 
 # Real MySQL clients run one shared script (clients/script.json: connect-time
 # statements, schema browsing, DML with parameters, transactions with

@@ -126,6 +126,12 @@ func (p *provider) AllDatabases(ctx *sql.Context) []sql.Database {
 // CreateDatabase implements sql.MutableDatabaseProvider (CREATE DATABASE,
 // CREATE SCHEMA, and Spark's CREATE NAMESPACE).
 func (p *provider) CreateDatabase(ctx *sql.Context, name string) error {
+	return p.createDatabase(ctx, name, iceberg.Properties{})
+}
+
+// createDatabase creates namespace name with props (CREATE NAMESPACE ...
+// WITH DBPROPERTIES, createnamespace.go).
+func (p *provider) createDatabase(ctx *sql.Context, name string, props iceberg.Properties) error {
 	defer forgetCatalogReads(ctx)
 	// MySQL's limit on identifiers; go-mysql-server checks it for tables only.
 	if utf8.RuneCountInString(name) > sql.MaxIdentifierLength {
@@ -137,7 +143,7 @@ func (p *provider) CreateDatabase(ctx *sql.Context, name string) error {
 	} else if ok {
 		return sql.ErrDatabaseExists.New(name)
 	}
-	err := p.e.catalog.CreateNamespace(ctx, table.Identifier{name}, iceberg.Properties{})
+	err := p.e.catalog.CreateNamespace(ctx, table.Identifier{name}, props)
 	if errors.Is(err, catalog.ErrNamespaceAlreadyExists) {
 		return sql.ErrDatabaseExists.New(name)
 	}

@@ -89,6 +89,9 @@ func (p parser) intercept(stmt ast.Statement) ast.Statement {
 	if do, ok := p.interceptDo(stmt); ok { // do.go
 		return do
 	}
+	if ns, ok := p.interceptCreateNamespace(stmt); ok { // createnamespace.go
+		return ns
+	}
 	if sum, ok := p.interceptChecksum(stmt); ok { // checksum.go
 		return sum
 	}

@@ -49,6 +49,9 @@ func (p *Parser) parseCall(ctx context.Context, text string, opts ast.ParserOpti
 	if s.word(0, "alter") {
 		return p.parseExecute(ctx, s, opts)
 	}
+	if s.word(0, "create") {
+		return p.parseCreateNamespace(s)
+	}
 	if !s.word(0, "call") {
 		return nil, false, nil
 	}

@@ -222,30 +222,38 @@ func (s statement) normalized(from, to int) string {
 
 // properties reads the parenthesized 'key' = value list of TBLPROPERTIES at
 // token open into opts.Properties and returns the index of the closing ')'.
-// Keys are string literals or dotted names; values are string literals,
-// numbers or booleans, as in Spark. Spark's optional '=' is required here:
-// the MySQL lexer joins 'k' 'v' into one string.
 func (s statement) properties(open int, opts *TableOptions) (int, error) {
-	close, err := s.list(open, "TBLPROPERTIES")
+	props, close, err := s.propertyList(open, "TBLPROPERTIES")
+	opts.Properties = props
+	return close, err
+}
+
+// propertyList reads the parenthesized 'key' = value list of clause at
+// token open and returns it and the index of the closing ')'. Keys are
+// string literals or dotted names; values are string literals, numbers or
+// booleans, as in Spark. Spark's optional '=' is required here: the MySQL
+// lexer joins 'k' 'v' into one string.
+func (s statement) propertyList(open int, clause string) (map[string]string, int, error) {
+	close, err := s.list(open, clause)
 	if err != nil {
-		return 0, err
+		return nil, 0, err
 	}
-	opts.Properties = map[string]string{}
+	props := map[string]string{}
 	for _, e := range s.elements(open+1, close) {
 		key, next, ok := s.propertyKey(e[0])
 		if !ok || next >= e[1] || !s.punct(next, '=') {
-			return 0, s.syntaxError(next, "TBLPROPERTIES expects 'key' = 'value' pairs")
+			return nil, 0, s.syntaxError(next, "%s expects 'key' = 'value' pairs", clause)
 		}
 		value, next, ok := s.propertyValue(next+1, e[1])
 		if !ok || next != e[1] {
-			return 0, s.syntaxError(next, "a TBLPROPERTIES value is a string, a number or a boolean")
+			return nil, 0, s.syntaxError(next, "a %s value is a string, a number or a boolean", clause)
 		}
-		if _, dup := opts.Properties[key]; dup {
-			return 0, s.syntaxError(e[0], "duplicate TBLPROPERTIES key '%s'", key)
+		if _, dup := props[key]; dup {
+			return nil, 0, s.syntaxError(e[0], "duplicate %s key '%s'", clause, key)
 		}
-		opts.Properties[key] = value
+		props[key] = value
 	}
-	return close, nil
+	return props, close, nil
 }
 
 // propertyKey reads a property key at token i and returns it and the index
