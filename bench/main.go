@@ -15,7 +15,8 @@
 // own tables, when -python has it; otherwise a "bench duckdb_iceberg
 // skipped:" line says why) and same_result. -decode adds the decoder
 // comparison of decode.go. -commits measures single-row INSERT commits
-// instead (commits.go), -dml UPDATE and DELETE (dml.go).
+// instead (commits.go), -dml UPDATE and DELETE (dml.go), -smallq point
+// lookups on a table of many small commits (smallq.go).
 package main
 
 import (
@@ -104,6 +105,9 @@ func main() {
 	commitN := flag.Int("commitn", 500, "statements of each -commits case (a fifth of them after 10,000 snapshots)")
 	load := flag.Bool("load", false, "instead of TPC-H: LOAD DATA LOCAL and icesql import of a CSV of -loadrows rows (load.go; -loadprofile profiles the LOAD DATA)")
 	loadRows := flag.Int("loadrows", 1_000_000, "rows of the -load CSV")
+	smallq := flag.Bool("smallq", false, "instead of TPC-H: point lookups on a table of -smallqn single-row commits against one file, and 16 wire clients (smallq.go)")
+	smallqN := flag.Int("smallqn", 1000, "single-row commits of the -smallq table")
+	smallqTime := flag.Duration("smallqtime", 5*time.Second, "how long the -smallq wire clients run")
 	flag.Parse()
 	log.SetFlags(0)
 
@@ -124,6 +128,12 @@ func main() {
 	}
 	if *commits {
 		if err := runCommits(ctx, work, *commitN); err != nil {
+			log.Fatal(err)
+		}
+		return
+	}
+	if *smallq {
+		if err := runSmallQueries(ctx, work, *smallqN, *runs*10, *smallqTime, *queryProfile); err != nil {
 			log.Fatal(err)
 		}
 		return

@@ -17,6 +17,10 @@ import (
 // manifests. One statement may scan a table under several filters (a
 // self-join, a subquery), hence one entry per filter.
 type Plan struct {
+	// Manifests, when set, plans the scans it can from decoded manifests
+	// kept across statements (keptplan.go).
+	Manifests ManifestSource
+
 	mu       sync.Mutex
 	byFilter map[string]*Planned
 }
@@ -33,7 +37,7 @@ func (p *Plan) For(filter iceberg.BooleanExpression) *Planned {
 	}
 	pl, ok := p.byFilter[key]
 	if !ok {
-		pl = &Planned{Filter: filter}
+		pl = &Planned{Filter: filter, source: p.Manifests}
 		p.byFilter[key] = pl
 	}
 	return pl
@@ -51,6 +55,7 @@ func FilterString(filter iceberg.BooleanExpression) string {
 // cost, for EXPLAIN.
 type Planned struct {
 	Filter iceberg.BooleanExpression
+	source ManifestSource
 
 	once   sync.Once
 	tasks  []table.FileScanTask
@@ -76,7 +81,13 @@ func (p *Planned) Tasks(ctx context.Context, scan *table.Scan) ([]table.FileScan
 				return
 			}
 		}
-		p.tasks, p.err = scan.PlanFiles(ctx)
+		tasks, report, ok, err := p.keptTasks(ctx, scan)
+		if ok {
+			p.report.Store(report)
+		} else if err == nil {
+			tasks, err = scan.PlanFiles(ctx)
+		}
+		p.tasks, p.err = tasks, err
 		if p.err != nil {
 			p.err = fmt.Errorf("plan scan with filter %s: %w", FilterString(p.Filter), p.err)
 			return
