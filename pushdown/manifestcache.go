@@ -41,8 +41,8 @@ type ManifestCache struct {
 
 type keptManifest struct {
 	key     string
-	files   []iceberg.ManifestFile  // a manifest list's
-	entries []keptEntry // a manifest's live entries
+	files   []iceberg.ManifestFile // a manifest list's
+	entries []keptEntry            // a manifest's live entries
 	bytes   int64
 }
 
