@@ -54,6 +54,8 @@ type Warehouse struct {
 
 	metas metaCache // newest parsed metadata per table location (metacache.go)
 
+	appends appendGroups // appends waiting to commit together (groupcommit.go)
+
 	bucket atomic.Pointer[PathRemap] // s3://BUCKET/ to the folder, once served (servebucket.go)
 }
 
