@@ -5,6 +5,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/apache/iceberg-go/table"
+
 	"github.com/icesql/icesql/engine"
 )
 
@@ -12,12 +14,20 @@ import (
 // each of 8 sessions into one table at once. Appends that meet commit in
 // groups (storage/groupcommit.go); every acknowledged row must be in the
 // table once, and every statement must be an append snapshot of its own
-// adding exactly its row, the snapshots one linear chain.
+// adding exactly its row, the snapshots one linear chain. On
+// format-version 3 every row also gets a row id of its own.
 func TestConcurrentInsertsKeepEachStatement(t *testing.T) {
+	for _, version := range []int{2, 3} {
+		t.Run(fmt.Sprintf("v%d", version), func(t *testing.T) { concurrentInserts(t, version) })
+	}
+}
+
+func concurrentInserts(t *testing.T, version int) {
 	const sessions, each = 8, 12
 	e := openEngine(t, engine.Config{Warehouse: t.TempDir()})
 	admin := openConnOn(t, e)
-	mustExec(t, admin, "CREATE DATABASE d", "CREATE TABLE d.t (id BIGINT, session INT)")
+	mustExec(t, admin, "CREATE DATABASE d",
+		fmt.Sprintf("CREATE TABLE d.t (id BIGINT, session INT) TBLPROPERTIES ('format-version' = '%d')", version))
 	var wg sync.WaitGroup
 	errs := make([]error, sessions)
 	for s := range sessions {
@@ -53,6 +63,22 @@ func TestConcurrentInsertsKeepEachStatement(t *testing.T) {
 	want = fmt.Sprintf("%d\t%d", sessions*each-1, sessions*each-1)
 	if got := queryStrings(t, admin, "SELECT COUNT(parent_id), COUNT(DISTINCT parent_id) FROM d.t.snapshots"); len(got) != 1 || got[0] != want {
 		t.Errorf("parents, distinct parents: %q, want %q", got, want)
+	}
+	if version >= 3 {
+		tbl, err := e.Catalog().LoadTable(t.Context(), table.Identifier{"d", "t"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids, seen := rowIDs(t, tbl), map[int64]bool{}
+		for id, rowID := range ids {
+			if seen[rowID] {
+				t.Errorf("row %d has _row_id %d, as another row has", id, rowID)
+			}
+			seen[rowID] = true
+		}
+		if len(ids) != sessions*each {
+			t.Errorf("%d rows read with row ids, want %d", len(ids), sessions*each)
+		}
 	}
 	files := queryStrings(t, admin, "SELECT COUNT(*) FROM d.t.metadata_log_entries")
 	t.Logf("%d statements, metadata files: %v", sessions*each, files)
