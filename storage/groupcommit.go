@@ -85,9 +85,19 @@ func (w *Warehouse) groupAppend(ctx context.Context, ident table.Identifier, fil
 	group := slices.Clone(q.waiting[:n])
 	q.waiting = q.waiting[n:]
 	g.mu.Unlock()
+	// The lead passes on and the others learn their outcome even should
+	// the commit panic: no statement waits for a group that ended.
+	defer w.endGroup(q, key, group)
 	// The group carries others' statements: this one's cancellation must
 	// not fail theirs.
 	w.commitGroup(context.WithoutCancel(ctx), ident, group)
+	return me.tbl, me.err
+}
+
+// endGroup hands the lead of table key's appends to the first one waiting,
+// if any, and wakes the group's other appends to return their outcome.
+func (w *Warehouse) endGroup(q *appendQueue, key string, group []*groupedAppend) {
+	g := &w.appends
 	g.mu.Lock()
 	if len(q.waiting) > 0 {
 		q.waiting[0].turn <- true
@@ -97,10 +107,16 @@ func (w *Warehouse) groupAppend(ctx context.Context, ident table.Identifier, fil
 	}
 	g.mu.Unlock()
 	for _, a := range group[1:] {
+		if a.tbl == nil && a.err == nil {
+			a.err = errGroupEnded
+		}
 		a.turn <- false
 	}
-	return me.tbl, me.err
 }
+
+// errGroupEnded is the outcome of an append whose group's commit ended
+// without one (it panicked): whether it committed is unknown.
+var errGroupEnded = errors.New("the group commit this append was part of ended abnormally; the statement may or may not have committed")
 
 // badAppend is the failure of the append at index i of a group while
 // staging it; the others may still commit.
