@@ -96,8 +96,10 @@ vet:
 # duckdb-extension-avro==1.5.5 (else the bench says it skipped them, and why).
 # Then GET of a 128 MiB object through the S3 API against reading the file
 # (bench/s3get.go), single-row INSERT commits (bench/commits.go), LOAD DATA
-# LOCAL and icesql import of a 1M-row CSV (bench/load.go), and commits through
-# the Iceberg REST catalog against SQL with loadTable's p50/p99 (bench/rest.go).
+# LOCAL and icesql import of a 1M-row CSV (bench/load.go), commits through
+# the Iceberg REST catalog against SQL with loadTable's p50/p99 (bench/rest.go),
+# and point lookups on a table of 1,000 single-row commits against one file,
+# and from 16 wire clients (bench/smallq.go).
 SF ?= 1
 PYTHON ?= python3
 bench:
@@ -106,6 +108,7 @@ bench:
 	cd bench && go run . -commits
 	cd bench && go run . -load
 	cd bench && go run . -rest
+	cd bench && go run . -smallq
 
 # UPDATE and DELETE of 1% of a 10M-row, 100-file table in each write mode
 # (bench/dml.go); DML_ROWS=100000 for a quick run.

@@ -15,7 +15,8 @@
 // own tables, when -python has it; otherwise a "bench duckdb_iceberg
 // skipped:" line says why) and same_result. -decode adds the decoder
 // comparison of decode.go. -commits measures single-row INSERT commits
-// instead (commits.go), -dml UPDATE and DELETE (dml.go).
+// instead (commits.go), -dml UPDATE and DELETE (dml.go), -smallq point
+// lookups on a table of many small commits (smallq.go).
 package main
 
 import (
@@ -105,6 +106,9 @@ func main() {
 	load := flag.Bool("load", false, "instead of TPC-H: LOAD DATA LOCAL and icesql import of a CSV of -loadrows rows (load.go; -loadprofile profiles the LOAD DATA)")
 	loadRows := flag.Int("loadrows", 1_000_000, "rows of the -load CSV")
 	restBench := flag.Bool("rest", false, "instead of TPC-H: commits through the Iceberg REST catalog against SQL, and loadTable latency (rest.go); -commitn commits each")
+	smallq := flag.Bool("smallq", false, "instead of TPC-H: point lookups on a table of -smallqn single-row commits against one file, and 16 wire clients (smallq.go)")
+	smallqN := flag.Int("smallqn", 1000, "single-row commits of the -smallq table")
+	smallqTime := flag.Duration("smallqtime", 5*time.Second, "how long the -smallq wire clients run")
 	flag.Parse()
 	log.SetFlags(0)
 
@@ -131,6 +135,12 @@ func main() {
 	}
 	if *restBench {
 		if err := runREST(ctx, work, *commitN); err != nil {
+			log.Fatal(err)
+		}
+		return
+	}
+	if *smallq {
+		if err := runSmallQueries(ctx, work, *smallqN, *runs*10, *smallqTime, *queryProfile); err != nil {
 			log.Fatal(err)
 		}
 		return

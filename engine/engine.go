@@ -61,6 +61,10 @@ type Config struct {
 	// accepted by default: the file is the client's own, sent over its
 	// connection, so it grants the client nothing it could not INSERT.
 	NoLocalInfile bool
+	// ManifestCacheBytes bounds the decoded manifests kept for planning
+	// scans (pushdown/manifestcache.go): zero keeps up to 64 MiB, a
+	// negative value none (every scan decodes its manifests again).
+	ManifestCacheBytes int64
 }
 
 // Engine runs SQL over the Iceberg tables of one catalog. It is safe for
@@ -84,6 +88,25 @@ type Engine struct {
 	privileges *privilegeStore
 	// caches keep scan plans and Parquet footers between statements.
 	caches *pushdown.Caches
+	// manifests keeps decoded manifests for planning scans
+	// (pushdown/manifestcache.go).
+	manifests *pushdown.ManifestCache
+}
+
+// defaultManifestCacheBytes bounds the decoded manifests an engine keeps
+// by default: a single-row file's entry is about 3 KB on a narrow table, so
+// 64 MiB holds some 20,000 files' entries.
+const defaultManifestCacheBytes = 64 << 20
+
+// newManifestCache is the manifest cache cfg asks for, nil for none.
+func newManifestCache(cfg Config) *pushdown.ManifestCache {
+	switch {
+	case cfg.ManifestCacheBytes < 0:
+		return nil
+	case cfg.ManifestCacheBytes == 0:
+		return pushdown.NewManifestCache(defaultManifestCacheBytes)
+	}
+	return pushdown.NewManifestCache(cfg.ManifestCacheBytes)
 }
 
 // Open opens the warehouse (creating its folder when absent) and builds the
@@ -125,7 +148,8 @@ var newEngineMu sync.Mutex
 func newEngine(ctx context.Context, cfg Config, cat catalog.Catalog, root string) (*Engine, error) {
 	addVectorizeVar()
 	addMaxStatementTimeVar() // limits.go
-	e := &Engine{cfg: cfg, catalog: cat, procedures: procedures.Builtin(), root: root, caches: pushdown.NewCaches()}
+	e := &Engine{cfg: cfg, catalog: cat, procedures: procedures.Builtin(), root: root,
+		caches: pushdown.NewCaches(), manifests: newManifestCache(cfg)}
 	registerSessionVariables()
 	e.provider = newProvider(e)
 	a := analyzer.NewBuilder(e.provider).
@@ -246,4 +270,14 @@ func (e *Engine) Close() error { return errors.Join(e.sqle.Close(), e.closeCatal
 // newContext makes the go-mysql-server context for one statement of sess.
 func (e *Engine) newContext(ctx context.Context, sess *Session) *sql.Context {
 	return sql.NewContext(ctx, sql.WithSession(sess), sql.WithProcessList(e.sqle.ProcessList), sql.WithMemoryManager(e.sqle.MemoryManager))
+}
+
+// ManifestCacheStats reports how often planning found a manifest or
+// manifest list decoded already, and how often it decoded one
+// (Config.ManifestCacheBytes).
+func (e *Engine) ManifestCacheStats() (hits, misses int64) {
+	if e.manifests == nil {
+		return 0, 0
+	}
+	return e.manifests.Stats()
 }

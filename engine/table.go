@@ -80,7 +80,7 @@ func newTable(db *Database, name string, tbl *table.Table, staged []iceberg.Data
 		staged:  staged,
 		schema:  sqlColumns(schemaOf(tbl.Schema(), tbl.Properties(), db.name, name), tbl.Schema()),
 		names:   icebergNames(tbl.Schema()),
-		plan:    &pushdown.Plan{Caches: db.e.caches},
+		plan:    &pushdown.Plan{Caches: db.e.caches, Manifests: pushdown.ManifestSource{Cache: db.e.manifests, Table: tbl}},
 		aligned: &alignedTasks{},
 		staging: &stagedView{},
 		scan:    &scanID{},

@@ -19,6 +19,9 @@ import (
 type Plan struct {
 	// Caches keep plans between statements; nil keeps none.
 	Caches *Caches
+	// Manifests, when set, plans the scans it can from decoded manifests
+	// kept across statements (keptplan.go).
+	Manifests ManifestSource
 
 	mu       sync.Mutex
 	byFilter map[string]*Planned
@@ -36,7 +39,7 @@ func (p *Plan) For(filter iceberg.BooleanExpression) *Planned {
 	}
 	pl, ok := p.byFilter[key]
 	if !ok {
-		pl = &Planned{Filter: filter, plans: p.Caches.planCache()}
+		pl = &Planned{Filter: filter, plans: p.Caches.planCache(), source: p.Manifests}
 		p.byFilter[key] = pl
 	}
 	return pl
@@ -54,6 +57,7 @@ func FilterString(filter iceberg.BooleanExpression) string {
 // cost, for EXPLAIN.
 type Planned struct {
 	Filter iceberg.BooleanExpression
+	source ManifestSource
 
 	plans *planCache // nil: none kept
 
@@ -81,7 +85,13 @@ func (p *Planned) Tasks(ctx context.Context, scan *table.Scan) ([]table.FileScan
 				return
 			}
 		}
-		p.tasks, p.err = scan.PlanFiles(ctx)
+		tasks, report, ok, err := p.keptTasks(ctx, scan)
+		if ok {
+			p.report.Store(report)
+		} else if err == nil {
+			tasks, err = scan.PlanFiles(ctx)
+		}
+		p.tasks, p.err = tasks, err
 		if p.err != nil {
 			p.err = fmt.Errorf("plan scan with filter %s: %w", FilterString(p.Filter), p.err)
 			return

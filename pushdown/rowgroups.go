@@ -318,6 +318,8 @@ func value(lit iceberg.Literal) (bound, bool) {
 		return int64(l), true
 	case iceberg.DateLiteral:
 		return int64(l), true
+	case iceberg.TimestampLiteral: // microseconds; row group bounds never read timestamps
+		return int64(l), true
 	case iceberg.StringLiteral:
 		return string(l), true
 	case iceberg.DecimalLiteral:

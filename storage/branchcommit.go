@@ -39,7 +39,7 @@ func AppendFilesToBranch(ctx context.Context, cat catalog.Catalog, ident table.I
 		if err != nil {
 			return nil, refErr(ErrRefKind, "Cannot write to %s of %s: %v", branch, ident, err)
 		}
-		if err := addOwnFiles(ctx, tbl, tx, files, summary); err != nil {
+		if err := addOwnFiles(ctx, tbl.Metadata(), tx, files, summary); err != nil {
 			return nil, err
 		}
 		return commitTx(ctx, tbl, tx)
@@ -61,7 +61,7 @@ func StageFiles(ctx context.Context, cat catalog.Catalog, ident table.Identifier
 		if err != nil {
 			return nil, nil, err
 		}
-		if err := addOwnFiles(ctx, tbl, tx, files, summary); err != nil {
+		if err := addOwnFiles(ctx, tbl.Metadata(), tx, files, summary); err != nil {
 			return nil, nil, err
 		}
 		st, err := tx.StagedTable()

@@ -140,7 +140,13 @@ var ErrConflict = errors.New("commit conflict")
 // AppendFiles commits already written data files to a table as one append
 // snapshot. On a lost race it reloads the table and tries again: an append
 // never conflicts with what others committed meanwhile.
+//
+// On the embedded warehouse, appends to one table from sessions of this
+// process commit in groups (groupcommit.go).
 func AppendFiles(ctx context.Context, cat catalog.Catalog, ident table.Identifier, files []iceberg.DataFile, summary iceberg.Properties) (*table.Table, error) {
+	if w, ok := cat.(*Warehouse); ok {
+		return w.groupAppend(ctx, ident, files, summary)
+	}
 	return retryCommit(ctx, cat, ident, func() (*table.Table, error) {
 		tbl, err := cat.LoadTable(ctx, ident)
 		if err != nil {
@@ -148,7 +154,7 @@ func AppendFiles(ctx context.Context, cat catalog.Catalog, ident table.Identifie
 		}
 		tbl = mergingAppends(tbl, cat)
 		tx := tbl.NewTransaction()
-		if err := addOwnFiles(ctx, tbl, tx, files, summary); err != nil {
+		if err := addOwnFiles(ctx, tbl.Metadata(), tx, files, summary); err != nil {
 			return nil, err
 		}
 		return commitTx(ctx, tbl, tx)
@@ -156,10 +162,11 @@ func AppendFiles(ctx context.Context, cat catalog.Catalog, ident table.Identifie
 }
 
 // addOwnFiles adds data files this process wrote to tx, with row ids on
-// format-version 3. They have fresh UUID names and field ids, so neither the
-// duplicate scan (which reads every manifest) nor a name mapping is needed.
-func addOwnFiles(ctx context.Context, tbl *table.Table, tx *table.Transaction, files []iceberg.DataFile, summary iceberg.Properties) error {
-	add, err := WithFirstRowIDs(tbl.Metadata(), files)
+// format-version 3 from meta (the metadata tx stages the append on). They
+// have fresh UUID names and field ids, so neither the duplicate scan (which
+// reads every manifest) nor a name mapping is needed.
+func addOwnFiles(ctx context.Context, meta table.Metadata, tx *table.Transaction, files []iceberg.DataFile, summary iceberg.Properties) error {
+	add, err := WithFirstRowIDs(meta, files)
 	if err != nil {
 		return err
 	}

@@ -54,6 +54,8 @@ type Warehouse struct {
 	metas metaCache // newest parsed metadata per table location (metacache.go)
 
 	buckets bucketMap // the buckets icesql serve served the folder as (servebucket.go)
+
+	appends appendGroups // appends waiting to commit together (groupcommit.go)
 }
 
 var _ catalog.Catalog = (*Warehouse)(nil)

@@ -1,0 +1,244 @@
+package pushdown
+
+import (
+	"context"
+	"encoding/binary"
+	"sync"
+
+	"github.com/apache/iceberg-go"
+	icebergio "github.com/apache/iceberg-go/io"
+	"github.com/apache/iceberg-go/metrics"
+	"github.com/apache/iceberg-go/table"
+)
+
+// ManifestSource lets a Plan plan scans from the decoded manifests of a
+// ManifestCache (manifestcache.go) instead of having iceberg-go decode them
+// all again.
+type ManifestSource struct {
+	Cache *ManifestCache
+	// Table is the table scanned: its IO reads the manifests not kept yet,
+	// its properties give the split size.
+	Table *table.Table
+}
+
+// keptTasks plans scan from kept manifests where that planning is
+// iceberg-go's to the task: a snapshot whose manifests are all data
+// manifests of unpartitioned specs (no delete files to match, no partition
+// filter or residual), with no file iceberg-go would split. ok is false
+// for any other scan, which iceberg-go then plans.
+//
+// The tasks are iceberg-go's: each live data file the row filter might
+// match, in manifest order, whole, with its row-lineage constants. Which
+// files the filter rules out is judged from their column bounds and
+// counts (fileMightMatch), as iceberg-go's inclusive metrics evaluator
+// does for the types judged here; a file that cannot be judged is kept, and
+// the rows read are filtered either way.
+func (p *Planned) keptTasks(ctx context.Context, scan *table.Scan) (tasks []table.FileScanTask, report *metrics.ScanReport, ok bool, err error) {
+	src := p.source
+	snap := scan.Snapshot()
+	if src.Cache == nil || src.Table == nil || snap == nil || snap.ManifestList == "" {
+		return nil, nil, false, nil
+	}
+	schema, err := scan.Projection()
+	if err != nil {
+		return nil, nil, false, nil
+	}
+	var bound iceberg.BooleanExpression
+	if p.Filter != nil && !p.Filter.Equals(iceberg.AlwaysTrue{}) {
+		// iceberg-go binds the filter to the scan's schema, case
+		// sensitively; a filter on a column the scan does not read is left
+		// to it.
+		noNot, err := iceberg.RewriteNotExpr(p.Filter)
+		if err != nil {
+			return nil, nil, false, nil
+		}
+		if bound, err = iceberg.BindExpr(schema, noNot, true); err != nil {
+			return nil, nil, false, nil
+		}
+	}
+	fsys, err := src.Table.FS(ctx)
+	if err != nil {
+		return nil, nil, false, nil
+	}
+	fsys = p.IO(fsys)
+	manifests, err := src.Cache.manifestList(fsys, snap.ManifestList)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	var scanned []iceberg.ManifestFile
+	for _, m := range manifests {
+		if m.ManifestContent() != iceberg.ManifestContentData || len(m.Partitions()) > 0 {
+			return nil, nil, false, nil
+		}
+		if m.HasAddedFiles() || m.HasExistingFiles() {
+			scanned = append(scanned, m)
+		}
+	}
+	entries, err := src.Cache.entriesOf(ctx, fsys, scanned)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	split := src.Table.Properties().GetInt64(table.ReadSplitTargetSizeKey, table.ReadSplitTargetSizeDefault)
+	var size int64
+	tasks = []table.FileScanTask{}
+	for _, es := range entries {
+		for _, e := range es {
+			df := e.DataFile()
+			if df.ContentType() != iceberg.EntryContentData || len(df.Partition()) > 0 || df.FileSizeBytes() > split {
+				return nil, nil, false, nil
+			}
+			if df.Count() == 0 || (bound != nil && !fileMightMatch(bound, e.stats)) {
+				continue
+			}
+			t := table.FileScanTask{File: df, Length: df.FileSizeBytes(), FirstRowID: df.FirstRowID()}
+			if seq := e.SequenceNum(); seq >= 0 {
+				t.DataSequenceNumber = &seq
+			}
+			tasks = append(tasks, t)
+			size += df.FileSizeBytes()
+		}
+	}
+	count := func(n int) *metrics.CounterResult { return metrics.NewCounterResult(metrics.UnitCount, int64(n)) }
+	report = &metrics.ScanReport{
+		SnapshotID: snap.SnapshotID,
+		SchemaID:   schema.ID,
+		Metrics: metrics.ScanMetricsResult{
+			ResultDataFiles:      count(len(tasks)),
+			TotalDataManifests:   count(len(manifests)),
+			ScannedDataManifests: count(len(scanned)),
+			SkippedDataManifests: count(len(manifests) - len(scanned)),
+			TotalFileSizeInBytes: metrics.NewCounterResult(metrics.UnitBytes, size),
+		},
+	}
+	return tasks, report, true, nil
+}
+
+// manifestReads bounds the manifests one plan decodes at once.
+const manifestReads = 4
+
+// entriesOf returns the live entries of each manifest, decoding the ones
+// not kept a few at a time.
+func (c *ManifestCache) entriesOf(ctx context.Context, fsys icebergio.IO, manifests []iceberg.ManifestFile) ([][]keptEntry, error) {
+	out := make([][]keptEntry, len(manifests))
+	errs := make([]error, len(manifests))
+	sem := make(chan struct{}, manifestReads)
+	var wg sync.WaitGroup
+	for i, m := range manifests {
+		if err := ctx.Err(); err != nil {
+			wg.Wait()
+			return nil, err
+		}
+		sem <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			out[i], errs[i] = c.liveEntries(fsys, m)
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// fileMightMatch says whether a data file of the given statistics might
+// hold a row the bound filter (without NOT) accepts, judging by its value
+// and NULL counts and its column bounds, as iceberg-go's inclusive metrics
+// evaluator does.
+func fileMightMatch(bound iceberg.BooleanExpression, stats fileStats) bool {
+	ok, err := iceberg.VisitExpr(bound, &fileEval{stats})
+	return err != nil || ok
+}
+
+// fileEval decides whether a data file might hold a row a bound filter
+// without NOT accepts.
+type fileEval struct{ fileStats }
+
+func (fileEval) VisitTrue() bool                            { return true }
+func (fileEval) VisitFalse() bool                           { return false }
+func (fileEval) VisitNot(bool) bool                         { return true } // RewriteNotExpr removed NOT; unknown
+func (fileEval) VisitAnd(l, r bool) bool                    { return l && r }
+func (fileEval) VisitOr(l, r bool) bool                     { return l || r }
+func (fileEval) VisitUnbound(iceberg.UnboundPredicate) bool { return true }
+
+func (e *fileEval) VisitBound(p iceberg.BoundPredicate) bool {
+	if _, ok := p.Term().(iceberg.BoundReference); !ok {
+		return true // a transform of a column: no statistics
+	}
+	field := p.Ref().Field()
+	values, hasValues := e.values[field.ID]
+	nulls, hasNulls := e.nulls[field.ID]
+	onlyNulls := hasValues && hasNulls && nulls == values
+	switch p.Op() {
+	case iceberg.OpIsNull:
+		return !hasNulls || nulls != 0
+	case iceberg.OpNotNull:
+		return !onlyNulls
+	case iceberg.OpIsNan, iceberg.OpNotNan, iceberg.OpNEQ, iceberg.OpNotIn, iceberg.OpNotStartsWith:
+		return true
+	}
+	if onlyNulls {
+		return false // no comparison holds on NULL
+	}
+	lo, lok := fileBound(field.Type, e.lower[field.ID])
+	hi, hok := fileBound(field.Type, e.upper[field.ID])
+	if !lok || !hok {
+		return true
+	}
+	switch p := p.(type) {
+	case iceberg.BoundLiteralPredicate:
+		v, ok := value(p.Literal())
+		if !ok {
+			return true
+		}
+		return mightMatch(p.Op(), lo, hi, v)
+	case iceberg.BoundSetPredicate:
+		if p.Op() != iceberg.OpIn {
+			return true
+		}
+		for _, lit := range p.Literals().Members() {
+			v, ok := value(lit)
+			if !ok || mightMatch(iceberg.OpEQ, lo, hi, v) {
+				return true
+			}
+		}
+		return false
+	}
+	return true
+}
+
+// fileBound reads a column bound of a data file, in Iceberg's single-value
+// serialization, as a bound (rowgroups.go) for the types whose bounds
+// order as their values do: integers and dates (little-endian; a long
+// column's older files may hold 4-byte ints), timestamps in microseconds,
+// strings (a truncated lower bound is a prefix of the minimum, a truncated
+// upper bound is above the maximum: both still bound the values) and
+// decimals (big-endian unscaled, at the column's scale).
+func fileBound(t iceberg.Type, b []byte) (bound, bool) {
+	if b == nil {
+		return nil, false
+	}
+	switch t.(type) {
+	case iceberg.Int32Type, iceberg.DateType:
+		if len(b) == 4 {
+			return int64(int32(binary.LittleEndian.Uint32(b))), true
+		}
+	case iceberg.Int64Type, iceberg.TimestampType, iceberg.TimestampTzType:
+		switch len(b) {
+		case 8:
+			return int64(binary.LittleEndian.Uint64(b)), true
+		case 4:
+			if _, long := t.(iceberg.Int64Type); long {
+				return int64(int32(binary.LittleEndian.Uint32(b))), true
+			}
+		}
+	case iceberg.StringType:
+		return string(b), true
+	case iceberg.DecimalType:
+		return bigEndianDecimal(b)
+	}
+	return nil, false
+}
