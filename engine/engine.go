@@ -137,7 +137,8 @@ func newEngine(ctx context.Context, cfg Config, cat catalog.Catalog, root string
 		AddPreAnalyzeRule(keepRootColumnsID, keepRootColumns).
 		AddPostAnalyzeRule(stopIfCancelledID, stopIfCancelled).
 		AddPreAnalyzeRule(innerOuterJoinsID, innerOuterJoins).
-		AddPostAnalyzeRule(checkOverflowID, checkOverflow). // overflow.go
+		AddPreAnalyzeRule(filterOuterJoinsID, filterOuterJoins). // crossjoins.go
+		AddPostAnalyzeRule(checkOverflowID, checkOverflow).      // overflow.go
 		AddPostAnalyzeRule(pushRowFiltersID, pushRowFilters).
 		AddPostAnalyzeRule(countFromMetadataID, countFromMetadata).
 		AddPostAnalyzeRule(minMaxFromMetadataID, minMaxFromMetadata).
