@@ -79,10 +79,18 @@ vet:
 # Then GET of a 128 MiB object through the S3 API against reading the file
 # (bench/s3get.go), single-row INSERT commits (bench/commits.go), and LOAD DATA
 # LOCAL and icesql import of a 1M-row CSV (bench/load.go).
+#
+# Then TPC-H's 8 tables from DuckDB's dbgen at TPCH_SF and its 22 queries on
+# both engines, each icesql answer checked against DuckDB's (bench/tpchall.go;
+# the tpch extension comes from PyPI into ~/.cache/icesql-tpch through
+# interop/venv.sh): a "bench tpch_qNN ..." line per query and "bench tpch
+# geomean=..".
 SF ?= 1
+TPCH_SF ?= 0.1
 PYTHON ?= python3
 bench:
 	cd bench && go run . -sf $(SF) -python $(PYTHON)
+	cd bench && go run . -tpch -sf $(TPCH_SF)
 	cd bench && go run . -s3get
 	cd bench && go run . -commits
 	cd bench && go run . -load

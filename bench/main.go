@@ -14,7 +14,8 @@
 // duckdb_iceberg_ms and iceberg_ratio (DuckDB's iceberg_scan on icesql's
 // own tables, when -python has it; otherwise a "bench duckdb_iceberg
 // skipped:" line says why) and same_result. -decode adds the decoder
-// comparison of decode.go. -commits measures single-row INSERT commits
+// comparison of decode.go. -tpch runs TPC-H's 22 queries over its 8 tables
+// instead (tpchall.go). -commits measures single-row INSERT commits
 // instead (commits.go), -dml UPDATE and DELETE (dml.go).
 package main
 
@@ -104,6 +105,10 @@ func main() {
 	commitN := flag.Int("commitn", 500, "statements of each -commits case (a fifth of them after 10,000 snapshots)")
 	load := flag.Bool("load", false, "instead of TPC-H: LOAD DATA LOCAL and icesql import of a CSV of -loadrows rows (load.go; -loadprofile profiles the LOAD DATA)")
 	loadRows := flag.Int("loadrows", 1_000_000, "rows of the -load CSV")
+	tpch := flag.Bool("tpch", false, "instead of lineitem and orders: TPC-H's 8 tables from DuckDB's dbgen at -sf and its 22 queries on both engines, rows checked (tpchall.go)")
+	tpchQueries := flag.String("tpchqueries", "../sqltests/testdata/tpch_shapes.test", "the file holding the -tpch queries, q01 ... q22")
+	timeout := flag.Duration("timeout", 2*time.Minute, "with -tpch: a query still running after this long is reported as a timeout")
+	explain := flag.Bool("explain", false, "with -tpch: print icesql's EXPLAIN of each query")
 	flag.Parse()
 	log.SetFlags(0)
 
@@ -130,6 +135,12 @@ func main() {
 	}
 	if *load {
 		if err := runLoad(ctx, work, *loadRows, *loadProfile); err != nil {
+			log.Fatal(err)
+		}
+		return
+	}
+	if *tpch {
+		if err := runTPCH(ctx, work, *sf, *runs, *slow, *timeout, *only, *tpchQueries, *explain); err != nil {
 			log.Fatal(err)
 		}
 		return
