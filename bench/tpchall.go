@@ -39,8 +39,6 @@ var tpchVenv = []string{"duckdb==1.5.5", "duckdb-extension-tpch==1.5.5"}
 // tpchKnown are the queries bench -tpch does not run, each with the reason
 // EXPLAIN shows. Each is a defect to fix. (-q runs one anyway.)
 var tpchKnown = map[string]string{
-	"q18": "nested loops: IN (SELECT l_orderkey ... GROUP BY l_orderkey HAVING ...) is a SemiJoin over a GroupBy, " +
-		"which go-mysql-server's join planner cannot reorder (memo.ErrUnsupportedReorderNode), so the joins of customer, orders and lineitem stay nested loops",
 	"q21": "nested loops: EXISTS and NOT EXISTS with l2.l_suppkey <> l1.l_suppkey beside the equality are a SemiJoin and an AntiJoinIncludingNulls " +
 		"that go-mysql-server hashes only when every condition is an equality",
 }

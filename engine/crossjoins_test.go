@@ -39,22 +39,31 @@ func tpchShapes(t *testing.T) (statements []string, queries map[string]string) {
 // nested loops are hashed joins now, on the vector path and off it: join
 // conditions in the WHERE clause reach the cross joins below the semi and
 // anti joins of IN and NOT IN (Q16), an OR's shared join condition is taken
-// out of it (Q19), and a LEFT or RIGHT JOIN's ON conditions on its inner
-// side alone filter that side (Q13). The rows are tpch_shapes.test's.
+// out of it (Q19), a LEFT or RIGHT JOIN's ON conditions on its inner side
+// alone filter that side (Q13), and a semi join over a GROUP BY no longer
+// keeps the join planner from hashing the other joins (Q18). The rows are
+// tpch_shapes.test's.
 func TestJoinConditionsReachCrossJoins(t *testing.T) {
 	statements, queries := tpchShapes(t)
 	conn := openConn(t, engine.Config{Warehouse: t.TempDir()})
 	mustExec(t, conn, statements...)
 	for _, vectorize := range []string{"ON", "OFF"} {
 		mustExec(t, conn, "SET icesql_vectorize = "+vectorize)
-		for _, name := range []string{"q13", "q16", "q19", "notin_null", "notin_nullable_comment", "or_shared_alone",
+		for _, name := range []string{"q13", "q16", "q18", "q19", "notin_null", "notin_nullable_comment", "or_shared_alone",
 			"or_shared_nulls", "right_join_on", "left_join_null_padded", "in_semi_cross"} {
 			q, ok := queries[name]
 			if !ok {
 				t.Fatalf("tpch_shapes.test has no query %s", name)
 			}
-			if plan := explainText(t, conn, q); strings.Contains(plan, "nested loop") || strings.Contains(plan, "CrossJoin") {
-				t.Errorf("vectorize %s: %s plans a nested loop:\n%s", vectorize, name, plan)
+			plan := explainText(t, conn, q)
+			for _, l := range strings.Split(plan, "\n") {
+				// Q18's semi join probes the grouped subquery's rows,
+				// computed once and held in memory: few, as HAVING keeps.
+				cached := name == "q18" && strings.Contains(l, "SemiJoin(") && strings.Contains(l, "; lineitem_icesql_sq1)")
+				if strings.Contains(l, "nested loop") && !cached || strings.Contains(l, "CrossJoin") {
+					t.Errorf("vectorize %s: %s plans a nested loop:\n%s", vectorize, name, plan)
+					break
+				}
 			}
 		}
 	}

@@ -24,6 +24,10 @@ import (
 // itself. Subqueries in the select list keep their text, which names
 // their column.
 func distinguishSubqueryTables(stmt ast.Statement) {
+	var node ast.SQLNode = stmt
+	if ex, ok := stmt.(*ast.Explain); ok {
+		node = ex.Statement // ast.Walk does not enter it; EXPLAIN shows what runs
+	}
 	n := 0
 	_ = ast.Walk(func(node ast.SQLNode) (bool, error) {
 		sel, ok := node.(*ast.Select)
@@ -50,7 +54,7 @@ func distinguishSubqueryTables(stmt ast.Statement) {
 			}, w.Expr)
 		}
 		return true, nil
-	}, stmt)
+	}, node)
 }
 
 // fromNames is the lower-case names a FROM clause gives its tables: their
