@@ -38,10 +38,7 @@ var tpchVenv = []string{"duckdb==1.5.5", "duckdb-extension-tpch==1.5.5"}
 
 // tpchKnown are the queries bench -tpch does not run, each with the reason
 // EXPLAIN shows. Each is a defect to fix. (-q runs one anyway.)
-var tpchKnown = map[string]string{
-	"q21": "nested loops: EXISTS and NOT EXISTS with l2.l_suppkey <> l1.l_suppkey beside the equality are a SemiJoin and an AntiJoinIncludingNulls " +
-		"that go-mysql-server hashes only when every condition is an equality",
-}
+var tpchKnown = map[string]string{}
 
 // dbgenScript writes the tables at scale factor argv[1] as Parquet files
 // into the folder argv[2], in row groups of the size icesql writes.

@@ -49,8 +49,8 @@ func TestJoinConditionsReachCrossJoins(t *testing.T) {
 	mustExec(t, conn, statements...)
 	for _, vectorize := range []string{"ON", "OFF"} {
 		mustExec(t, conn, "SET icesql_vectorize = "+vectorize)
-		for _, name := range []string{"q13", "q16", "q18", "q19", "notin_null", "notin_nullable_comment", "or_shared_alone",
-			"or_shared_nulls", "right_join_on", "left_join_null_padded", "in_semi_cross"} {
+		for _, name := range []string{"q13", "q16", "q18", "q19", "q21", "notin_null", "notin_nullable_comment", "or_shared_alone",
+			"or_shared_nulls", "right_join_on", "left_join_null_padded", "in_semi_cross", "exists_residual", "not_exists_residual", "not_exists_null_key"} {
 			q, ok := queries[name]
 			if !ok {
 				t.Fatalf("tpch_shapes.test has no query %s", name)

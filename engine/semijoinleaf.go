@@ -27,8 +27,56 @@ func groupedJoinSides(next analyzer.RuleFunc) analyzer.RuleFunc {
 			return n, transform.SameTree, err
 		}
 		out, same2, err := next(ctx, a, wrapped, scope, sel, qFlags)
-		return out, same && same2, err
+		if err != nil {
+			return out, same && same2, err
+		}
+		hashed, same3, err := hashPartialJoins(ctx, out)
+		return hashed, same && same2 && same3, err
 	}
+}
+
+// hashPartialJoins gives the nested-loop semi join of EXISTS and the anti
+// join of NOT EXISTS a hash table of their right side when their condition
+// holds an equality of the two sides beside other comparisons: TPC-H Q21's
+// l2.l_orderkey = l1.l_orderkey AND l2.l_suppkey <> l1.l_suppkey.
+// go-mysql-server hashes a join only when every condition is an equality,
+// so each row of l1 read all of lineitem again. The join still evaluates
+// its whole condition, now on the rows of the left row's key only: a row
+// with another key fails the equality, and one with a NULL key cannot
+// make it true. (NOT IN's anti join, whose NULLs count, is not touched.)
+func hashPartialJoins(ctx *sql.Context, n sql.Node) (sql.Node, transform.TreeIdentity, error) {
+	return transform.Node(ctx, n, func(ctx *sql.Context, n sql.Node) (sql.Node, transform.TreeIdentity, error) {
+		j, ok := n.(*plan.JoinNode)
+		if !ok || (j.Op != plan.JoinTypeSemi && j.Op != plan.JoinTypeAntiIncludeNulls) || j.Filter == nil {
+			return n, transform.SameTree, nil
+		}
+		right := j.Right()
+		if _, ok := right.(*plan.HashLookup); ok || readsOuterScope(ctx, right) {
+			return n, transform.SameTree, nil
+		}
+		ls, rs := j.Left().Schema(ctx), right.Schema(ctx)
+		var lefts, rights []sql.Expression
+		for _, c := range expression.SplitConjunction(ctx, j.Filter) {
+			eq, ok := c.(*expression.Equals)
+			if !ok || !movable(ctx, c) {
+				continue
+			}
+			l, r := eq.Left(), eq.Right()
+			if readsOnlyColumnsOf(ctx, r, ls) && readsOnlyColumnsOf(ctx, l, rs) {
+				l, r = r, l
+			}
+			if !readsOnlyColumnsOf(ctx, l, ls) || !readsOnlyColumnsOf(ctx, r, rs) || !l.Type(ctx).Equals(r.Type(ctx)) {
+				continue
+			}
+			lefts, rights = append(lefts, l), append(rights, r)
+		}
+		if len(lefts) == 0 {
+			return n, transform.SameTree, nil
+		}
+		hl := plan.NewHashLookup(ctx, right, expression.Tuple(rights), expression.Tuple(lefts), j.Op)
+		out, err := j.WithChildren(ctx, j.Left(), hl)
+		return out, transform.NewTree, err
+	})
 }
 
 func wrapGroupedJoinSides(ctx *sql.Context, n sql.Node) (sql.Node, transform.TreeIdentity, error) {
