@@ -152,7 +152,7 @@ func newEngine(ctx context.Context, cfg Config, cat catalog.Catalog, root string
 	if err := replaceRule(a, "replaceCrossJoins", func(analyzer.RuleFunc) analyzer.RuleFunc { return crossJoinConditions }); err != nil { // crossjoins.go
 		return nil, err
 	}
-	if err := replaceRule(a, "optimizeJoins", groupedJoinSides); err != nil { // semijoinleaf.go
+	if err := replaceRule(a, "optimizeJoins", groupedJoinSides); err != nil { // semijoins.go
 		return nil, err
 	}
 	if err := replaceRule(a, "validateGroupBy", validateGroupByAliases); err != nil { // groupbycheck.go

@@ -240,7 +240,7 @@ func joinPath(ctx *sql.Context, j *plan.JoinNode) string {
 	switch {
 	case j.Op.IsHash():
 		return "hash join: the right side is read once per statement into a hash table the left side's rows probe"
-	case hashed: // semijoinleaf.go
+	case hashed: // semijoins.go
 		return "hash join: the right side is read once per statement into a hash table the left side's rows probe; the whole condition is checked on the rows of the probed key"
 	case j.Op.IsMerge():
 		return "merge join: both sides are read once, sorted on the join key"
