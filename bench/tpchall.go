@@ -52,6 +52,7 @@ found = glob.glob(os.path.join(spec.submodule_search_locations[0], "extensions",
 if not found:
     sys.exit("the duckdb-extension-tpch package holds no extension file")
 con = duckdb.connect()
+con.execute("SET enable_progress_bar = false")
 con.execute("LOAD '%s'" % found[0].replace("'", "''"))
 con.execute("CALL dbgen(sf=%s)" % float(sf))
 for t in sys.argv[3:]:
