@@ -100,10 +100,18 @@ vet:
 # the Iceberg REST catalog against SQL with loadTable's p50/p99 (bench/rest.go),
 # and point lookups on a table of 1,000 single-row commits against one file,
 # and from 16 wire clients (bench/smallq.go).
+#
+# Then TPC-H's 8 tables from DuckDB's dbgen at TPCH_SF and its 22 queries on
+# both engines, each icesql answer checked against DuckDB's (bench/tpchall.go;
+# the tpch extension comes from PyPI into ~/.cache/icesql-tpch through
+# interop/venv.sh): a "bench tpch_qNN ..." line per query and "bench tpch
+# geomean=..".
 SF ?= 1
+TPCH_SF ?= 0.1
 PYTHON ?= python3
 bench:
 	cd bench && go run . -sf $(SF) -python $(PYTHON)
+	cd bench && go run . -tpch -sf $(TPCH_SF)
 	cd bench && go run . -s3get
 	cd bench && go run . -commits
 	cd bench && go run . -load

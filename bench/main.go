@@ -14,9 +14,11 @@
 // duckdb_iceberg_ms and iceberg_ratio (DuckDB's iceberg_scan on icesql's
 // own tables, when -python has it; otherwise a "bench duckdb_iceberg
 // skipped:" line says why) and same_result. -decode adds the decoder
-// comparison of decode.go. -commits measures single-row INSERT commits
+// comparison of decode.go. -tpch runs TPC-H's 22 queries over its 8 tables
+// instead (tpchall.go). -commits measures single-row INSERT commits
 // instead (commits.go), -dml UPDATE and DELETE (dml.go), -smallq point
-// lookups on a table of many small commits (smallq.go).
+// lookups on a table of many small commits (smallq.go), -rest commits
+// through the REST catalog (rest.go).
 package main
 
 import (
@@ -109,6 +111,10 @@ func main() {
 	smallq := flag.Bool("smallq", false, "instead of TPC-H: point lookups on a table of -smallqn single-row commits against one file, and 16 wire clients (smallq.go)")
 	smallqN := flag.Int("smallqn", 1000, "single-row commits of the -smallq table")
 	smallqTime := flag.Duration("smallqtime", 5*time.Second, "how long the -smallq wire clients run")
+	tpch := flag.Bool("tpch", false, "instead of lineitem and orders: TPC-H's 8 tables from DuckDB's dbgen at -sf and its 22 queries on both engines, rows checked (tpchall.go)")
+	tpchQueries := flag.String("tpchqueries", "../sqltests/testdata/tpch_shapes.test", "the file holding the -tpch queries, q01 ... q22")
+	timeout := flag.Duration("timeout", 2*time.Minute, "with -tpch: a query still running after this long is reported as a timeout")
+	explain := flag.Bool("explain", false, "with -tpch: print icesql's EXPLAIN of each query")
 	flag.Parse()
 	log.SetFlags(0)
 
@@ -147,6 +153,12 @@ func main() {
 	}
 	if *load {
 		if err := runLoad(ctx, work, *loadRows, *loadProfile); err != nil {
+			log.Fatal(err)
+		}
+		return
+	}
+	if *tpch {
+		if err := runTPCH(ctx, work, *sf, *runs, *slow, *timeout, *only, *tpchQueries, *explain); err != nil {
 			log.Fatal(err)
 		}
 		return

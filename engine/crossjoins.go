@@ -1,11 +1,14 @@
 package engine
 
 import (
+	"slices"
+
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/analyzer"
 	"github.com/dolthub/go-mysql-server/sql/expression"
 	"github.com/dolthub/go-mysql-server/sql/plan"
 	"github.com/dolthub/go-mysql-server/sql/transform"
+	"github.com/dolthub/go-mysql-server/sql/types"
 )
 
 // go-mysql-server's replaceCrossJoins rule (analyzer/replace_cross_joins.go)
@@ -22,8 +25,13 @@ import (
 //     b RIGHT JOIN c ON a.k = c.k WHERE a.k = b.k kept c's unmatched rows.
 //
 // crossJoinConditions moves a conjunct only into a CROSS JOIN that holds
-// every column it names, reached from the WHERE through inner joins and
-// the preserved sides of outer joins.
+// every column it names, reached from the WHERE through inner joins, the
+// preserved sides of outer joins and the left sides of semi and anti joins
+// (an IN or NOT IN subquery becomes one above the FROM's joins before this
+// rule runs: TPC-H Q16 and Q20 stayed nested loops). A conjunct shared by
+// every branch of an OR is taken out of it first, as TPC-H Q19 writes its
+// join condition: (A AND B) OR (A AND C) is A AND (B OR C) in SQL's
+// three-valued logic too.
 func crossJoinConditions(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
 	if !n.Resolved() {
 		return n, transform.SameTree, nil
@@ -33,7 +41,10 @@ func crossJoinConditions(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *
 		if !ok {
 			return n, transform.SameTree, nil
 		}
-		conjuncts := expression.SplitConjunction(ctx, f.Expression)
+		var conjuncts []sql.Expression
+		for _, c := range expression.SplitConjunction(ctx, f.Expression) {
+			conjuncts = append(conjuncts, factorDisjunction(ctx, c)...)
+		}
 		moved := make([]bool, len(conjuncts))
 		child, same, err := joinCrossJoins(ctx, f.Child, conjuncts, moved)
 		if err != nil || same == transform.SameTree {
@@ -75,7 +86,7 @@ func joinCrossJoins(ctx *sql.Context, n sql.Node, conjuncts []sql.Expression, mo
 		if left, err = descend(left); err == nil {
 			right, err = descend(right)
 		}
-	case j.Op.IsLeftOuter():
+	case j.Op.IsLeftOuter() || j.Op.IsSemi() || j.Op.IsAnti():
 		left, err = descend(left)
 	case j.Op.IsRightOuter():
 		right, err = descend(right)
@@ -130,4 +141,136 @@ func joinsSides(ctx *sql.Context, c sql.Expression, left, right sql.Node) bool {
 		return !inside // stop at the first column from elsewhere
 	})
 	return inside && compares
+}
+
+// factorDisjunction returns c as conjuncts, with the conjuncts every
+// branch of an OR shares taken out of it: (A AND B) OR (A AND C) gives A
+// and B OR C; (A) OR (A AND C) gives A alone. Conjuncts that read a
+// subquery or a non-deterministic function are not shared: evaluating
+// them once instead of once per branch could change the answer.
+func factorDisjunction(ctx *sql.Context, c sql.Expression) []sql.Expression {
+	if _, ok := c.(*expression.Or); !ok {
+		return []sql.Expression{c}
+	}
+	var branches [][]sql.Expression
+	for _, d := range expression.SplitDisjunction(c) {
+		branches = append(branches, expression.SplitConjunction(ctx, d))
+	}
+	var shared []sql.Expression
+	for _, a := range branches[0] {
+		if !movable(ctx, a) {
+			continue
+		}
+		key, inAll := conjunctKey(a), true
+		for _, b := range branches[1:] {
+			inAll = inAll && slices.ContainsFunc(b, func(e sql.Expression) bool { return conjunctKey(e) == key })
+		}
+		if inAll && !slices.ContainsFunc(shared, func(e sql.Expression) bool { return conjunctKey(e) == key }) {
+			shared = append(shared, a)
+		}
+	}
+	if len(shared) == 0 {
+		return []sql.Expression{c}
+	}
+	isShared := func(e sql.Expression) bool {
+		return slices.ContainsFunc(shared, func(s sql.Expression) bool { return conjunctKey(s) == conjunctKey(e) })
+	}
+	var rest []sql.Expression
+	for _, b := range branches {
+		b = slices.DeleteFunc(slices.Clone(b), isShared)
+		if len(b) == 0 {
+			return shared // one branch is the shared conjuncts alone: the OR adds nothing
+		}
+		rest = append(rest, expression.JoinAnd(b...))
+	}
+	return append(shared, expression.JoinOr(rest...))
+}
+
+// conjunctKey is e's text, the same for a = b and b = a.
+func conjunctKey(e sql.Expression) string {
+	if eq, ok := e.(*expression.Equals); ok {
+		l, r := eq.Left().String(), eq.Right().String()
+		return "=(" + min(l, r) + "," + max(l, r) + ")"
+	}
+	return e.String()
+}
+
+// movable says whether e may be evaluated somewhere else than where it was
+// written: it reads no subquery and calls no non-deterministic function.
+func movable(ctx *sql.Context, e sql.Expression) bool {
+	return !transform.InspectExpr(ctx, e, func(ctx *sql.Context, e sql.Expression) bool {
+		switch e := e.(type) {
+		case *plan.Subquery:
+			return true
+		case sql.NonDeterministicExpression:
+			return e.IsNonDeterministic()
+		}
+		return false
+	})
+}
+
+// filterOuterJoins filters the inner side of an outer join by the ON
+// conjuncts that name that side alone (TPC-H Q13: LEFT JOIN orders ON
+// c_custkey = o_custkey AND o_comment NOT LIKE ...): a row they reject can
+// match no row, so the join keeps only its equalities and can be hashed,
+// where go-mysql-server planned a nested loop.
+func filterOuterJoins(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
+	if !n.Resolved() {
+		return n, transform.SameTree, nil
+	}
+	return transform.Node(ctx, n, func(ctx *sql.Context, n sql.Node) (sql.Node, transform.TreeIdentity, error) {
+		if j, ok := n.(*plan.JoinNode); ok {
+			return filterInnerSide(ctx, j)
+		}
+		return n, transform.SameTree, nil
+	})
+}
+
+// filterInnerSide moves the ON conjuncts of an outer join that read only
+// the side it pads with NULLs into a filter over that side.
+func filterInnerSide(ctx *sql.Context, j *plan.JoinNode) (sql.Node, transform.TreeIdentity, error) {
+	var inner sql.Node
+	switch {
+	case j.Op == plan.JoinTypeLeftOuter:
+		inner = j.Right()
+	case j.Op == plan.JoinTypeRightOuter:
+		inner = j.Left()
+	default:
+		return j, transform.SameTree, nil
+	}
+	schema := inner.Schema(ctx)
+	var keep, pushed []sql.Expression
+	for _, c := range expression.SplitConjunction(ctx, j.Filter) {
+		if movable(ctx, c) && readsOnlyColumnsOf(ctx, c, schema) {
+			pushed = append(pushed, c)
+		} else {
+			keep = append(keep, c)
+		}
+	}
+	if len(pushed) == 0 {
+		return j, transform.SameTree, nil
+	}
+	inner = plan.NewFilter(ctx, expression.JoinAnd(pushed...), inner)
+	if len(keep) == 0 {
+		keep = []sql.Expression{expression.NewLiteral(true, types.Boolean)}
+	}
+	left, right := j.Left(), inner
+	if j.Op == plan.JoinTypeRightOuter {
+		left, right = inner, j.Right()
+	}
+	return plan.NewJoin(ctx, left, right, j.Op, expression.JoinAnd(keep...)).WithComment(j.Comment()), transform.NewTree, nil
+}
+
+// readsOnlyColumnsOf says whether c reads at least one column and only
+// columns of schema.
+func readsOnlyColumnsOf(ctx *sql.Context, c sql.Expression, schema sql.Schema) bool {
+	columns, outside := 0, false
+	transform.InspectExpr(ctx, c, func(ctx *sql.Context, e sql.Expression) bool {
+		if gf, ok := e.(*expression.GetField); ok {
+			columns++
+			outside = !schema.Contains(gf.Name(), gf.Table())
+		}
+		return outside
+	})
+	return columns > 0 && !outside
 }

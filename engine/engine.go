@@ -164,7 +164,8 @@ func newEngine(ctx context.Context, cfg Config, cat catalog.Catalog, root string
 		AddPreAnalyzeRule(keepRootColumnsID, keepRootColumns).
 		AddPostAnalyzeRule(stopIfCancelledID, stopIfCancelled).
 		AddPreAnalyzeRule(innerOuterJoinsID, innerOuterJoins).
-		AddPostAnalyzeRule(checkOverflowID, checkOverflow). // overflow.go
+		AddPreAnalyzeRule(filterOuterJoinsID, filterOuterJoins). // crossjoins.go
+		AddPostAnalyzeRule(checkOverflowID, checkOverflow).      // overflow.go
 		AddPostAnalyzeRule(pushRowFiltersID, pushRowFilters).
 		AddPostAnalyzeRule(countFromMetadataID, countFromMetadata).
 		AddPostAnalyzeRule(minMaxFromMetadataID, minMaxFromMetadata).
@@ -176,6 +177,9 @@ func newEngine(ctx context.Context, cfg Config, cat catalog.Catalog, root string
 		AddOverrides(sql.EngineOverrides{Builder: sql.BuilderOverrides{Parser: parser{Parser: planner.NewParser(cfg.CatalogName), e: e}}}).
 		Build()
 	if err := replaceRule(a, "replaceCrossJoins", func(analyzer.RuleFunc) analyzer.RuleFunc { return crossJoinConditions }); err != nil { // crossjoins.go
+		return nil, err
+	}
+	if err := replaceRule(a, "optimizeJoins", groupedJoinSides); err != nil { // semijoins.go
 		return nil, err
 	}
 	if err := replaceRule(a, "validateGroupBy", validateGroupByView); err != nil { // groupbycheck.go

@@ -246,9 +246,12 @@ func joinPath(ctx *sql.Context, j *plan.JoinNode) string {
 			return "vectorized hash join: both sides are read once as Arrow batches"
 		}
 	}
+	_, hashed := j.Right().(*plan.HashLookup)
 	switch {
 	case j.Op.IsHash():
 		return "hash join: the right side is read once per statement into a hash table the left side's rows probe"
+	case hashed: // semijoins.go
+		return "hash join: the right side is read once per statement into a hash table the left side's rows probe; the whole condition is checked on the rows of the probed key"
 	case j.Op.IsMerge():
 		return "merge join: both sides are read once, sorted on the join key"
 	case j.Op.IsLookup():

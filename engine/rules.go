@@ -25,6 +25,7 @@ const (
 	innerOuterJoinsID
 	fixWindowsID
 	keyCorrelatedSubqueriesID
+	filterOuterJoinsID
 )
 
 // rememberCTASOptions keeps the table options of CREATE TABLE ... AS SELECT

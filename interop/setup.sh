@@ -11,20 +11,12 @@ ICEBERG_VERSION=1.10.1
 SPARK_RUNTIME=iceberg-spark-runtime-3.5_2.12
 REQUIREMENTS="pyspark==3.5.8 pyiceberg[pyarrow,sql-sqlite]==0.12.0 duckdb==1.5.5 duckdb-extension-iceberg==1.5.5 duckdb-extension-avro==1.5.5 duckdb-extension-httpfs==1.5.5 pymysql==1.2.4 pytz==2026.6"
 
-cache="${INTEROP_CACHE:-$HOME/.cache/icesql-interop}"
-venv="$cache/venv"
-stamp="$venv/.requirements"
-mkdir -p "$cache"
-if [ ! -x "$venv/bin/python" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$REQUIREMENTS" ]; then
-  python3 -m venv "$venv" >&2
-  # shellcheck disable=SC2086 # the requirements are words
-  "$venv/bin/python" -m pip install --quiet --disable-pip-version-check $REQUIREMENTS >&2
-  echo "$REQUIREMENTS" > "$stamp"
-fi
+# shellcheck disable=SC2086 # the requirements are words
+python="$(bash "$(dirname "$0")/venv.sh" "${INTEROP_CACHE:-$HOME/.cache/icesql-interop}" $REQUIREMENTS)"
 
 jar="$HOME/.m2/repository/org/apache/iceberg/$SPARK_RUNTIME/$ICEBERG_VERSION/$SPARK_RUNTIME-$ICEBERG_VERSION.jar"
 if [ ! -s "$jar" ]; then
   mvn -q -B dependency:get -Dartifact="org.apache.iceberg:$SPARK_RUNTIME:$ICEBERG_VERSION" -Dtransitive=false >&2
 fi
-echo "$venv/bin/python"
+echo "$python"
 echo "$jar"

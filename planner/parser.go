@@ -205,8 +205,9 @@ func (p *Parser) rewriteAll(s string, opts ast.ParserOptions) (string, pieceEnds
 }
 
 // finish applies what can only be seen or said on the parsed statement: it
-// refuses MySQL partitioning, and gives a CREATE TABLE … AS SELECT without a
-// column list the table COMMENT its text had no place for.
+// refuses MySQL partitioning, gives an aggregating subquery's tables their
+// own names, and gives a CREATE TABLE … AS SELECT without a column list the
+// table COMMENT its text had no place for.
 func finish(stmt ast.Statement, ctasComment string) ast.Statement {
 	if err := rejectMySQLPartitioning(stmt); err != nil {
 		return rejected(err)
@@ -214,6 +215,7 @@ func finish(stmt ast.Statement, ctasComment string) ast.Statement {
 	if rejectAsOfParameter(stmt) != nil {
 		return rejected(errAsOfParameter)
 	}
+	distinguishSubqueryTables(stmt) // subqueryaggs.go
 	if ddl, ok := stmt.(*ast.DDL); ok && ctasComment != "" && ddl.TableSpec == nil && ddl.OptSelect != nil {
 		ddl.TableSpec = &ast.TableSpec{}
 		ddl.TableSpec.AddTableOption(&ast.TableOption{Name: "COMMENT", Value: ctasComment})
