@@ -38,14 +38,18 @@ func (d *Database) GetTableInsensitiveAsOf(ctx *sql.Context, name string, asOf a
 	if err != nil {
 		return nil, false, catalogError(err, name)
 	}
+	var t *Table
 	if branch, ok := branchAsOf(tbl, asOf); ok {
-		return d.branchTable(ctx, real, tbl, branch), true, nil
+		t = d.branchTable(ctx, real, tbl, branch)
+	} else {
+		snap, err := snapshotAsOf(ctx, d.name+"."+real, tbl, asOf)
+		if err != nil {
+			return nil, false, err
+		}
+		t = newTableAsOf(d, real, tbl, snap)
 	}
-	snap, err := snapshotAsOf(ctx, d.name+"."+real, tbl, asOf)
-	if err != nil {
-		return nil, false, err
-	}
-	return newTableAsOf(d, real, tbl, snap), true, nil
+	sessionOf(ctx).noteScan(ctx, t) // scanmetrics.go
+	return t, true, nil
 }
 
 // metadataTableAsOf is a metadata table (db.t.files) read at the snapshot

@@ -129,6 +129,7 @@ func (d *Database) GetTableInsensitive(ctx *sql.Context, name string) (sql.Table
 	}
 	t := d.sessionTable(ctx, real, tbl)
 	t.changes = sessionOf(ctx).stagedChanges(d.ident(real), writeTarget{branch: t.branch})
+	sessionOf(ctx).noteScan(ctx, t) // scanmetrics.go
 	return d.statementTable(ctx, t), true, nil
 }
 

@@ -13,11 +13,12 @@ import (
 
 // MySQL's diagnostics area holds the conditions of the last statement:
 // its warnings and, when it failed, its error. go-mysql-server keeps the
-// warnings in the session and answers SHOW WARNINGS from them; icesql adds
-// a failed statement's error to them (rememberError), as MySQL lists it in
-// SHOW WARNINGS, and answers SHOW ERRORS, SHOW COUNT(*) WARNINGS and
-// SHOW COUNT(*) ERRORS, which go-mysql-server refuses, from the same list.
-// Like SHOW WARNINGS, they leave the diagnostics area as it was.
+// warnings in the session; icesql adds a failed statement's error to them
+// (rememberError), as MySQL lists it in SHOW WARNINGS, and answers SHOW
+// WARNINGS, SHOW ERRORS, SHOW COUNT(*) WARNINGS and SHOW COUNT(*) ERRORS
+// (the last three go-mysql-server refuses) from the same list, in the
+// order the conditions were raised. They leave the diagnostics area as it
+// was.
 
 // errorLevel is the Level of an error in SHOW WARNINGS and SHOW ERRORS.
 const errorLevel = "Error"
@@ -31,15 +32,15 @@ func rememberError(sess sql.Session, err *mysql.SQLError) {
 	sess.Warn(&sql.Warning{Level: errorLevel, Code: err.Num, Message: err.Message})
 }
 
-// interceptDiagnostics turns SHOW ERRORS and SHOW COUNT(*) WARNINGS|ERRORS
-// into a diagnosticsNode.
+// interceptDiagnostics turns SHOW WARNINGS|ERRORS and SHOW COUNT(*)
+// WARNINGS|ERRORS into a diagnosticsNode.
 func interceptDiagnostics(stmt ast.Statement) (ast.Statement, bool) {
 	show, ok := stmt.(*ast.Show)
 	if !ok {
 		return stmt, false
 	}
 	kind := strings.ToLower(show.Type)
-	if kind != "errors" && !(kind == "warnings" && show.CountStar) {
+	if kind != "errors" && kind != "warnings" {
 		return stmt, false
 	}
 	n := &diagnosticsNode{errorsOnly: kind == "errors", count: show.CountStar}
@@ -54,8 +55,10 @@ func interceptDiagnostics(stmt ast.Statement) (ast.Statement, bool) {
 	return ast.InjectedStatement{Statement: n, Children: children, Auth: show.Auth}, true
 }
 
-// diagnosticsNode is SHOW ERRORS [LIMIT [offset,] n] (errorsOnly) or
-// SHOW COUNT(*) WARNINGS|ERRORS (count).
+// diagnosticsNode is SHOW WARNINGS|ERRORS [LIMIT [offset,] n] (errorsOnly
+// for ERRORS) or SHOW COUNT(*) WARNINGS|ERRORS (count). It lists the
+// conditions in the order they were raised, as MySQL does; go-mysql-server's
+// SHOW WARNINGS lists the newest first.
 type diagnosticsNode struct {
 	errorsOnly, count, limited bool
 	limit                      []sql.Expression // row count, then offset
@@ -96,8 +99,10 @@ func (n *diagnosticsNode) kind() string {
 		return "COUNT(*) ERRORS"
 	case n.count:
 		return "COUNT(*) WARNINGS"
+	case n.errorsOnly:
+		return "ERRORS"
 	}
-	return "ERRORS"
+	return "WARNINGS"
 }
 
 func (n *diagnosticsNode) Resolved() bool       { return true }

@@ -14,9 +14,10 @@ var providedFunctions = func() map[string]sql.Function {
 		"sum":                      exactAggregateFunction("sum"),
 		"avg":                      exactAggregateFunction("avg"),
 		planner.QuantifiedFunction: quantifiedFunction,
-		"load_file":                loadFileFunction, // serverfiles.go
-		"coalesce":                 coalesceFunction, // coalesce.go
-		"abs":                      absFunction,      // abs.go
+		"load_file":                loadFileFunction,  // serverfiles.go
+		"coalesce":                 coalesceFunction,  // coalesce.go
+		"abs":                      absFunction,       // abs.go
+		"str_to_date":              strToDateFunction, // strtodate.go
 	}
 	for _, name := range temporalTextFunctions { // stringfuncs.go
 		fs[name] = textArgsFunction(name)

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/vitess/go/mysql"
 	"github.com/dolthub/vitess/go/sqltypes"
 )
@@ -24,6 +25,12 @@ type QueryEvent struct {
 	RowsAffected int64
 	Err          error  // nil when the statement succeeded
 	Code         uint16 // the MySQL error code of Err (1213: a commit conflict)
+	// Scan is what the statement's table scans planned, pruned and read.
+	Scan ScanTally
+	// Commits are the tables the statement committed to (COMMIT, or an
+	// autocommit statement that wrote), each marked when it lost to a
+	// concurrent commit.
+	Commits []CommitTally
 }
 
 // QueryObserver is told of every statement and session of a Server
@@ -38,8 +45,9 @@ type QueryObserver interface {
 // observeHandler reports statements and sessions to an observer.
 type observeHandler struct {
 	mysql.Handler
-	obs  QueryObserver
-	open *sync.Map // connection ids told as opened, so each close is told once
+	obs      QueryObserver
+	open     *sync.Map                     // connection ids told as opened, so each close is told once
+	sessions func(conn uint32) sql.Session // the session of a connection, for its statement's tallies
 }
 
 func (h observeHandler) NewConnection(c *mysql.Conn) {
@@ -112,6 +120,9 @@ func (h observeHandler) report(c *mysql.Conn, query string, start time.Time, n *
 	var se *mysql.SQLError
 	if errors.As(err, &se) {
 		ev.Code = uint16(se.Number())
+	}
+	if s, ok := h.sessions(c.ConnectionID).(*Session); ok {
+		ev.Scan, ev.Commits = s.TakeStatementStats() // scanmetrics.go
 	}
 	h.obs.QueryDone(ev)
 }

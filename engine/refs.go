@@ -72,9 +72,12 @@ func (d *Database) refTable(ctx *sql.Context, name string) (sql.Table, bool, err
 	case isTag:
 		t := newTableAsOf(d, real, tbl, tbl.Metadata().SnapshotByID(r.SnapshotID))
 		t.tag = ref
+		sessionOf(ctx).noteScan(ctx, t) // scanmetrics.go
 		return t, true, nil
 	}
-	return d.branchTable(ctx, real, tbl, ref), true, nil
+	t := d.branchTable(ctx, real, tbl, ref)
+	sessionOf(ctx).noteScan(ctx, t)
+	return t, true, nil
 }
 
 // branchTable is tbl on branch, with what the open transaction staged for

@@ -99,7 +99,7 @@ func (e *Engine) NewServer(cfg ServerConfig) (*Server, error) {
 	}, e.sqle, sql.NewContext, sessions, nil, func(h mysql.Handler) (mysql.Handler, error) {
 		var inner mysql.Handler = statusHandler{codeMappingHandler{limitHandler{Handler: yearPadHandler{h}, l: limits}, limits}} // yearpad.go
 		if cfg.Observer != nil {
-			inner = observeHandler{Handler: inner, obs: cfg.Observer, open: &sync.Map{}} // observe.go
+			inner = observeHandler{Handler: inner, obs: cfg.Observer, open: &sync.Map{}, sessions: limits.sessionOf} // observe.go
 		}
 		return guard.handler(inner), nil
 	})

@@ -61,6 +61,7 @@ type Session struct {
 	// (temptables.go).
 	temps      map[string]*tempTable
 	tempBefore map[*tempTable][]sql.Row
+	stats      statementStats // what the statement scanned and committed (scanmetrics.go)
 }
 
 // stage is what a transaction wrote to one table.
@@ -312,6 +313,13 @@ func (s *Session) endTransactionLocked() {
 // commit, so if a later table's commit fails the earlier ones stay
 // committed (the error says which).
 func (s *Session) CommitTransaction(ctx *sql.Context, _ sql.Transaction) error {
+	stages, err := s.commitTransaction(ctx)
+	s.noteCommits(ctx, stages, err) // scanmetrics.go
+	return err
+}
+
+// commitTransaction commits, and returns the stages it committed or tried to.
+func (s *Session) commitTransaction(ctx *sql.Context) ([]*stage, error) {
 	s.mu.Lock()
 	stages := make([]*stage, 0, len(s.staged))
 	for _, k := range slices.Sorted(maps.Keys(s.staged)) {
@@ -327,10 +335,10 @@ func (s *Session) CommitTransaction(ctx *sql.Context, _ sql.Transaction) error {
 		}
 	}
 	if err := s.validateCommit(ctx, stages, locked); err != nil {
-		return err
+		return stages, err
 	}
 	if wh, ok := s.e.embedded(); ok && len(stages) > 1 {
-		return s.commitAll(ctx, wh, stages)
+		return stages, s.commitAll(ctx, wh, stages)
 	}
 	var committed []string
 	for _, st := range stages {
@@ -339,11 +347,11 @@ func (s *Session) CommitTransaction(ctx *sql.Context, _ sql.Transaction) error {
 			if len(committed) > 0 {
 				done = fmt.Sprintf(" (already committed: %s)", strings.Join(committed, ", "))
 			}
-			return commitError(err, key(st.ident), done)
+			return stages, commitError(err, key(st.ident), done)
 		}
 		committed = append(committed, key(st.ident))
 	}
-	return nil
+	return stages, nil
 }
 
 // commitAll commits the stages of several tables of the embedded warehouse

@@ -1,6 +1,7 @@
 // Package metrics exports what icesql serve does in the Prometheus text
 // format: statements by kind and outcome, their latency, rows returned and
-// affected, open sessions, and the Go runtime's memory and the process's
+// affected, data files and bytes scanned, commits and commit conflicts by
+// table, open sessions, and the Go runtime's memory and the process's
 // resident memory.
 package metrics
 
@@ -25,6 +26,10 @@ type Metrics struct {
 	rowsAffected prometheus.Counter
 	sessions     prometheus.Gauge
 	sessionsAll  prometheus.Counter
+	scanFiles    *prometheus.CounterVec
+	scanBytes    *prometheus.CounterVec
+	commits      *prometheus.CounterVec
+	conflicts    *prometheus.CounterVec
 }
 
 var _ engine.QueryObserver = (*Metrics)(nil)
@@ -54,8 +59,23 @@ func New() *Metrics {
 		sessionsAll: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "icesql_sessions_total", Help: "MySQL connections opened since the start.",
 		}),
+		scanFiles: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "icesql_scan_data_files_total",
+			Help: "Data files of table scans: planned (kept by planning), pruned (skipped by partition values and column statistics) and read (opened).",
+		}, []string{"result"}),
+		scanBytes: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "icesql_scan_bytes_total",
+			Help: "Bytes of table scans: planned (the sizes of the data files planned) and read (from data files).",
+		}, []string{"result"}),
+		commits: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "icesql_commits_total", Help: "Transaction commits that wrote a table (db.table), autocommit statements included.",
+		}, []string{"table"}),
+		conflicts: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "icesql_commit_conflicts_total", Help: "Commits to a table (db.table) that lost to a concurrent commit (error 1213).",
+		}, []string{"table"}),
 	}
 	m.reg.MustRegister(m.queries, m.latency, m.rowsReturned, m.rowsAffected, m.sessions, m.sessionsAll,
+		m.scanFiles, m.scanBytes, m.commits, m.conflicts,
 		collectors.NewGoCollector(),                                       // go_memstats_*: heap in use, GC
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}), // process_resident_memory_bytes, open fds
 	)
@@ -76,6 +96,18 @@ func (m *Metrics) QueryDone(ev engine.QueryEvent) {
 	m.latency.WithLabelValues(ev.Kind).Observe(ev.Duration.Seconds())
 	m.rowsReturned.Add(float64(ev.Rows))
 	m.rowsAffected.Add(float64(ev.RowsAffected))
+	m.scanFiles.WithLabelValues("planned").Add(float64(ev.Scan.FilesPlanned))
+	m.scanFiles.WithLabelValues("pruned").Add(float64(ev.Scan.FilesPruned))
+	m.scanFiles.WithLabelValues("read").Add(float64(ev.Scan.FilesRead))
+	m.scanBytes.WithLabelValues("planned").Add(float64(ev.Scan.BytesPlanned))
+	m.scanBytes.WithLabelValues("read").Add(float64(ev.Scan.BytesRead))
+	for _, c := range ev.Commits {
+		if c.Conflict {
+			m.conflicts.WithLabelValues(c.Table).Inc()
+		} else {
+			m.commits.WithLabelValues(c.Table).Inc()
+		}
+	}
 }
 
 // SessionOpened counts a connection.

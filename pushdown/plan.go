@@ -45,6 +45,19 @@ func (p *Plan) For(filter iceberg.BooleanExpression) *Planned {
 	return pl
 }
 
+// Each calls fn with the planning of each row filter scanned so far.
+func (p *Plan) Each(fn func(*Planned)) {
+	p.mu.Lock()
+	all := make([]*Planned, 0, len(p.byFilter))
+	for _, pl := range p.byFilter {
+		all = append(all, pl)
+	}
+	p.mu.Unlock()
+	for _, pl := range all {
+		fn(pl)
+	}
+}
+
 // FilterString prints a row filter, "true" for none.
 func FilterString(filter iceberg.BooleanExpression) string {
 	if filter == nil {
@@ -70,6 +83,8 @@ type Planned struct {
 	log     *readLog
 
 	native NativeStats // what native decoding read (native.go)
+
+	planned atomic.Bool // Tasks ran
 }
 
 var _ metrics.Reporter = (*Planned)(nil)
@@ -77,6 +92,7 @@ var _ metrics.Reporter = (*Planned)(nil)
 // Tasks plans scan on first use and returns the same tasks afterwards.
 func (p *Planned) Tasks(ctx context.Context, scan *table.Scan) ([]table.FileScanTask, error) {
 	p.once.Do(func() {
+		defer p.planned.Store(true)
 		key, keep := keyOf(scan, FilterString(p.Filter))
 		if keep {
 			if c, ok := p.plans.get(key); ok { // plancache.go
@@ -148,4 +164,39 @@ func counter(c *metrics.CounterResult) int64 {
 		return 0
 	}
 	return c.Value
+}
+
+// Tally is what one scan's planning kept and skipped and what its reads
+// cost, for per-statement metrics.
+type Tally struct {
+	FilesPlanned, FilesPruned, FilesRead int64
+	BytesPlanned, BytesRead              int64
+}
+
+// Add adds o to t.
+func (t *Tally) Add(o Tally) {
+	t.FilesPlanned += o.FilesPlanned
+	t.FilesPruned += o.FilesPruned
+	t.FilesRead += o.FilesRead
+	t.BytesPlanned += o.BytesPlanned
+	t.BytesRead += o.BytesRead
+}
+
+// Tally sums p given the number of data files the snapshot holds. A scan
+// never planned counts nothing. Unlike Reads it opens no file.
+func (p *Planned) Tally(totalFiles int64) Tally {
+	if !p.planned.Load() {
+		return Tally{}
+	}
+	pr := p.Pruning(totalFiles)
+	t := Tally{FilesPlanned: pr.FilesPlanned, FilesPruned: pr.FilesTotal - pr.FilesPlanned, BytesPlanned: pr.BytesPlanned}
+	if p.log != nil {
+		p.log.mu.Lock()
+		for _, fl := range p.log.files {
+			t.FilesRead++
+			t.BytesRead += fl.bytes
+		}
+		p.log.mu.Unlock()
+	}
+	return t
 }

@@ -19,8 +19,9 @@ import (
 
 // TestSlowQueryLogAndMetrics: with --log-format json --slow-query-ms 300, a
 // statement that takes longer is one JSON line with its duration and rows,
-// a fast one is not logged; /metrics on the --http port counts statements by
-// kind and outcome, rows and sessions.
+// a fast one is not logged, and it says what the statement's scans read;
+// /metrics on the --http port counts statements by kind and outcome, rows,
+// sessions, data files read and pruned, and commits by table.
 func TestSlowQueryLogAndMetrics(t *testing.T) {
 	bin := buildBinary(t)
 	addr, httpAddr := freeAddr(t), freeAddr(t)
@@ -52,7 +53,9 @@ func TestSlowQueryLogAndMetrics(t *testing.T) {
 		}
 	}
 	var n int
-	if err := db.QueryRow("SELECT COUNT(*) FROM d.t WHERE SLEEP(0.5) = 0").Scan(&n); err != nil || n != 3 {
+	// The column in the filter makes it a scan (COUNT(*) of a filter on
+	// no column is answered from metadata).
+	if err := db.QueryRow("SELECT COUNT(*) FROM d.t WHERE a > 0 AND SLEEP(0.5) = 0").Scan(&n); err != nil || n != 3 {
 		t.Fatalf("slow select: %d, %v", n, err)
 	}
 	if err := db.QueryRow("SELECT 1 AS fast").Scan(&n); err != nil {
@@ -74,6 +77,9 @@ func TestSlowQueryLogAndMetrics(t *testing.T) {
 		`icesql_query_duration_seconds_count{kind="CREATE"} 2`,
 		`icesql_rows_affected_total 4`, // CREATE DATABASE's 1 and the INSERT's 3
 		"icesql_sessions_open 1",
+		`icesql_commits_total{table="d.t"} 1`,
+		`icesql_scan_data_files_total{result="read"} 1`, // the slow SELECT's one file
+		`icesql_scan_data_files_total{result="pruned"} 0`,
 		"go_memstats_heap_inuse_bytes ",
 	} {
 		if !strings.Contains(string(body), want) {
@@ -106,6 +112,12 @@ func TestSlowQueryLogAndMetrics(t *testing.T) {
 	if d, _ := l["duration_ms"].(float64); d < 300 || l["rows"] != float64(1) || l["kind"] != "SELECT" ||
 		!strings.Contains(l["query"].(string), "SLEEP(0.5)") {
 		t.Errorf("slow query line: %v", l)
+	}
+	if l["files_read"] != float64(1) || l["files_pruned"] != float64(0) {
+		t.Errorf("slow query line: files_read %v, files_pruned %v, want 1 and 0", l["files_read"], l["files_pruned"])
+	}
+	if b, _ := l["bytes_read"].(float64); b <= 0 {
+		t.Errorf("slow query line: bytes_read %v, want the bytes of the file read", l["bytes_read"])
 	}
 
 	// A bad log format is refused before the server starts.

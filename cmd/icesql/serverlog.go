@@ -17,7 +17,8 @@ Flags of serve (the server log on stderr and the metrics):
   --log-format text|json
                         lines of key=value pairs (default) or one JSON object per line
   --slow-query-ms N     log each statement that takes N milliseconds or more, with its
-                        duration, rows returned and affected (default 1000; 0 turns it off)
+                        duration, rows returned and affected, data files read and pruned,
+                        and bytes read (default 1000; 0 turns it off)
   Prometheus metrics are served at /metrics on the --http port.
 `
 
@@ -75,6 +76,7 @@ func (s slowQueryLog) QueryDone(ev engine.QueryEvent) {
 	attrs := []any{
 		slog.Float64("duration_ms", float64(ev.Duration.Microseconds())/1000),
 		slog.String("kind", ev.Kind), slog.Int64("rows", ev.Rows), slog.Int64("rows_affected", ev.RowsAffected),
+		slog.Int64("files_read", ev.Scan.FilesRead), slog.Int64("bytes_read", ev.Scan.BytesRead), slog.Int64("files_pruned", ev.Scan.FilesPruned),
 		slog.Uint64("connection", uint64(ev.ConnectionID)), slog.String("user", ev.User), slog.String("query", query),
 	}
 	if ev.Err != nil {
