@@ -17,6 +17,8 @@ var providedFunctions = func() map[string]sql.Function {
 		"load_file":                loadFileFunction, // serverfiles.go
 		"coalesce":                 coalesceFunction, // coalesce.go
 		"abs":                      absFunction,      // abs.go
+		"nth_value":                nthValueFunc,     // windowvalues.go
+		"cume_dist":                cumeDistFunc,     // windowvalues.go
 	}
 	for _, name := range temporalTextFunctions { // stringfuncs.go
 		fs[name] = textArgsFunction(name)
