@@ -235,7 +235,22 @@ func decimalCompare(ctx *sql.Context, op cmpOp, l, r sql.Expression) (sql.Expres
 // decimalIn is x IN (list) compared exactly.
 func decimalIn(ctx *sql.Context, x, list sql.Expression) (sql.Expression, bool) {
 	tuple, ok := list.(expression.Tuple)
-	if !ok || !exactNumber(x.Type(ctx)) {
+	if !ok {
+		return nil, false
+	}
+	if xt := x.Type(ctx); types.IsFloat(xt) || types.IsText(xt) {
+		// A DOUBLE or a string compares with a DECIMAL as a DOUBLE.
+		doubles, changed := make(expression.Tuple, len(tuple)), false
+		for i, el := range tuple {
+			doubles[i] = asDouble(ctx, el)
+			changed = changed || doubles[i] != el
+		}
+		if !changed {
+			return nil, false
+		}
+		return expression.NewInTuple(x, doubles), true
+	}
+	if !exactNumber(x.Type(ctx)) {
 		return nil, false
 	}
 	if isColumn(x) {

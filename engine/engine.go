@@ -148,6 +148,7 @@ var newEngineMu sync.Mutex
 func newEngine(ctx context.Context, cfg Config, cat catalog.Catalog, root string) (*Engine, error) {
 	addVectorizeVar()
 	addMaxStatementTimeVar() // limits.go
+	registerWindowValueFuncs()
 	e := &Engine{cfg: cfg, catalog: cat, procedures: procedures.Builtin(), root: root,
 		caches: pushdown.NewCaches(), manifests: newManifestCache(cfg)}
 	registerSessionVariables()

@@ -18,6 +18,8 @@ var providedFunctions = func() map[string]sql.Function {
 		"coalesce":                 coalesceFunction,  // coalesce.go
 		"abs":                      absFunction,       // abs.go
 		"str_to_date":              strToDateFunction, // strtodate.go
+		"nth_value":                nthValueFunc,      // windowvalues.go
+		"cume_dist":                cumeDistFunc,      // windowvalues.go
 	}
 	for _, name := range temporalTextFunctions { // stringfuncs.go
 		fs[name] = textArgsFunction(name)

@@ -23,6 +23,7 @@ func havingAliases(node ast.SQLNode) {
 	if sel, ok := node.(*ast.Select); ok {
 		hoistJoinedAggregates(sel) // havingjoin.go
 	}
+	wrapNestedJoinedHaving(node) // havingjoin.go
 }
 
 func resolveHavingAliases(sel *ast.Select) {

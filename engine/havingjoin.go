@@ -70,6 +70,90 @@ func hoistJoinedAggregates(sel *ast.Select) {
 	}
 }
 
+// nestedHavingAlias names the derived table wrapJoinedHaving makes.
+const nestedHavingAlias = "__icesql_nested"
+
+// wrapNestedJoinedHaving does what hoistJoinedAggregates does for the
+// SELECTs nested in stmt (subqueries, derived tables, UNION branches),
+// whose added columns no rule could take out again: each such SELECT
+// becomes a SELECT of its own columns from itself, with the added columns,
+// as a derived table. Left as they are (and so still failing with 1146):
+// SELECTs with a window function, *, or DISTINCT with ORDER BY or LIMIT
+// (DISTINCT must come before the LIMIT), and correlated ones read no outer
+// column from inside a derived table.
+func wrapNestedJoinedHaving(stmt ast.SQLNode) {
+	_ = ast.Walk(func(n ast.SQLNode) (bool, error) {
+		if sel, ok := n.(*ast.Select); ok && n != stmt && hoistable(sel) {
+			wrapJoinedHaving(sel)
+		}
+		return true, nil
+	}, stmt)
+}
+
+// hoistable says sel is a SELECT over a join whose HAVING aggregates a
+// qualified column, in a form wrapJoinedHaving can rewrite.
+func hoistable(sel *ast.Select) bool {
+	if sel.Having == nil || !joins(sel.From) || sel.Into != nil {
+		return false
+	}
+	if sel.QueryOpts.Distinct && (len(sel.OrderBy) > 0 || sel.Limit != nil) {
+		return false
+	}
+	for _, se := range sel.SelectExprs {
+		ae, ok := se.(*ast.AliasedExpr)
+		if !ok || hasWindow(ae.Expr) {
+			return false
+		}
+	}
+	found := false
+	_ = ast.Walk(func(n ast.SQLNode) (bool, error) {
+		switch n := n.(type) {
+		case *ast.Subquery:
+			return false, nil
+		case *ast.FuncExpr:
+			if n.Over == nil && n.IsAggregate() && readsQualified(n) {
+				found = true
+			}
+		}
+		return !found, nil
+	}, sel.Having.Expr)
+	return found
+}
+
+// wrapJoinedHaving makes sel SELECT its columns FROM (sel with the
+// aggregates of its HAVING hoisted) AS __icesql_nested. The columns keep
+// their names; DISTINCT moves out, ORDER BY and LIMIT stay in.
+func wrapJoinedHaving(sel *ast.Select) {
+	inner := *sel
+	inner.SelectExprs = make(ast.SelectExprs, len(sel.SelectExprs))
+	outer := &ast.Select{QueryOpts: ast.QueryOpts{Distinct: sel.QueryOpts.Distinct},
+		From: ast.TableExprs{&ast.AliasedTableExpr{Expr: &ast.Subquery{Select: &inner}, As: ast.NewTableIdent(nestedHavingAlias)}}}
+	inner.QueryOpts.Distinct = false
+	for i, se := range sel.SelectExprs {
+		ae := *se.(*ast.AliasedExpr)
+		name := ae.As.String()
+		switch {
+		case name != "":
+		case ae.InputExpression != "":
+			name = ae.InputExpression
+		default:
+			name = ast.String(ae.Expr)
+		}
+		if c, ok := ae.Expr.(*ast.ColName); ok && ae.As.IsEmpty() {
+			name = c.Name.String()
+		}
+		if ae.As.IsEmpty() {
+			ae.As = ast.NewColIdent(fmt.Sprintf("%s_c%d", nestedHavingAlias, i+1))
+		}
+		inner.SelectExprs[i] = &ae
+		outer.SelectExprs = append(outer.SelectExprs, &ast.AliasedExpr{
+			Expr: &ast.ColName{Name: ae.As, Qualifier: ast.TableName{Name: ast.NewTableIdent(nestedHavingAlias)}},
+			As:   ast.NewColIdent(name), InputExpression: name})
+	}
+	hoistJoinedAggregates(&inner)
+	*sel = *outer
+}
+
 // joins says a FROM clause reads more than one table.
 func joins(from ast.TableExprs) bool {
 	if len(from) > 1 {

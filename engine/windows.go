@@ -59,7 +59,7 @@ func fixWindows(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scop
 			case *aggregation.Sum, *aggregation.Avg:
 				nullWhenEmpty = true
 			case *exactAgg: // exactagg.go: NULL over NULLs already
-			case sql.Aggregation, *window.FirstValue, *window.LastValue:
+			case sql.Aggregation, *window.FirstValue, *window.LastValue, *nthValue: // windowvalues.go
 			default:
 				continue // ranking and offset functions read no frame
 			}

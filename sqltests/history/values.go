@@ -27,6 +27,9 @@ type valueGen struct {
 	cfg *Config
 	// maxID bounds the ids drawn, so that tables share keys.
 	maxID int
+	// held are recent numbers drawn for rows, per column name: constant
+	// draws its finer constants next to them.
+	held map[string][]string
 }
 
 func (g *valueGen) value(c Column, nullable bool) string {
@@ -120,18 +123,32 @@ func decimalLit(cents, scale int) string {
 }
 
 // constant draws a number to compare column c with in a filter. Besides
-// the values rows hold, a quarter of the time one of the harder cases for an
-// integer or DECIMAL column: a constant one digit finer than the column
-// holds (m > 2.499), one beyond its range, or a DOUBLE (compared as
-// doubles). Each gave wrong rows once (decimal_compare.test).
+// the values rows hold, for an integer or DECIMAL column, one of the harder
+// cases: a constant one digit finer than the column holds (m > 2.499),
+// mostly next to a value rows hold, one beyond its range, or a DOUBLE
+// (compared as doubles). Each gave wrong rows once (decimal_compare.test).
 func (g *valueGen) constant(c Column) string {
 	r := g.rng
-	if !g.cfg.on("value/fine-constant") || !c.Kind.integer() && c.Kind != KDecimal || r.IntN(4) != 0 {
+	if !g.cfg.on("value/fine-constant") || !c.Kind.integer() && c.Kind != KDecimal {
 		return g.value(c, false)
 	}
-	switch r.IntN(3) {
+	// DECIMAL columns half the time, and then mostly finer constants: the
+	// class of bug that rounds them hides unless a row sits next to one.
+	special, kind := r.IntN(4) == 0, r.IntN(3)
+	if c.Kind == KDecimal {
+		special, kind = r.IntN(2) == 0, []int{0, 0, 1, 2}[r.IntN(4)]
+	}
+	if !special {
+		return g.value(c, false)
+	}
+	switch kind {
 	case 0:
+		// Next to a value rows hold, where rounding the constant to the
+		// column's scale would change which rows match.
 		v := g.value(c, false)
+		if h := g.held[c.Name]; len(h) > 0 && r.IntN(4) != 0 {
+			v = h[r.IntN(len(h))]
+		}
 		if !strings.Contains(v, ".") {
 			v += "."
 		}
@@ -168,6 +185,13 @@ func (g *valueGen) row(cols []Column, recent [][]string) []string {
 	out := make([]string, len(cols))
 	for i, c := range cols {
 		out[i] = g.value(c, true)
+		if c.Kind.numeric() && out[i] != "NULL" {
+			if g.held == nil {
+				g.held = map[string][]string{}
+			}
+			h := append(g.held[c.Name], out[i])
+			g.held[c.Name] = h[max(0, len(h)-50):]
+		}
 	}
 	return out
 }
