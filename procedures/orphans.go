@@ -92,12 +92,14 @@ func removeOrphanFiles() *Procedure {
 			if err != nil {
 				return nil, err
 			}
-			// A served bucket's s3:// spelling names the folder too.
-			loc = storage.FileLocation(fsys, loc)
-			if err := storage.Inside(home, loc, false); err != nil {
+			// The location as given, or a served bucket's s3:// spelling of it.
+			root = loc
+			if storage.Inside(home, root, false) != nil {
+				root = storage.FileLocation(fsys, loc)
+			}
+			if err := storage.Inside(home, root, false); err != nil {
 				return nil, argError(p, "argument 'location': '%s' is not inside the folder of table %s (%s); other tables' files would look orphaned there", loc, strings.Join(ident, "."), home)
 			}
-			root = loc
 		}
 		orphans, err := findOrphans(ctx, tbl, root, cutoff)
 		if err != nil {
