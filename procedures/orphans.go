@@ -87,17 +87,19 @@ func removeOrphanFiles() *Procedure {
 			return nil, fmt.Errorf("remove_orphan_files %s: %w", dotted(ident), err)
 		}
 		root := home
-		if given, ok := args["location"].(string); ok {
+		if loc, ok := args["location"].(string); ok {
 			fsys, err := tbl.FS(ctx)
 			if err != nil {
 				return nil, err
 			}
-			// A served bucket's s3:// spelling names the folder too.
-			loc := storage.FileLocation(fsys, given)
-			if err := storage.Inside(home, loc, false); err != nil {
-				return nil, argError(p, "argument 'location': '%s' is not inside the folder of table %s (%s); other tables' files would look orphaned there", given, strings.Join(ident, "."), home)
-			}
+			// The location as given, or a served bucket's s3:// spelling of it.
 			root = loc
+			if storage.Inside(home, root, false) != nil {
+				root = storage.FileLocation(fsys, loc)
+			}
+			if err := storage.Inside(home, root, false); err != nil {
+				return nil, argError(p, "argument 'location': '%s' is not inside the folder of table %s (%s); other tables' files would look orphaned there", loc, strings.Join(ident, "."), home)
+			}
 		}
 		orphans, err := findOrphans(ctx, tbl, root, cutoff)
 		if err != nil {
