@@ -104,7 +104,8 @@ func TestQueryEventScansAndCommits(t *testing.T) {
 // rows in two files (one of several Arrow batches), on the vector path
 // and the row path: every row for a scan of the whole table, the rows of
 // the file kept for a partition-pruned one, none for COUNT(*) answered
-// from metadata, and no row a delete file deletes.
+// from metadata, and no row a delete file deletes; table_changes counts
+// the rows of each change's files.
 func checkRowsRead(t *testing.T, rec *recorder, c *sql.Conn) {
 	t.Helper()
 	values := func(from, to int, day string) string {
@@ -150,6 +151,10 @@ func checkRowsRead(t *testing.T, rec *recorder, c *sql.Conn) {
 		check(vectorize, "SELECT SUM(id) FROM db.r WHERE d = '2024-02-02'", 1, 5000)
 		check(vectorize, "SELECT COUNT(*) FROM db.r", 0, 0) // from metadata
 	}
+	// table_changes reads each change's data file: both inserts.
+	const changes = "SELECT COUNT(*) FROM table_changes('db.r', NULL)"
+	mustExec(t, c, "USE db") // table functions need a current database
+	check("OFF", changes, -1, 40000)
 	// A position delete file on the first file: its rows are read, less
 	// the deleted ones (iceberg-go's reader applies it, native decoding
 	// reads the other file).
@@ -161,4 +166,6 @@ func checkRowsRead(t *testing.T, rec *recorder, c *sql.Conn) {
 		mustExec(t, c, "SET icesql_vectorize = "+vectorize)
 		check(vectorize, "SELECT SUM(id) FROM db.r", -1, 39990)
 	}
+	// The delete's change is the first file's rows before it and after.
+	check("OFF", changes, -1, 40000+35000+34990)
 }
