@@ -151,6 +151,16 @@ func checkRowsRead(t *testing.T, rec *recorder, c *sql.Conn) {
 		check(vectorize, "SELECT SUM(id) FROM db.r WHERE d = '2024-02-02'", 1, 5000)
 		check(vectorize, "SELECT COUNT(*) FROM db.r", 0, 0) // from metadata
 	}
+	// A prepared statement, executed twice, counts each execution's rows.
+	const prepared = "SELECT SUM(id) FROM db.r WHERE id >= ?"
+	for range 2 {
+		if _, err := c.ExecContext(context.Background(), prepared, 35000); err != nil {
+			t.Fatalf("%s: %v", prepared, err)
+		}
+		if s := rec.last(t, prepared).Scan; s.FilesRead != 1 || s.RowsRead != 5000 {
+			t.Errorf("%s: %d files and %d rows read, want the second file's 5,000 (the first one's statistics prune it)", prepared, s.FilesRead, s.RowsRead)
+		}
+	}
 	// table_changes reads each change's data file: both inserts.
 	const changes = "SELECT COUNT(*) FROM table_changes('db.r', NULL)"
 	mustExec(t, c, "USE db") // table functions need a current database
