@@ -196,6 +196,7 @@ func (r *changeRowIter) nextInTask(ctx *sql.Context) (sql.Row, error) {
 			return nil, err
 		}
 		r.rec, r.row = rec, 0
+		sessionOf(ctx).noteRows(ctx, rec.NumRows()) // scanmetrics.go
 	}
 	row, err := r.tableRow(r.rec, r.row)
 	if err != nil {
@@ -229,7 +230,7 @@ func (r *changeRowIter) deletedRows(ctx *sql.Context, task table.DeletedRowsScan
 	if err != nil {
 		return nil, err
 	}
-	beforeRows, err := r.allRows(before)
+	beforeRows, err := r.allRows(ctx, before)
 	if err != nil {
 		return nil, err
 	}
@@ -237,7 +238,7 @@ func (r *changeRowIter) deletedRows(ctx *sql.Context, task table.DeletedRowsScan
 	if err != nil {
 		return nil, err
 	}
-	afterRows, err := r.allRows(after)
+	afterRows, err := r.allRows(ctx, after)
 	if err != nil {
 		return nil, err
 	}
@@ -257,7 +258,7 @@ func (r *changeRowIter) deletedRows(ctx *sql.Context, task table.DeletedRowsScan
 }
 
 // allRows reads every row of b and closes it.
-func (r *changeRowIter) allRows(b *pushdown.Batches) ([]sql.Row, error) {
+func (r *changeRowIter) allRows(ctx *sql.Context, b *pushdown.Batches) ([]sql.Row, error) {
 	defer b.Close()
 	var rows []sql.Row
 	for {
@@ -268,6 +269,7 @@ func (r *changeRowIter) allRows(b *pushdown.Batches) ([]sql.Row, error) {
 		if err != nil {
 			return nil, err
 		}
+		sessionOf(ctx).noteRows(ctx, rec.NumRows())
 		for i := 0; i < int(rec.NumRows()); i++ {
 			row, err := r.tableRow(rec, i)
 			if err != nil {

@@ -29,6 +29,7 @@ type CommitTally struct {
 type statementStats struct {
 	pid     uint64
 	scans   map[*pushdown.Plan]int64 // each resolved table's planning, with its snapshot's data files
+	rows    int64                    // rows read outside those plannings (noteRows)
 	commits []CommitTally
 }
 
@@ -50,6 +51,14 @@ func (s *Session) noteScan(ctx *sql.Context, t *Table) {
 	if _, ok := st.scans[t.plan]; !ok {
 		st.scans[t.plan] = t.totalDataFiles()
 	}
+}
+
+// noteRows records n rows the statement read outside a table's planned
+// scans: table_changes reads each change's data file on its own.
+func (s *Session) noteRows(ctx *sql.Context, n int64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.statsLocked(ctx).rows += n
 }
 
 // noteCommits records the outcome of committing stages: each table
@@ -75,10 +84,10 @@ func (s *Session) noteCommits(ctx *sql.Context, stages []*stage, err error) {
 // last statement and forgets them.
 func (s *Session) TakeStatementStats() (ScanTally, []CommitTally) {
 	s.mu.Lock()
-	plans, commits := s.stats.scans, s.stats.commits
+	plans, rows, commits := s.stats.scans, s.stats.rows, s.stats.commits
 	s.stats = statementStats{}
 	s.mu.Unlock()
-	var total ScanTally
+	total := ScanTally{RowsRead: rows}
 	for plan, files := range plans {
 		plan.Each(func(p *pushdown.Planned) { total.Add(p.Tally(files)) })
 	}

@@ -284,9 +284,10 @@ func (t *Table) openBatches(ctx *sql.Context, cols []string, rowFiltered bool) (
 }
 
 // read is scan of tbl for pushdown.Open, widen the same scan with more
-// columns.
+// columns; the rows it hands up count on planned (the statement's
+// rows_read, scanmetrics.go).
 func (t *Table) read(ctx context.Context, planned *pushdown.Planned, tbl *table.Table, scan *table.Scan, widen func([]string) (*table.Scan, error)) pushdown.Read {
-	r := pushdown.Read{Scan: scan, Widen: widen, Table: tbl, Caches: t.db.e.caches}
+	r := pushdown.Read{Scan: scan, Widen: widen, Table: tbl, Caches: t.db.e.caches, Rows: planned.Rows()}
 	if fs, err := t.tbl.FS(ctx); err == nil {
 		r.FS = planned.IO(fs)
 	}

@@ -28,6 +28,7 @@ type Metrics struct {
 	sessionsAll  prometheus.Counter
 	scanFiles    *prometheus.CounterVec
 	scanBytes    *prometheus.CounterVec
+	scanRows     prometheus.Counter
 	commits      *prometheus.CounterVec
 	conflicts    *prometheus.CounterVec
 }
@@ -67,6 +68,10 @@ func New() *Metrics {
 			Name: "icesql_scan_bytes_total",
 			Help: "Bytes of table scans: planned (the sizes of the data files planned) and read (from data files).",
 		}, []string{"result"}),
+		scanRows: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "icesql_scan_rows_total",
+			Help: "Rows table scans read: what reading data files handed up, after delete files and the filter pushed into the read.",
+		}),
 		commits: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "icesql_commits_total", Help: "Transaction commits that wrote a table (db.table), autocommit statements included.",
 		}, []string{"table"}),
@@ -75,7 +80,7 @@ func New() *Metrics {
 		}, []string{"table"}),
 	}
 	m.reg.MustRegister(m.queries, m.latency, m.rowsReturned, m.rowsAffected, m.sessions, m.sessionsAll,
-		m.scanFiles, m.scanBytes, m.commits, m.conflicts,
+		m.scanFiles, m.scanBytes, m.scanRows, m.commits, m.conflicts,
 		collectors.NewGoCollector(),                                       // go_memstats_*: heap in use, GC
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}), // process_resident_memory_bytes, open fds
 	)
@@ -101,6 +106,7 @@ func (m *Metrics) QueryDone(ev engine.QueryEvent) {
 	m.scanFiles.WithLabelValues("read").Add(float64(ev.Scan.FilesRead))
 	m.scanBytes.WithLabelValues("planned").Add(float64(ev.Scan.BytesPlanned))
 	m.scanBytes.WithLabelValues("read").Add(float64(ev.Scan.BytesRead))
+	m.scanRows.Add(float64(ev.Scan.RowsRead))
 	for _, c := range ev.Commits {
 		if c.Conflict {
 			m.conflicts.WithLabelValues(c.Table).Inc()

@@ -6,6 +6,7 @@ import (
 	"iter"
 	"maps"
 	"slices"
+	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -48,6 +49,9 @@ type Read struct {
 	// Table is the table the scan reads, whose older schemas name the
 	// columns dropped since a file was written.
 	Table *table.Table
+	// Rows, when set, counts the rows the read hands up, one add per
+	// batch (Planned.Rows).
+	Rows *atomic.Int64
 }
 
 // droppedAnchor is the name a dropped column is read under; the NUL bytes

@@ -269,6 +269,9 @@ func (c *nativeCursor) next() (arrow.RecordBatch, error) {
 			if rec == nil {
 				continue // the predicate kept no row
 			}
+			if rows := c.b.read.Rows; rows != nil {
+				rows.Add(rec.NumRows()) // the fallback stream (c.rest) counts its own
+			}
 			return rec, nil
 		}
 		if err := c.advance(); err != nil {

@@ -84,6 +84,8 @@ type Planned struct {
 
 	native NativeStats // what native decoding read (native.go)
 
+	rows atomic.Int64 // rows its reads handed up (Rows)
+
 	planned atomic.Bool // Tasks ran
 }
 
@@ -166,11 +168,16 @@ func counter(c *metrics.CounterResult) int64 {
 	return c.Value
 }
 
+// Rows counts the rows that reads of p's tasks hand up, for Read.Rows:
+// after delete files and the read filter are applied.
+func (p *Planned) Rows() *atomic.Int64 { return &p.rows }
+
 // Tally is what one scan's planning kept and skipped and what its reads
 // cost, for per-statement metrics.
 type Tally struct {
 	FilesPlanned, FilesPruned, FilesRead int64
 	BytesPlanned, BytesRead              int64
+	RowsRead                             int64 // after deletes and the read filter
 }
 
 // Add adds o to t.
@@ -180,6 +187,7 @@ func (t *Tally) Add(o Tally) {
 	t.FilesRead += o.FilesRead
 	t.BytesPlanned += o.BytesPlanned
 	t.BytesRead += o.BytesRead
+	t.RowsRead += o.RowsRead
 }
 
 // Tally sums p given the number of data files the snapshot holds. A scan
@@ -189,7 +197,8 @@ func (p *Planned) Tally(totalFiles int64) Tally {
 		return Tally{}
 	}
 	pr := p.Pruning(totalFiles)
-	t := Tally{FilesPlanned: pr.FilesPlanned, FilesPruned: pr.FilesTotal - pr.FilesPlanned, BytesPlanned: pr.BytesPlanned}
+	t := Tally{FilesPlanned: pr.FilesPlanned, FilesPruned: pr.FilesTotal - pr.FilesPlanned, BytesPlanned: pr.BytesPlanned,
+		RowsRead: p.rows.Load()}
 	if p.log != nil {
 		p.log.mu.Lock()
 		for _, fl := range p.log.files {

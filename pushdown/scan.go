@@ -7,6 +7,7 @@ import (
 	"context"
 	"io"
 	"iter"
+	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/iceberg-go/table"
@@ -23,6 +24,7 @@ type Batches struct {
 	stop   func()
 	cancel context.CancelFunc
 	prev   arrow.RecordBatch
+	rows   *atomic.Int64 // Read.Rows
 }
 
 // Open starts reading the planned tasks of r's scan (missing.go says how
@@ -35,7 +37,7 @@ func Open(ctx context.Context, r Read, tasks []table.FileScanTask) (*Batches, er
 		return nil, err
 	}
 	next, stop := iter.Pull2(seq)
-	return &Batches{schema: schema, next: next, stop: stop, cancel: cancel}, nil
+	return &Batches{schema: schema, next: next, stop: stop, cancel: cancel, rows: r.Rows}, nil
 }
 
 // Schema is the Arrow schema of every batch.
@@ -53,6 +55,9 @@ func (b *Batches) Next() (arrow.RecordBatch, error) {
 		return nil, err
 	}
 	b.prev = rec
+	if b.rows != nil {
+		b.rows.Add(rec.NumRows())
+	}
 	return rec, nil
 }
 

@@ -80,6 +80,7 @@ func TestSlowQueryLogAndMetrics(t *testing.T) {
 		`icesql_commits_total{table="d.t"} 1`,
 		`icesql_scan_data_files_total{result="read"} 1`, // the slow SELECT's one file
 		`icesql_scan_data_files_total{result="pruned"} 0`,
+		"icesql_scan_rows_total 3", // the slow SELECT's three rows
 		"go_memstats_heap_inuse_bytes ",
 	} {
 		if !strings.Contains(string(body), want) {
@@ -115,6 +116,9 @@ func TestSlowQueryLogAndMetrics(t *testing.T) {
 	}
 	if l["files_read"] != float64(1) || l["files_pruned"] != float64(0) {
 		t.Errorf("slow query line: files_read %v, files_pruned %v, want 1 and 0", l["files_read"], l["files_pruned"])
+	}
+	if l["rows_read"] != float64(3) {
+		t.Errorf("slow query line: rows_read %v, want the table's 3 rows", l["rows_read"])
 	}
 	if b, _ := l["bytes_read"].(float64); b <= 0 {
 		t.Errorf("slow query line: bytes_read %v, want the bytes of the file read", l["bytes_read"])

@@ -77,6 +77,7 @@ func (s slowQueryLog) QueryDone(ev engine.QueryEvent) {
 		slog.Float64("duration_ms", float64(ev.Duration.Microseconds())/1000),
 		slog.String("kind", ev.Kind), slog.Int64("rows", ev.Rows), slog.Int64("rows_affected", ev.RowsAffected),
 		slog.Int64("files_read", ev.Scan.FilesRead), slog.Int64("bytes_read", ev.Scan.BytesRead), slog.Int64("files_pruned", ev.Scan.FilesPruned),
+		slog.Int64("rows_read", ev.Scan.RowsRead),
 		slog.Uint64("connection", uint64(ev.ConnectionID)), slog.String("user", ev.User), slog.String("query", query),
 	}
 	if ev.Err != nil {
