@@ -243,7 +243,8 @@ func historyPath() string {
 func returnsRows(stmt string) bool {
 	word := strings.ToUpper(firstWord(engine.SkipLeadingComments(stmt)))
 	switch word {
-	case "SELECT", "SHOW", "DESCRIBE", "DESC", "EXPLAIN", "WITH", "VALUES", "TABLE", "CALL", "(":
+	case "SELECT", "SHOW", "DESCRIBE", "DESC", "EXPLAIN", "WITH", "VALUES", "TABLE", "CALL", "(",
+		"CHECKSUM", "ANALYZE": // MySQL's table maintenance statements answer with a table
 		return true
 	}
 	return false

@@ -88,6 +88,11 @@ longer_name: NULL
 	if code != 0 || errOut != "" || out != want {
 		t.Errorf("comments, \\G and \\g: exit %d, stderr %q, stdout\n%s\nwant\n%s", code, errOut, out, want)
 	}
+	// Table maintenance statements answer with a table, which the shell prints.
+	out, errOut, code = runShell(t, dir, "USE d;\nCHECKSUM TABLE t;\n")
+	if code != 0 || errOut != "" || !strings.Contains(out, "| Table | Checksum") || !strings.Contains(out, "1 row in set") {
+		t.Errorf("CHECKSUM TABLE: exit %d, stderr %q, stdout\n%s\nwant its row", code, errOut, out)
+	}
 }
 
 // TestShellInterrupt: Ctrl-C (SIGINT) cancels the running statement, not the
