@@ -46,7 +46,7 @@ class Icesql:
         self.wh = os.path.join(work, "wh")
         self.log = open(os.path.join(work, "serve.log"), "w")
         self.proc = subprocess.Popen([binary, "serve", "--create", "--warehouse", self.wh, "--addr", "127.0.0.1:%d" % self.port,
-                                      "--http", "127.0.0.1:%d" % self.http_port], stdout=self.log, stderr=subprocess.STDOUT)
+                                      "--http", "127.0.0.1:%d" % self.http_port, "--s3-locations"], stdout=self.log, stderr=subprocess.STDOUT)
         deadline = time.time() + 60
         while True:
             try:

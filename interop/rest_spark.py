@@ -103,7 +103,7 @@ class Icesql:
         self.log = open(os.path.join(work, "serve.log"), "w")
         self.wh = os.path.join(work, "wh")
         self.proc = subprocess.Popen([binary, "serve", "--create", "--warehouse", self.wh, "--addr", "127.0.0.1:%d" % self.port,
-                                      "--http", "127.0.0.1:%d" % self.http_port, "--bucket", BUCKET,
+                                      "--http", "127.0.0.1:%d" % self.http_port, "--bucket", BUCKET, "--s3-locations",
                                       "--user", USER, "--password-file", pwfile],
                                      stdout=self.log, stderr=subprocess.STDOUT)
         deadline = time.time() + 60

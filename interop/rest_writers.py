@@ -58,7 +58,7 @@ def start_icesql(binary, work):
     port, http_port = free_port(), free_port()
     log = open(os.path.join(work, "serve.log"), "w")
     proc = subprocess.Popen([binary, "serve", "--create", "--warehouse", os.path.join(work, "wh"), "--addr", "127.0.0.1:%d" % port,
-                             "--http", "127.0.0.1:%d" % http_port], stdout=log, stderr=subprocess.STDOUT)
+                             "--http", "127.0.0.1:%d" % http_port, "--s3-locations"], stdout=log, stderr=subprocess.STDOUT)
     deadline = time.time() + 60
     while True:
         try:

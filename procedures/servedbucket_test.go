@@ -58,7 +58,7 @@ func TestMaintenanceOnBucketNamedFiles(t *testing.T) {
 	exec(t, db, "CREATE DATABASE d")
 	exec(t, db, "CREATE TABLE d.t (id BIGINT)")
 	exec(t, db, "INSERT INTO d.t VALUES (1)") // s1: file:// names
-	if err := e.Catalog().(*storage.Warehouse).ServeBucket(ctx, "lake"); err != nil {
+	if err := e.Catalog().(*storage.Warehouse).ServeBucket(ctx, "lake", true); err != nil {
 		t.Fatal(err)
 	}
 	exec(t, db, "INSERT INTO d.t VALUES (2)") // s2: s3://lake/ names

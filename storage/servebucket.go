@@ -22,9 +22,11 @@ import (
 // s3://BUCKET/KEY. Other engines reach the warehouse through the REST
 // catalog and the S3 API, and the manifests and manifest lists they write
 // name their files by the second. icesql reads both (the store and its
-// file IO map the served buckets to the folder), writes the second from
-// then on (locationOverlay), so that a client with only an S3 file IO
-// reads every table, and compares files by one spelling (FileLocation).
+// file IO map the served buckets to the folder) and compares files by one
+// spelling (FileLocation). It writes the second only when asked to
+// (icesql serve --s3-locations; locationOverlay), so that a client with
+// only an S3 file IO reads every table: such names cannot be read by the
+// engines that open the folder directly, which the Hadoop layout promises.
 //
 // The metadata files keep the table's file:// location, so the
 // warehouse's placement and containment checks, and engines that open the
@@ -36,7 +38,8 @@ import (
 // --bucket) reads and writes the same names:
 //
 //	<root>/.icesql/buckets/<name>   every bucket ever served (read)
-//	<root>/.icesql/bucket           the one icesql's writes name (the last served)
+//	<root>/.icesql/bucket           the one icesql's writes name (the last served with
+//	                                writeNames; absent when the last serving did not ask)
 
 // bucketMap holds the served buckets of one warehouse. The warehouse's
 // store and file IO share it, so that a bucket served while tables are in
@@ -71,19 +74,24 @@ func (b *bucketMap) writeBucket() string {
 
 // ServeBucket makes the S3 locations of bucket, the one icesql serve's S3
 // API serves over this (local) warehouse folder, name the folder's files:
-// s3://BUCKET/KEY is <root>/KEY. Tables loaded afterwards write files under
-// such names (see locationOverlay). The bucket is recorded in the
-// warehouse. It does nothing for a warehouse that is not on the local file
-// system, and may be called while tables are in use.
-func (w *Warehouse) ServeBucket(ctx context.Context, bucket string) error {
+// s3://BUCKET/KEY is <root>/KEY. With writeNames, tables loaded afterwards
+// write files under such names (see locationOverlay); without, icesql
+// writes file:// names (again). The choice is recorded in the warehouse.
+// It does nothing for a warehouse that is not on the local file system,
+// and may be called while tables are in use.
+func (w *Warehouse) ServeBucket(ctx context.Context, bucket string, writeNames bool) error {
 	if _, err := osPath(w.root); err != nil || bucket == "" {
 		return nil
 	}
 	if err := w.store.WriteFile(ctx, Join(w.bucketsDir(), seg(bucket)), nil); err != nil {
 		return fmt.Errorf("record the served bucket %s: %w", bucket, err)
 	}
-	if err := w.store.WriteFile(ctx, w.bucketFile(), []byte(bucket+"\n")); err != nil {
-		return fmt.Errorf("record the served bucket %s: %w", bucket, err)
+	if writeNames {
+		if err := w.store.WriteFile(ctx, w.bucketFile(), []byte(bucket+"\n")); err != nil {
+			return fmt.Errorf("record the served bucket %s: %w", bucket, err)
+		}
+	} else if err := w.store.Remove(ctx, w.bucketFile()); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("record that icesql writes file:// names: %w", err)
 	}
 	return w.loadBuckets(ctx)
 }

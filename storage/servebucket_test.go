@@ -32,7 +32,7 @@ func TestServedBucketNamesWrites(t *testing.T) {
 	if loc := tbl.CurrentSnapshot().ManifestList; !strings.HasPrefix(loc, "file://") {
 		t.Fatalf("before serving, a manifest list is named %s, want file://", loc)
 	}
-	if err := w.ServeBucket(ctx, "lake"); err != nil {
+	if err := w.ServeBucket(ctx, "lake", true); err != nil {
 		t.Fatal(err)
 	}
 
@@ -127,4 +127,46 @@ func mustLoad(t *testing.T, w *Warehouse, ident table.Identifier) *table.Table {
 		t.Fatal(err)
 	}
 	return tbl
+}
+
+// TestServedBucketKeepsFileNamesByDefault: a warehouse served without
+// --s3-locations keeps writing file:// names, which engines reading the
+// folder directly open, and still reads the bucket's names other engines
+// write; serving it without the flag after a serving with it goes back to
+// file:// names.
+func TestServedBucketKeepsFileNamesByDefault(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	w := openTestWarehouse(t, dir)
+	mustCreateNamespace(t, w, "db")
+	ident := table.Identifier{"db", "t"}
+	tbl, err := w.CreateTable(ctx, ident, testSchema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, writeNames := range []bool{false, true, false} {
+		if err := w.ServeBucket(ctx, "lake", writeNames); err != nil {
+			t.Fatal(err)
+		}
+		if tbl, err = w.LoadTable(ctx, ident); err != nil {
+			t.Fatal(err)
+		}
+		if tbl, err = AppendFiles(ctx, w, ident, writeFile(t, tbl, int64(i)), nil); err != nil {
+			t.Fatal(err)
+		}
+		want := "file://"
+		if writeNames {
+			want = "s3://lake/"
+		}
+		if list := tbl.CurrentSnapshot().ManifestList; !strings.HasPrefix(list, want) {
+			t.Errorf("serving %d (names in the bucket: %v): manifest list %s, want %s...", i, writeNames, list, want)
+		}
+		if got := openTestWarehouse(t, dir).WriteBucket(); (got == "lake") != writeNames {
+			t.Errorf("serving %d: a reopened warehouse writes bucket %q", i, got)
+		}
+	}
+	// Every file, under either name, reads back.
+	if got := w.buckets.apply("s3://lake/db/t/data/x.parquet"); got != w.Root()+"/db/t/data/x.parquet" {
+		t.Errorf("the bucket's names map to %s", got)
+	}
 }

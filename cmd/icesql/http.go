@@ -26,6 +26,9 @@ Flags of serve (the HTTP port: the Iceberg REST catalog and the S3 API):
                         or AWS SigV4 with USER and PASSWORD as access key and secret (signing name s3tables)
   --bucket NAME         the S3 API on the same port, at / (default warehouse): one bucket, the warehouse
                         folder, path-style, SigV4 with USER and PASSWORD (a local warehouse only)
+  --s3-locations        icesql's own writes name their files s3://BUCKET/... too, so a client
+                        with only an S3 file IO (Spark's S3FileIO) reads them; engines that read
+                        the warehouse folder directly then need the S3 API for those files
 `
 
 // httpHandler is everything the --http port serves: the Iceberg REST
@@ -98,10 +101,11 @@ func bearer(token string) authenticator {
 // it has its own server. When the default port is taken (another icesql
 // serve on this machine) the server runs without it and says so; a port
 // given with --http must be free.
-func serveHTTP(ctx context.Context, e *engine.Engine, addr, bucket string, explicit bool, scfg engine.ServerConfig, metrics http.Handler, stdout, stderr io.Writer) error {
+func serveHTTP(ctx context.Context, e *engine.Engine, addr string, served servedS3, explicit bool, scfg engine.ServerConfig, metrics http.Handler, stdout, stderr io.Writer) error {
 	if addr == "" {
 		return nil
 	}
+	bucket := served.bucket
 	wh, ok := e.Catalog().(*storage.Warehouse)
 	if !ok {
 		fmt.Fprintf(stdout, "the Iceberg REST catalog is not served: it serves the embedded warehouse, and this server uses the %s catalog\n", e.Catalog().CatalogType())
@@ -136,7 +140,7 @@ func serveHTTP(ctx context.Context, e *engine.Engine, addr, bucket string, expli
 	}
 	var s3 *restserve.S3
 	if s3api != nil {
-		if s3, err = servedBucket(ctx, wh, bucket, scfg); err != nil {
+		if s3, err = servedBucket(ctx, wh, served, scfg); err != nil {
 			ln.Close()
 			return err
 		}
@@ -158,15 +162,23 @@ func serveHTTP(ctx context.Context, e *engine.Engine, addr, bucket string, expli
 	return nil
 }
 
+// servedS3 is how the S3 API serves the warehouse folder: as bucket, and
+// whether icesql's own writes name their files in it (--s3-locations).
+type servedS3 struct {
+	bucket     string
+	writeNames bool
+}
+
 // servedBucket is the S3 API over wh as the REST catalog hands it out:
 // tables carry s3://BUCKET/ locations, which icesql maps back to the
 // folder, and the account's credentials (any key on loopback without an
 // account: the S3 API then admits every loopback request).
-func servedBucket(ctx context.Context, wh *storage.Warehouse, bucket string, scfg engine.ServerConfig) (*restserve.S3, error) {
+func servedBucket(ctx context.Context, wh *storage.Warehouse, served servedS3, scfg engine.ServerConfig) (*restserve.S3, error) {
+	bucket := served.bucket
 	if bucket == "" {
 		bucket = restserve.DefaultPrefix
 	}
-	if err := wh.ServeBucket(ctx, bucket); err != nil {
+	if err := wh.ServeBucket(ctx, bucket, served.writeNames); err != nil {
 		return nil, err
 	}
 	s3 := &restserve.S3{Bucket: bucket, Region: "us-east-1", AccessKey: scfg.User, SecretKey: scfg.Password}

@@ -220,6 +220,7 @@ type serveOptions struct {
 	localInfile *bool
 	httpAddr    *string
 	bucket      *string
+	s3Locations *bool
 	log         *logFlags
 }
 
@@ -229,6 +230,7 @@ func serveFlags(stderr io.Writer) *serveOptions {
 	o.sflags = addServerFlags(o.fs, &o.scfg) // serverflags.go
 	o.httpAddr = o.fs.String("http", "127.0.0.1:8181", "address of the Iceberg REST catalog ('' turns it off)")
 	o.bucket = o.fs.String("bucket", "warehouse", "the bucket of the S3 API on --http, which is the warehouse folder")
+	o.s3Locations = o.fs.Bool("s3-locations", false, "name the files icesql writes s3://BUCKET/... (for clients with only an S3 file IO, such as Spark's S3FileIO); engines that read the warehouse folder directly then need the S3 API too")
 	o.log = addLogFlags(o.fs) // serverlog.go
 	o.localInfile = o.fs.Bool("local-infile", true, "accept LOAD DATA LOCAL INFILE, which loads a file the client sends (--local-infile=false refuses it with error 3948)")
 	return o
@@ -281,7 +283,7 @@ func serve(args []string, stdout, stderr io.Writer) error {
 		engine.Version, servedCatalog(cfg), srv.Addr(), host, port, login)
 	httpSet := false
 	fs.Visit(func(f *flag.Flag) { httpSet = httpSet || f.Name == "http" })
-	if err := serveHTTP(ctx, e, *o.httpAddr, *o.bucket, httpSet, scfg, stats.Handler(), stdout, stderr); err != nil { // http.go
+	if err := serveHTTP(ctx, e, *o.httpAddr, servedS3{*o.bucket, *o.s3Locations}, httpSet, scfg, stats.Handler(), stdout, stderr); err != nil { // http.go
 		srv.Close()
 		return err
 	}

@@ -34,7 +34,7 @@ func TestServeS3API(t *testing.T) {
 	}
 	defer e.Close()
 	var out bytes.Buffer
-	if err := serveHTTP(ctx, e, "127.0.0.1:0", "lake", true, engine.ServerConfig{User: "ann", Password: "s3cret"}, metrics.New().Handler(), &out, io.Discard); err != nil {
+	if err := serveHTTP(ctx, e, "127.0.0.1:0", servedS3{"lake", true}, true, engine.ServerConfig{User: "ann", Password: "s3cret"}, metrics.New().Handler(), &out, io.Discard); err != nil {
 		t.Fatal(err)
 	}
 	addr := regexp.MustCompile(`http://[0-9.:]+`).FindString(out.String())

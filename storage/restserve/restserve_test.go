@@ -569,7 +569,7 @@ func TestThroughTheS3API(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := wh.ServeBucket(ctx, "lake"); err != nil {
+	if err := wh.ServeBucket(ctx, "lake", true); err != nil {
 		t.Fatal(err)
 	}
 	s3api, err := s3serve.New(dir, "lake", sigv4auth.New(nil, "s3"))
