@@ -4,7 +4,7 @@ ADDR      ?= 127.0.0.1:3306
 SLT_LOG   ?= $(or $(TMPDIR),/tmp)/icesql-slt.log
 LEDGER_LOG ?= $(or $(TMPDIR),/tmp)/icesql-ledger.log
 
-.PHONY: run build test vet fmt bench bench-dml slt ledger history interop hostile clients
+.PHONY: run build setup check test vet fmt bench bench-dml slt ledger history interop hostile clients
 
 run:
 	@echo "building icesql (the first build takes a few minutes; later ones seconds) ..."
@@ -12,6 +12,18 @@ run:
 
 build:
 	go build -o bin/icesql ./cmd/icesql
+
+# What the tests need on a fresh Debian machine (packages, Maven jars, moto):
+# .ci/setup.sh installs what is missing.
+setup:
+	bash .ci/setup.sh
+
+# The README's test command, and CI's (.ci/run): installs what the tests
+# need, then every test: the Go tests, the client matrix and the peers.
+check: setup
+	$(MAKE) test
+	$(MAKE) clients
+	$(MAKE) interop
 
 test: vet
 	go test -count=1 -timeout 25m ./...
