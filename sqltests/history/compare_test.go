@@ -3,6 +3,7 @@ package history
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -126,5 +127,27 @@ func TestOverflowOnIcesql(t *testing.T) {
 		if got := tc.c.difference(false) != ""; got != tc.diff {
 			t.Errorf("%s: difference %v, want %v", tc.name, got, tc.diff)
 		}
+	}
+}
+
+// TestOverflowConfirmedPatterns: the overflow-prone expressions and the
+// tables their aliases name are found in the generator's queries.
+func TestOverflowConfirmedPatterns(t *testing.T) {
+	q := "SELECT l.x AS c0 FROM h.t2 AS l WHERE ((l.id - 2) < 18) AND (l.b IS NULL) UNION ALL SELECT l.x AS c0 FROM `h`.`t3` AS l"
+	var got []string
+	tables := map[string][]string{}
+	for _, m := range tableAlias.FindAllStringSubmatch(q, -1) {
+		tables[m[2]] = append(tables[m[2]], m[1])
+	}
+	for _, m := range overflowing.FindAllStringSubmatch(q, -1) {
+		got = append(got, strings.Join(tables[m[1]], ",")+" "+m[1]+"."+m[2])
+	}
+	if want := []string{"h.t2,`h`.`t3` l.id"}; !slices.Equal(got, want) {
+		t.Errorf("found %q, want %q", got, want)
+	}
+	c := check{on: Result{Rows: [][]string{}}, off: Result{Rows: [][]string{}},
+		oracle: Result{Err: &mysql.MySQLError{Number: 1690, Message: "BIGINT value is out of range"}}, overflowConfirmed: true}
+	if d := c.difference(false); d != "" {
+		t.Errorf("a confirmed MariaDB 1690 is a difference: %s", d)
 	}
 }

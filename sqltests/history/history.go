@@ -51,6 +51,7 @@ type Totals struct {
 	Statements, Queries, Differed int
 	Timeouts, Rejected, Skipped   int
 	Overflowed                    int // 1690 on icesql only (check.overflowOnIcesql)
+	OverflowedOracle              int // 1690 on MariaDB only, icesql's own 1690 confirmed (check.overflowConfirmed)
 	IceTimes, OracleTimes         []time.Duration
 	Failures                      []*Failure
 	Slow                          []string
@@ -64,6 +65,7 @@ func (t *Totals) add(o *Totals) {
 	t.Timeouts += o.Timeouts
 	t.Rejected += o.Rejected
 	t.Overflowed += o.Overflowed
+	t.OverflowedOracle += o.OverflowedOracle
 	t.Skipped += o.Skipped
 	t.IceTimes = append(t.IceTimes, o.IceTimes...)
 	t.OracleTimes = append(t.OracleTimes, o.OracleTimes...)
@@ -79,7 +81,7 @@ func (t *Totals) add(o *Totals) {
 
 // HistoryLine is the summary line of history runs.
 func (t *Totals) HistoryLine() string {
-	return fmt.Sprintf("history: %d statements, %d queries, %d differed (%d timed out, %d refused by both sides, %d out of range on icesql only)", t.Statements, t.Queries, t.Differed, t.Timeouts, t.Rejected, t.Overflowed)
+	return fmt.Sprintf("history: %d statements, %d queries, %d differed (%d timed out, %d refused by both sides, %d out of range on icesql only, %d on MariaDB only)", t.Statements, t.Queries, t.Differed, t.Timeouts, t.Rejected, t.Overflowed, t.OverflowedOracle)
 }
 
 // ShapesLine is the summary line of the random-query run (issue 16).
@@ -326,6 +328,9 @@ func (h *history) compare(q Query) {
 			h.opts.Log("seed %d: every side refused %s: icesql: %v; MariaDB: %v", h.seed, q.Ice, c.on.Err, c.oracle.Err)
 		}
 		return
+	}
+	if c.overflowConfirmed {
+		h.tot.OverflowedOracle++
 	}
 	if c.overflowOnIcesql() {
 		h.tot.Overflowed++

@@ -437,6 +437,16 @@ func (g *queryGen) sumArg(r rel, c Column) string {
 // joinKeys are the column pairs joins and subqueries match on.
 var joinKeys = [][2]string{{"k", "id"}, {"id", "id"}, {"id", "k"}, {"s", "s"}, {"d", "d"}, {"k", "k"}, {"m", "m"}, {"b", "b"}}
 
+// asBigint is expr, the column col, as a BIGINT when col is the integer k
+// (INT until an ALTER widens it, table by table): MariaDB's NOT IN quirk
+// (FINDINGS.md, oracle quirks) needs an INT subquery column.
+func asBigint(col, expr string) string {
+	if col == "k" {
+		return "CAST(" + expr + " AS SIGNED)"
+	}
+	return expr
+}
+
 // fanout says a key pair matches many rows to many rows.
 func fanout(key [2]string) bool { return key[0] != "id" && key[1] != "id" }
 
@@ -529,9 +539,11 @@ func (g *queryGen) subquery() Query {
 	case 0:
 		pred, shape = fmt.Sprintf("l.%s IN (SELECT q.%s FROM %s AS q%s)", key[0], key[1], inner.ref, and(innerWhere)), "subquery/in"
 	case 1:
-		// The same column on both sides: MariaDB 10.11 answers a BIGINT
-		// beyond INT's range NOT IN (an INT column holding NULL) as TRUE.
-		pred, shape = fmt.Sprintf("l.%s NOT IN (SELECT q.%s FROM %s AS q%s)", key[0], key[0], inner.ref, and(innerWhere)), "subquery/not-in"
+		// The same column on both sides, as BIGINT: MariaDB 10.11 answers a
+		// BIGINT beyond INT's range NOT IN (an INT column holding NULL) as
+		// TRUE, and k is INT in one table and BIGINT in another once an
+		// ALTER widened it.
+		pred, shape = fmt.Sprintf("l.%s NOT IN (SELECT %s FROM %s AS q%s)", key[0], asBigint(key[0], "q."+key[0]), inner.ref, and(innerWhere)), "subquery/not-in"
 	case 2:
 		pred, shape = fmt.Sprintf("EXISTS (SELECT 1 FROM %s AS q%s)", inner.ref, and(corr, innerWhere)), "subquery/exists"
 	case 3:
@@ -542,7 +554,7 @@ func (g *queryGen) subquery() Query {
 	case 5:
 		pred, shape = fmt.Sprintf("l.x > (SELECT AVG(q.x) FROM %s AS q%s)", inner.ref, and(innerWhere)), "subquery/scalar"
 	case 6:
-		pred, shape = fmt.Sprintf("l.k NOT IN (SELECT q.k FROM %s AS q%s)", inner.ref, and("q.s = l.s", innerWhere)), "subquery/correlated-not-in"
+		pred, shape = fmt.Sprintf("l.k NOT IN (SELECT %s FROM %s AS q%s)", asBigint("k", "q.k"), inner.ref, and("q.s = l.s", innerWhere)), "subquery/correlated-not-in"
 	default:
 		exprs := g.outputs([]rel{outer}, 1+g.rng.IntN(2))
 		exprs = append(exprs, fmt.Sprintf("(SELECT COUNT(*) FROM %s AS q%s)", inner.ref, and(corr, innerWhere)))
