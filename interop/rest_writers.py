@@ -215,10 +215,24 @@ def main():
         dups = sql("SELECT writer, seq, COUNT(*) FROM d.w GROUP BY writer, seq HAVING COUNT(*) > 1")
         check("no row twice", not dups, "doubled: %r" % (dups[:5],))
 
-        # The snapshot log is linear: parent of each is the one before.
-        snaps = sql("SELECT snapshot_id, parent_id FROM d.w.snapshots ORDER BY committed_at, snapshot_id")
+        # The snapshot log is linear: one chain of parents from the current
+        # snapshot back to the first holds every snapshot. (Followed by
+        # parent, not ordered by committed_at: a commit re-staged after a lost
+        # race may keep a timestamp a few ms older than its new parent's, an
+        # open defect counted below.)
+        parent = dict(sql("SELECT snapshot_id, parent_id FROM d.w.snapshots"))
+        leaves = [sid for sid in parent if sid not in set(parent.values())]
+        chain, cur = [], leaves[0] if len(leaves) == 1 else None
+        while cur is not None and len(chain) <= len(parent):
+            chain.append(cur)
+            cur = parent.get(cur)
+        chain.reverse()
+        snaps = [(sid, parent[sid]) for sid in chain]
         hist = sql("SELECT snapshot_id, is_current_ancestor FROM d.w.history ORDER BY made_current_at")
-        linear = all(snaps[i][1] == snaps[i - 1][0] for i in range(1, len(snaps))) and snaps[0][1] is None
+        linear = len(leaves) == 1 and len(chain) == len(parent) and snaps[0][1] is None
+        stamps = dict(sql("SELECT snapshot_id, UNIX_TIMESTAMP(committed_at) FROM d.w.snapshots"))
+        older = sum(1 for i in range(1, len(chain)) if stamps[chain[i]] < stamps[chain[i - 1]])
+        print("rest-writers: %d snapshots with a timestamp older than their parent's (open defect)" % older)
         check("linear snapshot log", linear and len(hist) == len(snaps) and all(h[1] for h in hist),
               "%d snapshots, %d history entries" % (len(snaps), len(hist)))
         print("rest-writers: %d snapshots, linear: %s" % (len(snaps), linear))
