@@ -207,7 +207,7 @@ func drain(sctx *sql.Context, schema sql.Schema, iter sql.RowIter) (int64, error
 	var affected int64
 	for {
 		row, err := iter.Next(sctx)
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
@@ -357,7 +357,7 @@ func (r *rows) ColumnTypeDatabaseTypeName(i int) string {
 
 func (r *rows) Next(dest []driver.Value) error {
 	row, err := r.iter.Next(r.ctx)
-	if err == io.EOF {
+	if errors.Is(err, io.EOF) {
 		return io.EOF
 	}
 	if err != nil {

@@ -107,7 +107,7 @@ func reencode(rd *ocf.Reader, schema *avro.Schema, entries []map[string]any) ([]
 				codec = ocf.SnappyCodec()
 			case "null":
 			default:
-				return nil, fmt.Errorf("Avro codec %q", v)
+				return nil, fmt.Errorf("unknown Avro codec %q", v)
 			}
 		default:
 			meta[k] = v

@@ -3,6 +3,7 @@ package storage
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -87,7 +88,7 @@ func TestRepairLegacyManifest(t *testing.T) {
 		n := 0
 		for {
 			var rec map[string]any
-			if err := rd.Decode(&rec); err == io.EOF {
+			if err := rd.Decode(&rec); errors.Is(err, io.EOF) {
 				break
 			} else if err != nil {
 				t.Fatalf("%s: record %d: %v", path, n, err)
@@ -139,7 +140,7 @@ func TestLowerCaseFileFormat(t *testing.T) {
 	var entries []map[string]any
 	for {
 		var e map[string]any
-		if err := rd.Decode(&e); err == io.EOF {
+		if err := rd.Decode(&e); errors.Is(err, io.EOF) {
 			break
 		} else if err != nil {
 			t.Fatal(err)
