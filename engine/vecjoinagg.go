@@ -10,6 +10,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/compute"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/iceberg-go"
 	"github.com/dolthub/go-mysql-server/sql"
@@ -363,7 +364,7 @@ func (ja *vectorJoinAgg) buildSide(ctx *sql.Context, workers int) (*joinBuild, e
 		for i, c := range all {
 			parts[i] = c.cols[j]
 		}
-		col, err := array.Concatenate(parts, mem)
+		col, err := concatColumn(ctx, parts, mem)
 		if err != nil {
 			b.release()
 			return nil, fmt.Errorf("vectorized join aggregate over %s: %w", right.t.String(), err)
@@ -550,4 +551,36 @@ func noteJoinAggregates(ctx *sql.Context, n sql.Node) {
 			}
 		}
 	})
+}
+
+// concatColumn is one column of the build side's batches as one array. A
+// scan's batches can hold a string column in two Arrow types: the native
+// reader's dictionary, and plain strings from iceberg-go's reader, which
+// reads the files that lack a column (added after they were written);
+// arrow-go concatenates only arrays of one type, so mixed parts are
+// unpacked from their dictionaries first.
+func concatColumn(ctx *sql.Context, parts []arrow.Array, mem memory.Allocator) (arrow.Array, error) {
+	mixed := slices.ContainsFunc(parts, func(a arrow.Array) bool {
+		return !arrow.TypeEqual(a.DataType(), parts[0].DataType())
+	})
+	if !mixed {
+		return array.Concatenate(parts, mem)
+	}
+	plain := make([]arrow.Array, len(parts))
+	for i, a := range parts {
+		d, ok := a.(*array.Dictionary)
+		if !ok {
+			plain[i] = a
+			a.Retain()
+			continue
+		}
+		v, err := compute.TakeArray(compute.WithAllocator(ctx, mem), d.Dictionary(), d.Indices())
+		if err != nil {
+			releaseAll(plain[:i])
+			return nil, err
+		}
+		plain[i] = v
+	}
+	defer releaseAll(plain)
+	return array.Concatenate(plain, mem)
 }
