@@ -11,6 +11,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/compute"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/iceberg-go"
 	"github.com/dolthub/go-mysql-server/sql"
@@ -554,11 +555,13 @@ func noteJoinAggregates(ctx *sql.Context, n sql.Node) {
 }
 
 // concatColumn is one column of the build side's batches as one array. A
-// scan's batches can hold a string column in two Arrow types: the native
-// reader's dictionary, and plain strings from iceberg-go's reader, which
-// reads the files that lack a column (added after they were written);
-// arrow-go concatenates only arrays of one type, so mixed parts are
-// unpacked from their dictionaries first.
+// scan's batches can hold a column in two Arrow types: the native reader
+// gives strings as dictionaries and decimals of up to 18 digits as
+// unscaled int64s, iceberg-go's reader (for the files the native reader
+// leaves to it: those lacking a column added later, or with deletes) plain
+// strings and decimal128s. arrow-go concatenates only arrays of one type,
+// so mixed parts are first brought to iceberg-go's: dictionaries unpacked,
+// unscaled decimals widened to the decimal128 type of the other parts.
 func concatColumn(ctx *sql.Context, parts []arrow.Array, mem memory.Allocator) (arrow.Array, error) {
 	mixed := slices.ContainsFunc(parts, func(a arrow.Array) bool {
 		return !arrow.TypeEqual(a.DataType(), parts[0].DataType())
@@ -566,21 +569,48 @@ func concatColumn(ctx *sql.Context, parts []arrow.Array, mem memory.Allocator) (
 	if !mixed {
 		return array.Concatenate(parts, mem)
 	}
-	plain := make([]arrow.Array, len(parts))
-	for i, a := range parts {
-		d, ok := a.(*array.Dictionary)
-		if !ok {
-			plain[i] = a
+	var dec *arrow.Decimal128Type
+	for _, a := range parts {
+		if t, ok := a.DataType().(*arrow.Decimal128Type); ok {
+			dec = t
+		}
+	}
+	plain := make([]arrow.Array, 0, len(parts))
+	defer func() { releaseAll(plain) }()
+	for _, a := range parts {
+		switch a := a.(type) {
+		case *array.Dictionary:
+			v, err := compute.TakeArray(compute.WithAllocator(ctx, mem), a.Dictionary(), a.Indices())
+			if err != nil {
+				return nil, err
+			}
+			plain = append(plain, v)
+		case *array.Int64:
+			if dec == nil {
+				a.Retain()
+				plain = append(plain, a)
+				continue
+			}
+			plain = append(plain, unscaledAsDecimal(a, dec, mem))
+		default:
 			a.Retain()
+			plain = append(plain, a)
+		}
+	}
+	return array.Concatenate(plain, mem)
+}
+
+// unscaledAsDecimal is a, unscaled decimal values, as decimal128s of type t.
+func unscaledAsDecimal(a *array.Int64, t *arrow.Decimal128Type, mem memory.Allocator) arrow.Array {
+	b := array.NewDecimal128Builder(mem, t)
+	defer b.Release()
+	b.Reserve(a.Len())
+	for i := range a.Len() {
+		if a.IsNull(i) {
+			b.AppendNull()
 			continue
 		}
-		v, err := compute.TakeArray(compute.WithAllocator(ctx, mem), d.Dictionary(), d.Indices())
-		if err != nil {
-			releaseAll(plain[:i])
-			return nil, err
-		}
-		plain[i] = v
+		b.Append(decimal128.FromI64(a.Value(i)))
 	}
-	defer releaseAll(plain)
-	return array.Concatenate(plain, mem)
+	return b.NewArray()
 }
