@@ -26,7 +26,7 @@ Flags of serve (the HTTP port: the Iceberg REST catalog and the S3 API):
                         credential=USER:PASSWORD), "Authorization: Bearer USER:PASSWORD" (token=USER:PASSWORD)
                         or AWS SigV4 with USER and PASSWORD as access key and secret (signing name s3tables)
   --bucket NAME         the S3 API on the same port, at / (default warehouse): one bucket, the warehouse
-                        folder, path-style, SigV4 with USER and PASSWORD (a local warehouse only)
+                        folder, path-style or virtual-host style, SigV4 with USER and PASSWORD (a local warehouse only)
   --s3-locations        icesql's own writes name their files s3://BUCKET/... too, so a client
                         with only an S3 file IO (Spark's S3FileIO) reads them; engines that read
                         the warehouse folder directly then need the S3 API for those files
@@ -166,7 +166,7 @@ func serveHTTP(ctx context.Context, e *engine.Engine, addr string, served served
 	}()
 	fmt.Fprintf(stdout, "Iceberg REST catalog on http://%s/v1 (also /_iceberg/v1), warehouse %q\n", ln.Addr(), bucket)
 	if s3api != nil {
-		fmt.Fprintf(stdout, "S3 API on http://%s, bucket %q (the warehouse folder; path-style)\n", ln.Addr(), bucket)
+		fmt.Fprintf(stdout, "S3 API on http://%s, bucket %q (the warehouse folder; path-style or BUCKET.host)\n", ln.Addr(), bucket)
 	}
 	return nil
 }
