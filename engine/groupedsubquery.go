@@ -480,9 +480,7 @@ func (g *groupedSubquery) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 	return g.project.Eval(ctx, full)
 }
 
-// read reads the body's rows into their groups; st.mu is held. row, the
-// first outer row, only pads the body's rows to the positions its
-// expressions read, as go-mysql-server's subquery does.
+// read reads the body's rows into their groups; st.mu is held.
 func (g *groupedSubquery) read(ctx *sql.Context, row sql.Row) (err error) {
 	st := g.state
 	st.pid, st.built, st.fallback, st.scope, st.groups, st.empty = ctx.Pid(), true, false, len(row), map[subqueryKey]*subqueryGroup{}, nil
@@ -490,26 +488,100 @@ func (g *groupedSubquery) read(ctx *sql.Context, row sql.Row) (err error) {
 		st.fallback = true
 		return nil
 	}
+	defer func() {
+		if err != nil {
+			st.built, st.groups = false, nil
+		}
+	}()
 	if st.empty, err = g.evalBuffers(ctx, nil); err != nil {
-		st.built = false
 		return err
 	}
-	body, _, err := transform.Node(ctx, g.body, plan.PrependRowInPlan(row, false))
-	if err != nil {
-		st.built = false
-		return err
+	if g.residual == nil {
+		if done, err := g.readVectorized(ctx, len(row)); done || err != nil {
+			return err
+		}
 	}
-	iter, err := g.b.Build(ctx, body, row)
+	return g.readRows(ctx, row)
+}
+
+// readVectorized groups the body's rows with a vectorized GROUP BY by the
+// inner keys (vectorize.go), when it takes the body: a table read under a
+// filter. The plan is the body's with the outer row's columns taken out
+// of the positions, as a statement of its own. done is false when the
+// vector path declines, or grouped two rows apart that keyOf takes for
+// equal (then the row path groups them).
+func (g *groupedSubquery) readVectorized(ctx *sql.Context, scope int) (done bool, err error) {
+	unscoped := func(ctx *sql.Context, e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
+		if gf, ok := e.(*expression.GetField); ok {
+			return gf.WithIndex(gf.Index() - scope), transform.NewTree, nil
+		}
+		return e, transform.SameTree, nil
+	}
+	body, _, err := transform.NodeExprs(ctx, g.body, unscoped)
 	if err != nil {
-		st.built = false
-		return err
+		return false, err
+	}
+	selected := append(append([]sql.Expression{}, g.innerKeys...), g.aggs...)
+	for i, e := range selected {
+		if selected[i], _, err = transform.Expr(ctx, e, unscoped); err != nil {
+			return false, err
+		}
+	}
+	n, same, err := vectorize(ctx, nil, plan.NewGroupBy(selected, selected[:len(g.innerKeys)], body), nil, nil, nil)
+	if err != nil || same {
+		return false, err
+	}
+	iter, err := g.b.Build(ctx, n, nil)
+	if err != nil {
+		return false, err
 	}
 	defer func() {
 		if cerr := iter.Close(ctx); err == nil {
 			err = cerr
 		}
+	}()
+	keys := make([]sql.Expression, len(g.innerKeys))
+	for i, k := range g.innerKeys {
+		keys[i] = expression.NewGetField(i, k.Type(ctx), k.String(), true)
+	}
+	for {
+		r, err := iter.Next(ctx)
+		if err == io.EOF {
+			return true, nil
+		}
 		if err != nil {
-			st.built, st.groups = false, nil
+			return false, err
+		}
+		grp, err := g.group(ctx, keys, r, true)
+		if errors.Is(err, errHashCollision) || (grp != nil && grp.aggs != nil) {
+			g.state.groups = map[subqueryKey]*subqueryGroup{}
+			return false, nil
+		}
+		if err != nil {
+			return false, err
+		}
+		if grp != nil { // nil: a NULL key's group, which no outer row joins
+			grp.aggs = r[len(keys):].Copy()
+		}
+	}
+}
+
+// readRows reads the body's rows on the row path. row, the first outer
+// row, only pads them to the positions the body's expressions read, as
+// go-mysql-server's subquery does.
+func (g *groupedSubquery) readRows(ctx *sql.Context, row sql.Row) (err error) {
+	st := g.state
+	body, _, err := transform.Node(ctx, g.body, plan.PrependRowInPlan(row, false))
+	if err != nil {
+		return err
+	}
+	iter, err := g.b.Build(ctx, body, row)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if cerr := iter.Close(ctx); err == nil {
+			err = cerr
 		}
 	}()
 	for n := 1; ; n++ {
