@@ -783,6 +783,25 @@ func (g *groupedSubquery) how() string {
 	return s
 }
 
+// groupedSubqueryJoins are EXPLAIN's lines on the joins the grouped
+// subqueries of n's expressions run as.
+func groupedSubqueryJoins(ctx *sql.Context, n sql.Node) []string {
+	ex, ok := n.(sql.Expressioner)
+	if !ok {
+		return nil
+	}
+	var lines []string
+	for _, e := range ex.Expressions() {
+		transform.InspectExpr(ctx, e, func(ctx *sql.Context, e sql.Expression) bool {
+			if g, ok := e.(*groupedSubquery); ok {
+				lines = append(lines, fmt.Sprintf("GroupedLeftJoin(outer row; %s): %s", joinSide(g.body), g.how()))
+			}
+			return false
+		})
+	}
+	return lines
+}
+
 // Describe shows the join and the subquery's source below it.
 func (g *groupedSubquery) Describe(ctx *sql.Context, opts sql.DescribeOptions) string {
 	p := sql.NewTreePrinter()
