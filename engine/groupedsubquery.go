@@ -1,9 +1,12 @@
 package engine
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
+	"slices"
+	"sort"
 	"strings"
 	"sync"
 
@@ -182,11 +185,16 @@ type groupedSubquery struct {
 	pulled               []sql.Expression
 	innerKeys, outerKeys []sql.Expression
 	kinds                []keyKind
-	residual             sql.Expression   // nil when every conjunct is a key
-	aggs                 []sql.Expression // the aggregate's (GroupBy's SelectDeps)
-	project              sql.Expression   // over the outer row and aggs; nil: aggs[0]
-	retainsRows          bool             // an aggregate keeps the rows it is given (GROUP_CONCAT)
-	state                *groupedState    // shared by the expression's copies
+	// rng is a conjunct inner < outer (or <=, >, >=) over an ordered key,
+	// when one is among those that are not keys: a group's rows are kept
+	// sorted by inner, and each outer row aggregates the run of them that
+	// passes, found by binary search; nil when none.
+	rng         *rangeCond
+	residual    sql.Expression   // the other conjuncts; nil when none
+	aggs        []sql.Expression // the aggregate's (GroupBy's SelectDeps)
+	project     sql.Expression   // over the outer row and aggs; nil: aggs[0]
+	retainsRows bool             // an aggregate keeps the rows it is given (GROUP_CONCAT)
+	state       *groupedState    // shared by the expression's copies
 }
 
 var _ sql.Expression = (*groupedSubquery)(nil)
@@ -209,9 +217,89 @@ type subqueryKey [maxGroupKeys]any
 type subqueryGroup struct {
 	values []any // the keys' values, to tell apart strings of one hash
 	bufs   []sql.AggregationBuffer
-	aggs   sql.Row   // the aggregates, without a residual condition
-	rows   []sql.Row // the body's rows (without the outer row), with one
+	aggs   sql.Row   // the aggregates, when every conjunct is a key
+	rows   []keptRow // the body's rows otherwise (sorted by rng's key)
 }
+
+// keptRow is a body's row without the outer row, and its key for rng.
+type keptRow struct {
+	key any
+	row sql.Row
+}
+
+// rangeCond is inner op outer, op one of <, <=, > and >=, whose sides
+// keyOf orders as = compares them: integers, dates and times, floats.
+type rangeCond struct {
+	inner, outer sql.Expression
+	kind         keyKind
+	op           string
+}
+
+// newRangeCond is c as a rangeCond, or nil.
+func newRangeCond(ctx *sql.Context, c sql.Expression, outer sql.ColSet) *rangeCond {
+	cmp, ok := c.(expression.Comparer)
+	if !ok {
+		return nil
+	}
+	var op string
+	switch c.(type) {
+	case *expression.LessThan:
+		op = "<"
+	case *expression.LessThanOrEqual:
+		op = "<="
+	case *expression.GreaterThan:
+		op = ">"
+	case *expression.GreaterThanOrEqual:
+		op = ">="
+	default:
+		return nil
+	}
+	in, out := cmp.Left(), cmp.Right()
+	if !readsOnly(ctx, in, outer, false) {
+		in, out = out, in
+		op = map[string]string{"<": ">", "<=": ">=", ">": "<", ">=": "<="}[op]
+	}
+	if !readsOnly(ctx, in, outer, false) || !readsOnly(ctx, out, outer, true) {
+		return nil
+	}
+	kind, ok := keyKindOf(ctx, in.Type(ctx), out.Type(ctx))
+	if !ok || (kind != keyInt && kind != keyTime && kind != keyFloat) {
+		return nil
+	}
+	return &rangeCond{inner: in, outer: out, kind: kind, op: op}
+}
+
+// compareKeys orders two keys of one rangeCond kind.
+func compareRangeKeys(a, b any) int {
+	switch a := a.(type) {
+	case int64:
+		return cmp.Compare(a, b.(int64))
+	case float64:
+		return cmp.Compare(a, b.(float64))
+	}
+	return 0
+}
+
+// passing is the run of rows (sorted by key) whose key passes the
+// condition for the outer key v.
+func (r *rangeCond) passing(rows []keptRow, v any) []keptRow {
+	lo := sort.Search(len(rows), func(i int) bool { return compareRangeKeys(rows[i].key, v) >= 0 })
+	hi := sort.Search(len(rows), func(i int) bool { return compareRangeKeys(rows[i].key, v) > 0 })
+	switch r.op {
+	case "<":
+		return rows[:lo]
+	case "<=":
+		return rows[:hi]
+	case ">":
+		return rows[hi:]
+	default:
+		return rows[lo:]
+	}
+}
+
+// perOuterRow says conditions beside the keys are checked for each outer
+// row, on its group's rows.
+func (g *groupedSubquery) perOuterRow() bool { return g.rng != nil || g.residual != nil }
 
 // newGroupedSubquery is sq decorrelated, or nil when it does not have the
 // shape: a correlated Project over a GroupBy without grouping expressions
@@ -257,10 +345,22 @@ func newGroupedSubquery(ctx *sql.Context, b sql.NodeExecBuilder, sq *plan.Subque
 			g.innerKeys, g.outerKeys, g.kinds = append(g.innerKeys, in), append(g.outerKeys, out), append(g.kinds, kind)
 			continue
 		}
+		if g.rng == nil {
+			if g.rng = newRangeCond(ctx, c, outer); g.rng != nil {
+				continue
+			}
+		}
 		residual = append(residual, c)
 	}
 	if len(residual) > 0 {
 		g.residual = expression.JoinAnd(residual...)
+		// Checked per pair of rows: a NULL operand must not cost an error
+		// (nullcompare.go).
+		if c, ok, err := nullFirstCondition(ctx, g.residual); err != nil {
+			return nil
+		} else if ok {
+			g.residual = c
+		}
 	}
 	return g
 }
@@ -462,7 +562,7 @@ func (g *groupedSubquery) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 	}
 	var vals sql.Row
 	switch {
-	case g.residual != nil:
+	case g.perOuterRow():
 		if vals, err = g.aggregate(ctx, row, grp); err != nil {
 			return nil, err
 		}
@@ -496,7 +596,7 @@ func (g *groupedSubquery) read(ctx *sql.Context, row sql.Row) (err error) {
 	if st.empty, err = g.evalBuffers(ctx, nil); err != nil {
 		return err
 	}
-	if g.residual == nil {
+	if !g.perOuterRow() {
 		if done, err := g.readVectorized(ctx, len(row)); done || err != nil {
 			return err
 		}
@@ -607,8 +707,17 @@ func (g *groupedSubquery) readRows(ctx *sql.Context, row sql.Row) (err error) {
 		}
 		switch {
 		case grp == nil: // a NULL key equals nothing
-		case g.residual != nil:
-			grp.rows = append(grp.rows, r[len(row):].Copy())
+		case g.perOuterRow():
+			var key any
+			if g.rng != nil {
+				var ok bool
+				if key, ok, err = keyOf(ctx, g.rng.kind, g.rng.inner, r); err != nil {
+					return err
+				} else if !ok {
+					continue // NULL compares true with nothing
+				}
+			}
+			grp.rows = append(grp.rows, keptRow{key: key, row: r[len(row):].Copy()})
 		default:
 			if grp.bufs == nil {
 				if grp.bufs, err = newBuffers(ctx, g.aggs); err != nil {
@@ -622,8 +731,11 @@ func (g *groupedSubquery) readRows(ctx *sql.Context, row sql.Row) (err error) {
 			}
 		}
 	}
-	if g.residual == nil {
-		for _, grp := range st.groups {
+	for _, grp := range st.groups {
+		switch {
+		case g.rng != nil:
+			slices.SortStableFunc(grp.rows, func(a, b keptRow) int { return compareRangeKeys(a.key, b.key) })
+		case !g.perOuterRow():
 			if grp.aggs, err = g.evalBuffers(ctx, grp.bufs); err != nil {
 				return err
 			}
@@ -693,23 +805,38 @@ func (g *groupedSubquery) aggregate(ctx *sql.Context, row sql.Row, grp *subquery
 	if err != nil {
 		return nil, err
 	}
-	if grp != nil && len(grp.rows) > 0 {
-		full := make(sql.Row, len(row)+len(grp.rows[0]))
+	var rows []keptRow
+	if grp != nil {
+		rows = grp.rows
+	}
+	if g.rng != nil && len(rows) > 0 {
+		v, ok, err := keyOf(ctx, g.rng.kind, g.rng.outer, row)
+		if err != nil {
+			return nil, err
+		}
+		if rows = nil; ok {
+			rows = g.rng.passing(grp.rows, v)
+		}
+	}
+	if len(rows) > 0 {
+		full := make(sql.Row, len(row)+len(rows[0].row))
 		copy(full, row)
-		for _, r := range grp.rows {
-			copy(full[len(row):], r)
-			v, err := g.residual.Eval(ctx, full)
-			if err != nil {
-				return nil, err
-			}
-			if v == nil {
-				continue // NULL, as a filter takes it
-			}
-			if keep, err := sql.ConvertToBool(ctx, v); err != nil || !keep {
+		for _, r := range rows {
+			copy(full[len(row):], r.row)
+			if g.residual != nil {
+				v, err := g.residual.Eval(ctx, full)
 				if err != nil {
 					return nil, err
 				}
-				continue
+				if v == nil {
+					continue // NULL, as a filter takes it
+				}
+				if keep, err := sql.ConvertToBool(ctx, v); err != nil || !keep {
+					if err != nil {
+						return nil, err
+					}
+					continue
+				}
 			}
 			in := full
 			if g.retainsRows {
@@ -775,9 +902,13 @@ func (g *groupedSubquery) how() string {
 	if len(on) > 0 {
 		s += ", grouped by key and left joined on " + strings.Join(on, " AND ")
 	}
+	if g.rng != nil {
+		s += fmt.Sprintf("; each group's rows are sorted by %s, and each outer row aggregates those where %s %s %s", g.rng.inner, g.rng.inner, g.rng.op, g.rng.outer)
+	}
 	if g.residual != nil {
 		s += fmt.Sprintf("; %s is checked on the rows of each outer row's group", g.residual)
-	} else {
+	}
+	if !g.perOuterRow() {
 		s += "; an outer row with no group gets the aggregates of no rows"
 	}
 	return s
