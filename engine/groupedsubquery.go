@@ -308,7 +308,7 @@ func (g *groupedSubquery) perOuterRow() bool { return g.rng != nil || g.residual
 // column elsewhere but in the projection.
 func newGroupedSubquery(ctx *sql.Context, b sql.NodeExecBuilder, sq *plan.Subquery) *groupedSubquery {
 	outer := sq.Correlated()
-	if outer.Empty() || sq.Volatile() || b == nil {
+	if outer.Empty() || sq.Volatile() || b == nil || holdsBindVar(ctx, sq.Query) {
 		return nil
 	}
 	q := sq.Query
@@ -363,6 +363,25 @@ func newGroupedSubquery(ctx *sql.Context, b sql.NodeExecBuilder, sq *plan.Subque
 		}
 	}
 	return g
+}
+
+// holdsBindVar says a parameter of a prepared statement is within n:
+// go-mysql-server binds it when the statement runs, and does not see into
+// a groupedSubquery.
+func holdsBindVar(ctx *sql.Context, n sql.Node) bool {
+	found := false
+	transform.InspectWithOpaque(ctx, n, func(ctx *sql.Context, n sql.Node) bool {
+		if ex, ok := n.(sql.Expressioner); ok {
+			for _, e := range ex.Expressions() {
+				found = found || transform.InspectExpr(ctx, e, func(ctx *sql.Context, e sql.Expression) bool {
+					_, ok := e.(*expression.BindVar)
+					return ok
+				})
+			}
+		}
+		return !found
+	})
+	return found
 }
 
 // aggregatesRows says exprs, a GroupBy's without grouping, give one row:

@@ -1,6 +1,7 @@
 package engine_test
 
 import (
+	"database/sql"
 	"fmt"
 	"slices"
 	"strings"
@@ -29,7 +30,8 @@ var groupedShapes = []string{
 // (icesql_decorrelate = OFF), on the vector path and off it, and EXPLAIN
 // shows the join.
 func TestGroupedSubqueriesMatchRowPath(t *testing.T) {
-	conn := openConn(t, engine.Config{Warehouse: t.TempDir()})
+	e := openEngine(t, engine.Config{Warehouse: t.TempDir()})
+	conn := openConnOn(t, e)
 	mustExec(t, conn, "CREATE DATABASE gs", "USE gs")
 	cols := "id BIGINT, k BIGINT, s STRING, d DATE, x DOUBLE, m DECIMAL(10,2), b BOOLEAN"
 	mustExec(t, conn, "CREATE TABLE o ("+cols+")", "CREATE TABLE i ("+cols+") PARTITIONED BY (bucket(4, id))")
@@ -85,6 +87,23 @@ func TestGroupedSubqueriesMatchRowPath(t *testing.T) {
 			if !slices.Equal(got, want) {
 				t.Errorf("vectorize %s: %s\n got %v\nwant %v", vectorize, q, got, want)
 			}
+		}
+	}
+	// A prepared statement's parameter within the subquery, in process and
+	// over the wire (server-side prepared statements).
+	wire := wireConn(t, wireServer(t, e))
+	mustExec(t, wire, "USE gs")
+	param := "SELECT l.id, (SELECT COUNT(*) FROM i AS q WHERE q.k = l.k AND q.id > ?) FROM o AS l ORDER BY l.id"
+	for _, c := range []*sql.Conn{conn, wire} {
+		var runs [][]string
+		for _, decorrelate := range []string{"ON", "OFF"} {
+			mustExec(t, c, "SET icesql_decorrelate = "+decorrelate)
+			for _, arg := range []int{10, 150} {
+				runs = append(runs, queryStrings(t, c, param, arg))
+			}
+		}
+		if !slices.Equal(runs[0], runs[2]) || !slices.Equal(runs[1], runs[3]) || slices.Equal(runs[0], runs[1]) {
+			t.Errorf("%s: decorrelated %v and %v, per outer row %v and %v", param, runs[0], runs[1], runs[2], runs[3])
 		}
 	}
 }
