@@ -61,7 +61,7 @@ print(duckdb.__version__)
 `
 
 // runTPCH is bench -tpch.
-func runTPCH(ctx context.Context, work string, sf float64, runs int, slow, timeout time.Duration, only, queryFile string, explain bool) error {
+func runTPCH(ctx context.Context, work string, sf float64, runs int, slow, timeout time.Duration, only, queryFile, queryProfile string, explain bool) error {
 	queries, err := readTPCHQueries(queryFile)
 	if err != nil {
 		return err
@@ -144,7 +144,16 @@ func runTPCH(ctx context.Context, work string, sf float64, runs int, slow, timeo
 			return fmt.Errorf("%s on duckdb: %w", q.name, err)
 		}
 		resetPeakRSS()
+		profile := ""
+		if queryProfile != "" {
+			profile = queryProfile + "." + q.name
+		}
+		stopProfile, err := startProfile(profile)
+		if err != nil {
+			return err
+		}
 		ice, got, err := timedRows(ctx, db, q.sql, runs, slow, timeout)
+		stopProfile()
 		rss := peakRSSMB()
 		switch {
 		case errors.Is(err, context.DeadlineExceeded):

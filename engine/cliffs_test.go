@@ -121,9 +121,9 @@ var issue16Queries = []string{
 
 // queryStrings runs q and returns its rows, each as its columns' text
 // joined by tabs.
-func queryStrings(t testing.TB, conn *sql.Conn, q string) []string {
+func queryStrings(t testing.TB, conn *sql.Conn, q string, args ...any) []string {
 	t.Helper()
-	rows, err := conn.QueryContext(t.Context(), q)
+	rows, err := conn.QueryContext(t.Context(), q, args...)
 	if err != nil {
 		t.Fatalf("%s: %v", q, err)
 	}

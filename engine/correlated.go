@@ -204,8 +204,9 @@ func keyKindOf(ctx *sql.Context, a, b sql.Type) (keyKind, bool) {
 	return 0, false
 }
 
-// keyOf is v's key; ok is false when v equals nothing (NULL, NaN).
-func (k *keyedSource) keyOf(ctx *sql.Context, e sql.Expression, row sql.Row) (any, bool, error) {
+// keyOf is the key of e's value on row, of kind kind; ok is false when the
+// value equals nothing (NULL, NaN).
+func keyOf(ctx *sql.Context, kind keyKind, e sql.Expression, row sql.Row) (any, bool, error) {
 	v, err := e.Eval(ctx, row)
 	if err != nil || v == nil {
 		return nil, false, err
@@ -213,7 +214,7 @@ func (k *keyedSource) keyOf(ctx *sql.Context, e sql.Expression, row sql.Row) (an
 	if v, err = sql.UnwrapAny(ctx, v); err != nil || v == nil {
 		return nil, false, err
 	}
-	switch k.kind {
+	switch kind {
 	case keyInt:
 		if b, ok := v.(bool); ok {
 			return map[bool]int64{false: 0, true: 1}[b], true, nil
@@ -279,7 +280,7 @@ func (k *keyedSource) keyOf(ctx *sql.Context, e sql.Expression, row sql.Row) (an
 		}
 		return t.UnixNano(), true, nil
 	}
-	return nil, false, fmt.Errorf("unknown key kind %d", k.kind)
+	return nil, false, fmt.Errorf("unknown key kind %d", kind)
 }
 
 // keyedSource is the source of a correlated subquery's filter, read once
@@ -375,7 +376,7 @@ func (k *keyedSource) BuildRowIter(ctx *sql.Context, b sql.NodeExecBuilder, row 
 	if perRow {
 		return b.Build(ctx, k.source, row)
 	}
-	key, ok, err := k.keyOf(ctx, k.outerKey, row)
+	key, ok, err := keyOf(ctx, k.kind, k.outerKey, row)
 	if err != nil || !ok {
 		return sql.RowsToRowIter(), err
 	}
@@ -482,7 +483,7 @@ func (k *keyedSource) read(ctx *sql.Context, b sql.NodeExecBuilder, row sql.Row)
 			idx.perRow, idx.rows = true, nil
 			return nil
 		}
-		key, ok, err := k.keyOf(ctx, k.innerKey, r)
+		key, ok, err := keyOf(ctx, k.kind, k.innerKey, r)
 		if err != nil {
 			return err
 		}

@@ -148,6 +148,7 @@ var newEngineMu sync.Mutex
 
 func newEngine(ctx context.Context, cfg Config, cat catalog.Catalog, root string) (*Engine, error) {
 	addVectorizeVar()
+	addDecorrelateVar()      // groupedsubquery.go
 	addMaxStatementTimeVar() // limits.go
 	registerWindowValueFuncs()
 	e := &Engine{cfg: cfg, catalog: cat, procedures: procedures.Builtin(), root: root,
@@ -185,6 +186,9 @@ func newEngine(ctx context.Context, cfg Config, cat catalog.Catalog, root string
 		return nil, err
 	}
 	if err := replaceRule(a, "validateGroupBy", validateGroupByView); err != nil { // groupbycheck.go
+		return nil, err
+	}
+	if err := replaceRule(a, "assignExecIndexes", thenGroupCorrelatedSubqueries); err != nil { // groupedsubquery.go
 		return nil, err
 	}
 	// sqle.New initializes, then resets, go-mysql-server's process-wide

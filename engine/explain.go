@@ -202,6 +202,7 @@ func describeJoins(ctx *sql.Context, n sql.Node) string {
 		if j, ok := n.(*plan.JoinNode); ok {
 			lines = append(lines, fmt.Sprintf("%s(%s; %s): %s", j.Op, joinSide(j.Left()), joinSide(j.Right()), joinPath(ctx, j)))
 		}
+		lines = append(lines, groupedSubqueryJoins(ctx, n)...) // groupedsubquery.go
 	})
 	if len(lines) == 0 {
 		return ""

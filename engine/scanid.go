@@ -76,8 +76,11 @@ func walkPlan(ctx *sql.Context, n sql.Node, f func(sql.Node)) {
 		if ex, ok := n.(sql.Expressioner); ok {
 			for _, e := range ex.Expressions() {
 				transform.InspectExpr(ctx, e, func(ctx *sql.Context, e sql.Expression) bool {
-					if sq, ok := e.(*plan.Subquery); ok {
-						walkPlan(ctx, sq.Query, f)
+					switch e := e.(type) {
+					case *plan.Subquery:
+						walkPlan(ctx, e.Query, f)
+					case *groupedSubquery: // groupedsubquery.go
+						walkPlan(ctx, e.body, f)
 					}
 					return false
 				})

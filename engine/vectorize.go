@@ -40,19 +40,7 @@ func addVectorizeVar() {
 	})
 }
 
-func vectorizeOn(ctx *sql.Context) bool {
-	v, err := ctx.GetSessionVariable(ctx, vectorizeVar)
-	if err != nil {
-		return true
-	}
-	switch v := v.(type) {
-	case int8:
-		return v != 0
-	case bool:
-		return v
-	}
-	return true
-}
+func vectorizeOn(ctx *sql.Context) bool { return switchedOn(ctx, vectorizeVar) }
 
 // vectorize replaces a GroupBy over an Iceberg scan (through a Filter and a
 // table alias, both optional) with a vectorAggregate computing it on Arrow
