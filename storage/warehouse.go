@@ -56,6 +56,9 @@ type Warehouse struct {
 	buckets bucketMap // the buckets icesql serve served the folder as (servebucket.go)
 
 	appends appendGroups // appends waiting to commit together (groupcommit.go)
+
+	lists keptLists   // the manifest list each table's last fast append wrote (fastappend.go)
+	avro  avroSchemas // iceberg-go's manifest and manifest list schemas (avrowrite.go)
 }
 
 var _ catalog.Catalog = (*Warehouse)(nil)
