@@ -3,6 +3,7 @@ package storage
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"reflect"
 	"slices"
 	"strconv"
@@ -133,17 +134,30 @@ func encodeSnapshotLog(log []table.SnapshotLogEntry) []byte {
 }
 
 // encodeMetadata returns the JSON iceberg-go's MarshalJSON gives for meta,
-// reusing the kept encodings of its snapshots.
-func (c *snapshotEncodings) encodeMetadata(meta table.Metadata) ([]byte, error) {
-	if data, ok, err := c.assemble(meta); ok || err != nil {
+// reusing the kept encodings of its snapshots, with fix applied to the part
+// before the snapshot list (all of it when meta cannot be assembled): fix
+// rewrites what is in the schemas, and the snapshot list, most of a
+// long-lived table's file, needs no scan.
+func (c *snapshotEncodings) encodeMetadata(meta table.Metadata, fix func([]byte) ([]byte, error)) ([]byte, error) {
+	if data, ok, err := c.assembleFixed(meta, fix); ok || err != nil {
 		return data, err
 	}
-	return marshalMetadata(meta)
+	data, err := marshalMetadata(meta)
+	if err != nil {
+		return nil, err
+	}
+	return fix(data)
 }
 
 // assemble encodes meta from its parts; ok is false when meta is not laid
 // out as this code expects, and the caller must encode it the plain way.
 func (c *snapshotEncodings) assemble(meta table.Metadata) (data []byte, ok bool, err error) {
+	return c.assembleFixed(meta, func(head []byte) ([]byte, error) { return head, nil })
+}
+
+// assembleFixed is assemble with fix applied to the document before the
+// snapshot list is added.
+func (c *snapshotEncodings) assembleFixed(meta table.Metadata, fix func([]byte) ([]byte, error)) (data []byte, ok bool, err error) {
 	meta = unshared(meta)
 	rv := reflect.ValueOf(meta)
 	if rv.Kind() != reflect.Pointer || rv.IsNil() || rv.Elem().Kind() != reflect.Struct {
@@ -190,8 +204,14 @@ func (c *snapshotEncodings) assemble(meta table.Metadata) (data []byte, ok bool,
 		}
 		head = bytes.Join([][]byte{head[:at], encodeSnapshotLog(log), head[at+len(sentinelSnapshotLog):]}, nil)
 	}
+	if head, err = fix(head); err != nil {
+		return nil, true, err
+	}
 	if len(snaps) == 0 {
 		return head, true, nil
+	}
+	if len(head) < 2 || head[len(head)-1] != '}' {
+		return nil, true, errors.New("encode table metadata: the document does not end its object")
 	}
 	out := make([]byte, 0, len(head)+16)
 	out = append(out, head[:len(head)-1]...)

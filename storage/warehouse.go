@@ -691,21 +691,24 @@ func (w *Warehouse) unbind(ctx context.Context, ns, name string) error {
 // it made (rawlocation.go), the file names them as they are, and so does
 // the metadata returned.
 func (w *Warehouse) writeMetadata(ctx context.Context, location string, meta table.Metadata) (table.Metadata, error) {
-	data, err := w.metas.snaps.encodeMetadata(meta)
+	// Field defaults live in the schemas, before the snapshot list.
+	defaultsChanged := false
+	data, err := w.metas.snaps.encodeMetadata(meta, func(head []byte) ([]byte, error) {
+		out, err := specDefaults(head)
+		defaultsChanged = err == nil && (!bytes.Equal(out, head) || specFormDefaults(head))
+		return out, err
+	})
 	if err != nil {
 		return nil, fmt.Errorf("encode table metadata: %w", err)
 	}
 	raw, err := rawMetadataJSON(data, meta.Location())
-	if err == nil {
-		raw, err = specDefaults(raw)
-	}
 	if err != nil {
 		return nil, fmt.Errorf("encode table metadata: %w", err)
 	}
 	if err := createOnce(ctx, w.store, location, raw); err != nil {
 		return nil, err
 	}
-	if bytes.Equal(raw, data) && !specFormDefaults(data) {
+	if !defaultsChanged && bytes.Equal(raw, data) {
 		return meta, nil
 	}
 	// Read back as loading reads it: the locations as written, and field
