@@ -693,7 +693,7 @@ func (w *Warehouse) unbind(ctx context.Context, ns, name string) error {
 func (w *Warehouse) writeMetadata(ctx context.Context, location string, meta table.Metadata) (table.Metadata, error) {
 	// Field defaults live in the schemas, before the snapshot list.
 	defaultsChanged := false
-	data, err := w.metas.snaps.encodeMetadata(meta, func(head []byte) ([]byte, error) {
+	parts, err := w.metas.snaps.encodeMetadata(meta, func(head []byte) ([]byte, error) {
 		out, err := specDefaults(head)
 		defaultsChanged = err == nil && (!bytes.Equal(out, head) || specFormDefaults(head))
 		return out, err
@@ -701,16 +701,22 @@ func (w *Warehouse) writeMetadata(ctx context.Context, location string, meta tab
 	if err != nil {
 		return nil, fmt.Errorf("encode table metadata: %w", err)
 	}
-	raw, err := rawMetadataJSON(data, meta.Location())
-	if err != nil {
-		return nil, fmt.Errorf("encode table metadata: %w", err)
+	locationsChanged := false
+	if _, _, escaped := escapedLocation(meta.Location()); escaped {
+		data := bytes.Join(parts, nil)
+		raw, err := rawMetadataJSON(data, meta.Location())
+		if err != nil {
+			return nil, fmt.Errorf("encode table metadata: %w", err)
+		}
+		parts, locationsChanged = [][]byte{raw}, !bytes.Equal(raw, data)
 	}
-	if err := createOnce(ctx, w.store, location, raw); err != nil {
+	if err := createOnceParts(ctx, w.store, location, parts); err != nil {
 		return nil, err
 	}
-	if !defaultsChanged && bytes.Equal(raw, data) {
+	if !defaultsChanged && !locationsChanged {
 		return meta, nil
 	}
+	raw := bytes.Join(parts, nil)
 	// Read back as loading reads it: the locations as written, and field
 	// defaults a client sent in the spec's form as the values iceberg-go
 	// reads (defaults.go).
