@@ -308,6 +308,9 @@ func (w *bytesWriter) Write(p []byte) (int, error) { w.b = append(w.b, p...); re
 // the table or the appends are not a case it takes; a *badAppend when one
 // append's files cannot be added.
 func (w *Warehouse) fastAppendGroup(ctx context.Context, ident table.Identifier, appends []*groupedAppend) (*table.Table, error) {
+	if w.slowAppends {
+		return nil, errNotFast
+	}
 	tbl, err := w.LoadTable(ctx, ident)
 	if err != nil {
 		return nil, err
@@ -549,6 +552,7 @@ func (w *Warehouse) fastAppendGroup(ctx context.Context, ident table.Identifier,
 		return nil, err
 	}
 	done = true
+	w.fastAppends.Add(1)
 	w.lists.put(meta.TableUUID(), lastList, manifests)
 	return w.newTable(ident, committed, loc), nil
 }
@@ -610,7 +614,7 @@ func mainRefUpdate(meta table.Metadata, id int64) table.Update {
 
 // appendSummary is the summary iceberg-go gives an append of data files of
 // unpartitioned specs: what was added, the statement's own properties over
-// it, and the totals carried from the parent's summary.
+// it, the totals carried from the parent's summary, and the environment.
 func appendSummary(size, files, records int64, own, previous iceberg.Properties) iceberg.Properties {
 	out := iceberg.Properties{}
 	positive := func(key string, v int64) {
@@ -637,6 +641,9 @@ func appendSummary(size, files, records int64, own, previous iceberg.Properties)
 	total("total-files-size", "added-files-size", "removed-files-size")
 	total("total-position-deletes", "added-position-deletes", "removed-position-deletes")
 	total("total-equality-deletes", "added-equality-deletes", "removed-equality-deletes")
+	// The environment (iceberg-go's version, the engine's name) last, as
+	// iceberg-go and Java give it precedence.
+	maps.Copy(out, iceberg.EnvironmentContext())
 	return out
 }
 

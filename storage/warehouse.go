@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/apache/iceberg-go"
 	"github.com/apache/iceberg-go/catalog"
@@ -59,6 +60,10 @@ type Warehouse struct {
 
 	lists keptLists   // the manifest list each table's last fast append wrote (fastappend.go)
 	avro  avroSchemas // iceberg-go's manifest and manifest list schemas (avrowrite.go)
+	// fastAppends counts the commits the fast append made; slowAppends
+	// turns it off (tests compare the two ways).
+	fastAppends atomic.Int64
+	slowAppends bool
 }
 
 var _ catalog.Catalog = (*Warehouse)(nil)
