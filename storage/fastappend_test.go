@@ -18,7 +18,9 @@ import (
 // (or fast) append, and compares what a reader finds: every snapshot of the
 // chain (sequence number, summary, row ids), every manifest list entry and
 // every manifest entry with its data file's statistics. Merging is due every
-// third manifest, so some commits go the iceberg-go way on the fast side too.
+// third manifest, so some commits go the iceberg-go way on the fast side too;
+// a row deleted halfway gives the appends after it a delete manifest to
+// carry forward.
 func TestFastAppendAsIcebergGo(t *testing.T) {
 	ctx := context.Background()
 	groups := [][]int{{1}, {2}, {3, 4}, {5}, {6, 7, 8}, {9}, {10}, {11, 12}}
@@ -44,7 +46,32 @@ func TestFastAppendAsIcebergGo(t *testing.T) {
 					}
 					tables[w] = tbl
 				}
-				for _, g := range groups {
+				for gi, g := range groups {
+					if gi == 4 {
+						// A row deleted: a delete manifest to carry forward.
+						for _, w := range []*Warehouse{fast, slow} {
+							tbl, err := w.LoadTable(ctx, ident)
+							if err != nil {
+								t.Fatal(err)
+							}
+							// The same data file name on both sides, for
+							// delete files of the same size.
+							target := dataFile(t, "file:///data/same.parquet", 2)
+							var deletes []iceberg.DataFile
+							if version == "2" {
+								del, err := WritePositionDeletes(ctx, tbl, target, []int64{0})
+								if err != nil {
+									t.Fatal(err)
+								}
+								deletes = append(deletes, del)
+							} else if deletes, _, err = WriteDeletionVectors(ctx, tbl, []DVTarget{{File: target, Positions: []int64{0}}}); err != nil {
+								t.Fatal(err)
+							}
+							if _, err := CommitRowDelta(ctx, w, ident, RowDelta{Deletes: deletes}, nil); err != nil {
+								t.Fatal(err)
+							}
+						}
+					}
 					for _, w := range []*Warehouse{fast, slow} {
 						var group []*groupedAppend
 						for _, stmt := range g {
