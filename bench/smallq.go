@@ -33,7 +33,7 @@ import (
 // different key, so no plan is reused, and checks the row it gets.
 //
 // profile, when set, is where a CPU profile of the kept-manifest lookups on
-// the n-file table is written.
+// the n-file table is written, and profile.clients that of the wire clients.
 func runSmallQueries(ctx context.Context, work string, n, runs int, clientTime time.Duration, profile string) error {
 	warehouse := filepath.Join(work, "warehouse")
 	e, err := engine.Open(ctx, engine.Config{Warehouse: warehouse})
@@ -106,6 +106,11 @@ func runSmallQueries(ctx context.Context, work string, n, runs int, clientTime t
 	}
 	hits, misses := e.ManifestCacheStats()
 	fmt.Printf("bench smallq_manifest_cache hits=%d misses=%d\n", hits, misses)
+	stop, err := startProfile(profileOf(profile, "clients"))
+	if err != nil {
+		return err
+	}
+	defer stop()
 	return clients(ctx, e, 16, n, clientTime)
 }
 
