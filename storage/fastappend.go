@@ -28,19 +28,22 @@ import (
 //     numbers inherited), and a manifest list of that manifest followed by
 //     the parent's manifests, the data ones first when merging is on, as
 //     iceberg-go's merge append orders them;
-//   - the parent's manifest list entries kept in memory from the list this
-//     warehouse wrote last (read once otherwise), never read back;
+//   - when the data manifests are due to merge (commit.manifest.min-count-
+//     to-merge of them, all within commit.manifest.target-size-bytes: one
+//     bin), one manifest instead holding the statement's files as added
+//     and every live file of the others as existing, as iceberg-go's merge
+//     writes it;
+//   - the parent's manifest list entries, and the entries of its data
+//     manifests, kept in memory from the list this warehouse wrote last
+//     (read once otherwise), never read back;
 //   - the snapshot summary iceberg-go computes (added and total counts, the
 //     statement's own properties), the snapshot chained on the branch head,
 //     committed with the same updates and requirements through CommitTable.
 //
 // It takes only the case it does exactly like iceberg-go: format version 2
 // or 3, files and every manifest carried forward of unpartitioned specs,
-// and a manifest list that iceberg-go would not merge (fewer manifests than
-// commit.manifest.min-count-to-merge within commit.manifest.target-size-
-// bytes). Anything else, one commit in a hundred when the manifests are due
-// to merge among them, goes the iceberg-go way. TestFastAppendAsIcebergGo
-// compares the two.
+// data manifests of one spec that fit one merge bin. Anything else goes the
+// iceberg-go way. TestFastAppendAsIcebergGo compares the two.
 
 // errNotFast says the fast append does not take this commit.
 var errNotFast = errors.New("not a fast append")
@@ -56,25 +59,44 @@ type keptLists struct {
 type keptManifestList struct {
 	path    string
 	entries []manifestRecord
+	// files holds the entries of the list's data manifests that the
+	// warehouse wrote or read, by manifest path, for merging them.
+	files map[string][]keptEntry
 }
 
-func (k *keptLists) get(table uuid.UUID, path string) ([]manifestRecord, bool) {
+// keptEntry is an entry of a data manifest.
+type keptEntry struct {
+	deleted      bool
+	snapshot     int64
+	seq, fileSeq int64
+	file         iceberg.DataFile
+}
+
+func (k *keptLists) get(table uuid.UUID, path string) (keptManifestList, bool) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	kept, ok := k.m[table]
 	if !ok || kept.path != path {
-		return nil, false
+		return keptManifestList{}, false
 	}
-	return kept.entries, true
+	return kept, true
 }
 
-func (k *keptLists) put(table uuid.UUID, path string, entries []manifestRecord) {
+// put keeps list as the table's last list, with the entries of files
+// that belong to its manifests.
+func (k *keptLists) put(table uuid.UUID, list keptManifestList, files map[string][]keptEntry) {
+	list.files = map[string][]keptEntry{}
+	for _, m := range list.entries {
+		if es, ok := files[m.path]; ok {
+			list.files[m.path] = es
+		}
+	}
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	if k.m == nil || len(k.m) > 1024 {
 		k.m = map[uuid.UUID]keptManifestList{}
 	}
-	k.m[table] = keptManifestList{path: path, entries: entries}
+	k.m[table] = list
 }
 
 // manifestRecord is one entry of a manifest list, as written.
@@ -165,6 +187,26 @@ func entryField(snapshot int64, df iceberg.DataFile) recordValue {
 			return nil, nil // inherited from the manifest list
 		case "data_file":
 			return dataFileField(df), nil
+		}
+		return nil, fmt.Errorf("manifest entry field %q", name)
+	}
+}
+
+// existingEntryField gives the fields of e carried into a merged manifest
+// as an existing entry.
+func existingEntryField(e keptEntry) recordValue {
+	return func(name string) (any, error) {
+		switch name {
+		case "status":
+			return int(iceberg.EntryStatusEXISTING), nil
+		case "snapshot_id":
+			return e.snapshot, nil
+		case "sequence_number":
+			return e.seq, nil
+		case "file_sequence_number":
+			return e.fileSeq, nil
+		case "data_file":
+			return dataFileField(e.file), nil
 		}
 		return nil, fmt.Errorf("manifest entry field %q", name)
 	}
@@ -344,10 +386,13 @@ func (w *Warehouse) fastAppendGroup(ctx context.Context, ident table.Identifier,
 	}
 	parent := meta.SnapshotByName(table.MainBranch)
 	var manifests []manifestRecord
+	entriesOf := map[string][]keptEntry{}
 	if parent != nil {
-		if manifests, err = w.parentManifests(meta.TableUUID(), parent, fsys); err != nil {
+		kept, err := w.parentManifests(meta.TableUUID(), parent, fsys)
+		if err != nil {
 			return nil, err
 		}
+		manifests, entriesOf = kept.entries, kept.files
 		for _, m := range manifests {
 			if len(m.partitions) > 0 || m.version > version || (version == 3 && m.content == iceberg.ManifestContentData && m.firstRowID == nil) {
 				return nil, errNotFast
@@ -443,14 +488,12 @@ func (w *Warehouse) fastAppendGroup(ctx context.Context, ident table.Identifier,
 			"format-version":    []byte(strconv.Itoa(version)),
 			"content":           []byte(iceberg.ManifestContentData.String()),
 		}
-		data, err := ocfFile(manifestMeta, len(files), enc.buf)
+		addedEntries := enc.buf
+		data, err := ocfFile(manifestMeta, len(files), addedEntries)
 		if err != nil {
 			return nil, err
 		}
 		manifestPath := locations.NewMetadataLocation(fmt.Sprintf("%s-m1.avro", commit))
-		if err := write(manifestPath, data); err != nil {
-			return nil, err
-		}
 		added := manifestRecord{path: manifestPath, length: int64(len(data)), specID: int32(specID),
 			content: iceberg.ManifestContentData, seq: seq, minSeq: seq, addedSnapshot: snapshotID, version: version}
 		var addedSize, addedRecords int64
@@ -484,9 +527,62 @@ func (w *Warehouse) fastAppendGroup(ctx context.Context, ident table.Identifier,
 				deleteManifests = append(deleteManifests, m)
 			}
 		}
-		if merge && len(dataManifests) > 1 && (dataSize > target || len(dataManifests) >= minCount || target <= 0) {
-			return nil, errNotFast
+		if merge && len(dataManifests) > 1 && (dataSize > target || target <= 0) {
+			return nil, errNotFast // more than one bin: iceberg-go packs them
 		}
+		kept := make([]keptEntry, len(files))
+		for j, f := range files {
+			kept[j] = keptEntry{snapshot: snapshotID, seq: seq, fileSeq: seq, file: f}
+		}
+		if merge && len(dataManifests) > 1 && len(dataManifests) >= minCount {
+			// One bin of every data manifest, due to merge: rewritten as
+			// one, the statement's files added, the others' live files
+			// existing.
+			if entriesOf, err = manifestEntries(parent, manifests, entriesOf, fsys); err != nil {
+				return nil, err
+			}
+			merged := manifestRecord{path: manifestPath, specID: added.specID, content: iceberg.ManifestContentData,
+				seq: seq, minSeq: -1, addedSnapshot: snapshotID, version: version,
+				addedFiles: added.addedFiles, addedRows: added.addedRows}
+			count := len(files)
+			for _, m := range dataManifests[1:] {
+				for _, e := range entriesOf[m.path] {
+					if e.deleted {
+						continue
+					}
+					if e.seq < 0 || e.fileSeq < 0 {
+						return nil, errNotFast
+					}
+					if err := enc.value(entrySchema.root, existingEntryField(e)); err != nil {
+						return nil, errNotFast
+					}
+					count++
+					merged.existingFiles++
+					merged.existingRows += e.file.Count()
+					if merged.minSeq < 0 || e.seq < merged.minSeq {
+						merged.minSeq = e.seq
+					}
+					kept = append(kept, e)
+				}
+			}
+			if merged.minSeq < 0 {
+				merged.minSeq = seq
+			}
+			if data, err = ocfFile(manifestMeta, count, enc.buf); err != nil {
+				return nil, err
+			}
+			merged.length = int64(len(data))
+			if version == 3 {
+				first := nextRowID
+				merged.firstRowID = &first
+				addedRows = merged.addedRows + merged.existingRows
+			}
+			added, dataManifests = merged, []manifestRecord{merged}
+		}
+		if err := write(manifestPath, data); err != nil {
+			return nil, err
+		}
+		entriesOf[manifestPath] = kept
 		list := append(dataManifests, deleteManifests...)
 		enc = avroEnc{}
 		for j := range list {
@@ -553,23 +649,64 @@ func (w *Warehouse) fastAppendGroup(ctx context.Context, ident table.Identifier,
 	}
 	done = true
 	w.fastAppends.Add(1)
-	w.lists.put(meta.TableUUID(), lastList, manifests)
+	w.lists.put(meta.TableUUID(), keptManifestList{path: lastList, entries: manifests}, entriesOf)
 	return w.newTable(ident, committed, loc), nil
 }
 
 // parentManifests returns the entries of the manifest list of snapshot
 // parent: kept from this warehouse's last write to the table, or read.
-func (w *Warehouse) parentManifests(tableID uuid.UUID, parent *table.Snapshot, fsys icebergio.IO) ([]manifestRecord, error) {
+func (w *Warehouse) parentManifests(tableID uuid.UUID, parent *table.Snapshot, fsys icebergio.IO) (keptManifestList, error) {
 	if kept, ok := w.lists.get(tableID, parent.ManifestList); ok {
 		return kept, nil
 	}
 	files, err := parent.Manifests(fsys)
 	if err != nil {
-		return nil, err
+		return keptManifestList{}, err
 	}
-	out := make([]manifestRecord, len(files))
+	out := keptManifestList{path: parent.ManifestList, entries: make([]manifestRecord, len(files)), files: map[string][]keptEntry{}}
 	for i, f := range files {
-		out[i] = recordOf(f)
+		out.entries[i] = recordOf(f)
+	}
+	return out, nil
+}
+
+// manifestEntries returns the entries of the data manifests of list,
+// from files or read.
+func manifestEntries(parent *table.Snapshot, list []manifestRecord, files map[string][]keptEntry, fsys icebergio.IO) (map[string][]keptEntry, error) {
+	out := maps.Clone(files)
+	var all []iceberg.ManifestFile
+	for _, m := range list {
+		if _, ok := out[m.path]; ok || m.content != iceberg.ManifestContentData {
+			continue
+		}
+		if all == nil {
+			var err error
+			if all, err = parent.Manifests(fsys); err != nil {
+				return nil, err
+			}
+		}
+		for _, f := range all {
+			if f.FilePath() != m.path {
+				continue
+			}
+			entries, err := f.FetchEntries(fsys, false)
+			if err != nil {
+				return nil, err
+			}
+			kept := make([]keptEntry, len(entries))
+			for i, e := range entries {
+				fileSeq := int64(-1)
+				if s := e.FileSequenceNum(); s != nil {
+					fileSeq = *s
+				}
+				kept[i] = keptEntry{deleted: e.Status() == iceberg.EntryStatusDELETED, snapshot: e.SnapshotID(),
+					seq: e.SequenceNum(), fileSeq: fileSeq, file: e.DataFile()}
+			}
+			out[m.path] = kept
+		}
+		if _, ok := out[m.path]; !ok {
+			return nil, fmt.Errorf("manifest %s is not in the parent's list", m.path)
+		}
 	}
 	return out, nil
 }
