@@ -187,3 +187,43 @@ func deref[T any](p *T) any {
 	}
 	return *p
 }
+
+// TestFastAppendNeverBeforeItsParent gives a table a head snapshot stamped
+// an hour ahead (another writer's clock) and checks that the fast append's
+// snapshot is not older than its parent: TIMESTAMP AS OF picks snapshots by
+// the log, whose order must follow the chain.
+func TestFastAppendNeverBeforeItsParent(t *testing.T) {
+	ctx := context.Background()
+	w := openTestWarehouse(t, t.TempDir())
+	mustCreateNamespace(t, w, "db")
+	ident := table.Identifier{"db", "t"}
+	tbl, err := w.CreateTable(ctx, ident, testSchema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tbl, err = AppendFiles(ctx, w, ident, writeFile(t, tbl, 1), nil); err != nil {
+		t.Fatal(err)
+	}
+	head := tbl.CurrentSnapshot()
+	ahead := *head
+	ahead.SnapshotID, ahead.ParentSnapshotID = head.SnapshotID+1, &head.SnapshotID
+	ahead.SequenceNumber = head.SequenceNumber + 1
+	ahead.TimestampMs = head.TimestampMs + 3_600_000
+	if _, _, err := w.CommitTable(ctx, ident, nil, []table.Update{
+		table.NewAddSnapshotUpdate(&ahead),
+		table.NewSetSnapshotRefUpdate(table.MainBranch, ahead.SnapshotID, table.BranchRef, 0, 0, 0),
+	}); err != nil {
+		t.Fatal(err)
+	}
+	before := w.fastAppends.Load()
+	if tbl, err = AppendFiles(ctx, w, ident, writeFile(t, tbl, 2), nil); err != nil {
+		t.Fatal(err)
+	}
+	if w.fastAppends.Load() == before {
+		t.Fatal("the append was not a fast append")
+	}
+	s := tbl.CurrentSnapshot()
+	if *s.ParentSnapshotID != ahead.SnapshotID || s.TimestampMs < ahead.TimestampMs {
+		t.Errorf("snapshot at %d on parent %d, want on %d at %d or later", s.TimestampMs, *s.ParentSnapshotID, ahead.SnapshotID, ahead.TimestampMs)
+	}
+}
