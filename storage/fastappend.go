@@ -52,9 +52,20 @@ var errNotFast = errors.New("not a fast append")
 // warehouse wrote last, so the next append carries them forward without
 // reading the file.
 type keptLists struct {
-	mu sync.Mutex
-	m  map[uuid.UUID]keptManifestList
+	mu    sync.Mutex
+	m     map[uuid.UUID]keptManifestList
+	files int // data file entries kept, of all tables
 }
+
+// Bounds of what keptLists holds: the data file entries (about a kilobyte
+// each, statistics included) of one table and of all, and the tables. A
+// table past the first keeps its list but not its entries: its merges read
+// them, as iceberg-go's do.
+const (
+	keptFilesPerTable = 8192
+	keptFiles         = 65536
+	keptTables        = 1024
+)
 
 type keptManifestList struct {
 	path    string
@@ -86,17 +97,35 @@ func (k *keptLists) get(table uuid.UUID, path string) (keptManifestList, bool) {
 // that belong to its manifests.
 func (k *keptLists) put(table uuid.UUID, list keptManifestList, files map[string][]keptEntry) {
 	list.files = map[string][]keptEntry{}
+	n := 0
 	for _, m := range list.entries {
 		if es, ok := files[m.path]; ok {
 			list.files[m.path] = es
+			n += len(es)
 		}
+	}
+	if n > keptFilesPerTable {
+		list.files, n = nil, 0
 	}
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	if k.m == nil || len(k.m) > 1024 {
-		k.m = map[uuid.UUID]keptManifestList{}
+	if old, ok := k.m[table]; ok {
+		k.files -= old.fileCount()
+	}
+	if k.m == nil || len(k.m) >= keptTables || k.files+n > keptFiles {
+		k.m, k.files = map[uuid.UUID]keptManifestList{}, 0
 	}
 	k.m[table] = list
+	k.files += n
+}
+
+// fileCount is the number of data file entries l keeps.
+func (l keptManifestList) fileCount() int {
+	n := 0
+	for _, es := range l.files {
+		n += len(es)
+	}
+	return n
 }
 
 // manifestRecord is one entry of a manifest list, as written.
@@ -392,7 +421,10 @@ func (w *Warehouse) fastAppendGroup(ctx context.Context, ident table.Identifier,
 		if err != nil {
 			return nil, err
 		}
-		manifests, entriesOf = kept.entries, kept.files
+		manifests, entriesOf = kept.entries, maps.Clone(kept.files)
+		if entriesOf == nil {
+			entriesOf = map[string][]keptEntry{}
+		}
 		for _, m := range manifests {
 			if len(m.partitions) > 0 || m.version > version || (version == 3 && m.content == iceberg.ManifestContentData && m.firstRowID == nil) {
 				return nil, errNotFast
@@ -674,6 +706,9 @@ func (w *Warehouse) parentManifests(tableID uuid.UUID, parent *table.Snapshot, f
 // from files or read.
 func manifestEntries(parent *table.Snapshot, list []manifestRecord, files map[string][]keptEntry, fsys icebergio.IO) (map[string][]keptEntry, error) {
 	out := maps.Clone(files)
+	if out == nil {
+		out = map[string][]keptEntry{}
+	}
 	var all []iceberg.ManifestFile
 	for _, m := range list {
 		if _, ok := out[m.path]; ok || m.content != iceberg.ManifestContentData {

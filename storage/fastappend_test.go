@@ -11,6 +11,7 @@ import (
 	"github.com/apache/iceberg-go"
 	"github.com/apache/iceberg-go/catalog"
 	"github.com/apache/iceberg-go/table"
+	"github.com/google/uuid"
 )
 
 // TestFastAppendAsIcebergGo commits the same groups of appends to two
@@ -225,5 +226,40 @@ func TestFastAppendNeverBeforeItsParent(t *testing.T) {
 	s := tbl.CurrentSnapshot()
 	if *s.ParentSnapshotID != ahead.SnapshotID || s.TimestampMs < ahead.TimestampMs {
 		t.Errorf("snapshot at %d on parent %d, want on %d at %d or later", s.TimestampMs, *s.ParentSnapshotID, ahead.SnapshotID, ahead.TimestampMs)
+	}
+}
+
+// TestKeptListsBounded checks the bounds of what the fast append keeps: a
+// table with more data file entries than one may keep keeps its list
+// without them, and the entries of all tables stay within their bound.
+func TestKeptListsBounded(t *testing.T) {
+	var k keptLists
+	list := func(path string, files int) (keptManifestList, map[string][]keptEntry) {
+		m := manifestRecord{path: path + "-m1.avro", content: iceberg.ManifestContentData}
+		return keptManifestList{path: path, entries: []manifestRecord{m}}, map[string][]keptEntry{m.path: make([]keptEntry, files)}
+	}
+	big := uuid.New()
+	l, files := list("big", keptFilesPerTable+1)
+	k.put(big, l, files)
+	if got, ok := k.get(big, "big"); !ok || len(got.entries) != 1 || got.fileCount() != 0 {
+		t.Errorf("a table over the bound: kept %v, %d entries, %d files", ok, len(got.entries), got.fileCount())
+	}
+	first := uuid.New()
+	for i := range 2 * keptFiles / keptFilesPerTable {
+		id := uuid.New()
+		if i == 0 {
+			id = first
+		}
+		l, files := list(fmt.Sprint(i), keptFilesPerTable)
+		k.put(id, l, files)
+		if k.files > keptFiles {
+			t.Fatalf("after %d tables %d files kept, over %d", i+1, k.files, keptFiles)
+		}
+		if got, ok := k.get(id, fmt.Sprint(i)); !ok || got.fileCount() != keptFilesPerTable {
+			t.Fatalf("table %d: its own list is not kept whole", i)
+		}
+	}
+	if _, ok := k.get(first, "0"); ok {
+		t.Error("the first table's entries outlived twice the bound")
 	}
 }
