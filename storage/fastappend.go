@@ -724,18 +724,17 @@ func manifestEntries(parent *table.Snapshot, list []manifestRecord, files map[st
 			if f.FilePath() != m.path {
 				continue
 			}
-			entries, err := f.FetchEntries(fsys, false)
-			if err != nil {
-				return nil, err
-			}
-			kept := make([]keptEntry, len(entries))
-			for i, e := range entries {
+			kept := []keptEntry{}
+			for e, err := range f.Entries(fsys, false) {
+				if err != nil {
+					return nil, err
+				}
 				fileSeq := int64(-1)
 				if s := e.FileSequenceNum(); s != nil {
 					fileSeq = *s
 				}
-				kept[i] = keptEntry{deleted: e.Status() == iceberg.EntryStatusDELETED, snapshot: e.SnapshotID(),
-					seq: e.SequenceNum(), fileSeq: fileSeq, file: e.DataFile()}
+				kept = append(kept, keptEntry{deleted: e.Status() == iceberg.EntryStatusDELETED, snapshot: e.SnapshotID(),
+					seq: e.SequenceNum(), fileSeq: fileSeq, file: e.DataFile()})
 			}
 			out[m.path] = kept
 		}

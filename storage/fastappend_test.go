@@ -165,11 +165,10 @@ func describeTable(t *testing.T, w *Warehouse, ident table.Identifier) []string 
 				m.ManifestContent(), m.PartitionSpecID(), m.SequenceNum(), m.MinSequenceNum(), place[m.SnapshotID()],
 				m.AddedDataFiles(), m.ExistingDataFiles(), m.DeletedDataFiles(), m.AddedRows(), m.ExistingRows(), m.DeletedRows(),
 				len(m.Partitions()), deref(m.FirstRowID())))
-			entries, err := m.FetchEntries(fsys, false)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, e := range entries {
+			for e, err := range m.Entries(fsys, false) {
+				if err != nil {
+					t.Fatal(err)
+				}
 				df := e.DataFile()
 				out = append(out, fmt.Sprintf("    entry status=%v snapshot=%d seq=%d file-seq=%v content=%v format=%s spec=%d rows=%d size=%d sizes=%v values=%v nulls=%v nans=%v lower=%v upper=%v splits=%v sort=%v first-row-id=%v key=%v eq=%v partition=%v",
 					e.Status(), place[e.SnapshotID()], e.SequenceNum(), deref(e.FileSequenceNum()), df.ContentType(), df.FileFormat(), df.SpecID(),
