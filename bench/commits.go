@@ -33,12 +33,15 @@ import (
 // (none_lost) and whether each statement is a snapshot of its own
 // (snapshots_per_statement).
 //
+// profile, when set, names the CPU profiles of each case's timed INSERTs:
+// profile.empty, profile.history and profile.sessions.
+//
 // The 10,000 snapshots are forged (forgeHistory): 10,000 real commits would
 // write the metadata file 10,000 times as it grows, about 40 GB.
 
 const forgedHistory = 10_000
 
-func runCommits(ctx context.Context, work string, n int) error {
+func runCommits(ctx context.Context, work string, n int, profile string) error {
 	e, err := engine.Open(ctx, engine.Config{Warehouse: filepath.Join(work, "warehouse")})
 	if err != nil {
 		return err
@@ -59,7 +62,7 @@ func runCommits(ctx context.Context, work string, n int) error {
 	if err := create("empty"); err != nil {
 		return err
 	}
-	res, err := insertRows(ctx, db, "empty", 1, n)
+	res, err := insertRows(ctx, db, "empty", 1, n, profileOf(profile, "empty"))
 	if err != nil {
 		return err
 	}
@@ -69,7 +72,7 @@ func runCommits(ctx context.Context, work string, n int) error {
 	if err := create("history"); err != nil {
 		return err
 	}
-	if _, err := insertRows(ctx, db, "history", 1, 1); err != nil {
+	if _, err := insertRows(ctx, db, "history", 1, 1, ""); err != nil {
 		return err
 	}
 	if err := forgeHistory(warehouse, "history", forgedHistory); err != nil {
@@ -77,7 +80,7 @@ func runCommits(ctx context.Context, work string, n int) error {
 	}
 	// One commit first, untimed: the first after loading a table encodes
 	// its whole snapshot list, which later commits reuse.
-	if _, err := insertRows(ctx, db, "history", 1, 1); err != nil {
+	if _, err := insertRows(ctx, db, "history", 1, 1, ""); err != nil {
 		return err
 	}
 	var count int64
@@ -87,7 +90,7 @@ func runCommits(ctx context.Context, work string, n int) error {
 	if count != forgedHistory+1 {
 		return fmt.Errorf("the forged table has %d snapshots, want %d", count, forgedHistory+1)
 	}
-	res, err = insertRows(ctx, db, "history", 1, max(n/5, 20))
+	res, err = insertRows(ctx, db, "history", 1, max(n/5, 20), profileOf(profile, "history"))
 	if err != nil {
 		return err
 	}
@@ -97,7 +100,7 @@ func runCommits(ctx context.Context, work string, n int) error {
 	if err := create("sessions"); err != nil {
 		return err
 	}
-	res, err = insertRows(ctx, db, "sessions", 8, n)
+	res, err = insertRows(ctx, db, "sessions", 8, n, profileOf(profile, "sessions"))
 	if err != nil {
 		return err
 	}
@@ -111,6 +114,14 @@ func runCommits(ctx context.Context, work string, n int) error {
 	res.extra = fmt.Sprintf(" none_lost=%v snapshots_per_statement=%.2f", rows == int64(res.statements) && distinct == rows, float64(snaps)/float64(res.statements))
 	res.print("commits_8_sessions", warehouse, "sessions")
 	return nil
+}
+
+// profileOf names the profile of one case: none when profile is empty.
+func profileOf(profile, name string) string {
+	if profile == "" {
+		return ""
+	}
+	return profile + "." + name
 }
 
 type commitResult struct {
@@ -134,8 +145,8 @@ func (r commitResult) print(name, warehouse, table string) {
 
 // insertRows runs n single-row INSERTs into commits.<name> from sessions
 // connections at once, each on its own connection, and checks that each was
-// acknowledged.
-func insertRows(ctx context.Context, db *gosql.DB, name string, sessions, n int) (commitResult, error) {
+// acknowledged. A CPU profile of them goes to profile, when set.
+func insertRows(ctx context.Context, db *gosql.DB, name string, sessions, n int, profile string) (commitResult, error) {
 	conns := make([]*gosql.Conn, sessions)
 	for i := range conns {
 		c, err := db.Conn(ctx)
@@ -144,6 +155,10 @@ func insertRows(ctx context.Context, db *gosql.DB, name string, sessions, n int)
 		}
 		defer c.Close()
 		conns[i] = c
+	}
+	stop, err := startProfile(profile)
+	if err != nil {
+		return commitResult{}, err
 	}
 	resetPeakRSS()
 	start, cpu0 := time.Now(), cpuTime()
@@ -170,6 +185,7 @@ func insertRows(ctx context.Context, db *gosql.DB, name string, sessions, n int)
 		}()
 	}
 	wg.Wait()
+	stop()
 	r := commitResult{statements: n, wall: time.Since(start), cpu: cpuTime() - cpu0, rss: peakRSSMB()}
 	return r, errors.Join(errs...)
 }

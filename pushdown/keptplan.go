@@ -30,7 +30,7 @@ type ManifestSource struct {
 // The tasks are iceberg-go's: each live data file the row filter might
 // match, in manifest order, whole, with its row-lineage constants. Which
 // files the filter rules out is judged from their column bounds and
-// counts (fileMightMatch), as iceberg-go's inclusive metrics evaluator
+// counts (fileTest), as iceberg-go's inclusive metrics evaluator
 // does for the types judged here; a file that cannot be judged is kept, and
 // the rows read are filtered either way.
 func (p *Planned) keptTasks(ctx context.Context, scan *table.Scan) (tasks []table.FileScanTask, report *metrics.ScanReport, ok bool, err error) {
@@ -55,6 +55,10 @@ func (p *Planned) keptTasks(ctx context.Context, scan *table.Scan) (tasks []tabl
 		if bound, err = iceberg.BindExpr(schema, noNot, true); err != nil {
 			return nil, nil, false, nil
 		}
+	}
+	mightHold := keepFile
+	if bound != nil {
+		mightHold = compileFileTest(bound)
 	}
 	fsys, err := src.Table.FS(ctx)
 	if err != nil {
@@ -87,7 +91,7 @@ func (p *Planned) keptTasks(ctx context.Context, scan *table.Scan) (tasks []tabl
 			if df.ContentType() != iceberg.EntryContentData || len(df.Partition()) > 0 || df.FileSizeBytes() > split {
 				return nil, nil, false, nil
 			}
-			if df.Count() == 0 || (bound != nil && !fileMightMatch(bound, e.stats)) {
+			if df.Count() == 0 || !mightHold(&e.stats) {
 				continue
 			}
 			t := table.FileScanTask{File: df, Length: df.FileSizeBytes(), FirstRowID: df.FirstRowID()}
@@ -144,70 +148,101 @@ func (c *ManifestCache) entriesOf(ctx context.Context, fsys icebergio.IO, manife
 	return out, nil
 }
 
-// fileMightMatch says whether a data file of the given statistics might
-// hold a row the bound filter (without NOT) accepts, judging by its value
-// and NULL counts and its column bounds, as iceberg-go's inclusive metrics
-// evaluator does.
-func fileMightMatch(bound iceberg.BooleanExpression, stats fileStats) bool {
-	ok, err := iceberg.VisitExpr(bound, &fileEval{stats})
-	return err != nil || ok
+// fileTest says whether a data file of the given statistics might hold a
+// row a bound filter (without NOT) accepts, judging by its value and NULL
+// counts and its column bounds, as iceberg-go's inclusive metrics evaluator
+// does. It is compiled once per plan (compileFileTest): a plan tests every
+// kept file, and walking the expression and converting its literals for
+// each was most of a point lookup's planning on a table of many files.
+type fileTest func(*fileStats) bool
+
+func keepFile(*fileStats) bool { return true }
+
+// compileFileTest compiles bound; a filter it cannot compile keeps every
+// file.
+func compileFileTest(bound iceberg.BooleanExpression) fileTest {
+	t, err := iceberg.VisitExpr(bound, fileTests{})
+	if err != nil {
+		return keepFile
+	}
+	return t
 }
 
-// fileEval decides whether a data file might hold a row a bound filter
-// without NOT accepts.
-type fileEval struct{ fileStats }
+// fileTests builds the fileTest of a bound filter without NOT.
+type fileTests struct{}
 
-func (fileEval) VisitTrue() bool                            { return true }
-func (fileEval) VisitFalse() bool                           { return false }
-func (fileEval) VisitNot(bool) bool                         { return true } // RewriteNotExpr removed NOT; unknown
-func (fileEval) VisitAnd(l, r bool) bool                    { return l && r }
-func (fileEval) VisitOr(l, r bool) bool                     { return l || r }
-func (fileEval) VisitUnbound(iceberg.UnboundPredicate) bool { return true }
+func (fileTests) VisitTrue() fileTest                            { return keepFile }
+func (fileTests) VisitFalse() fileTest                           { return func(*fileStats) bool { return false } }
+func (fileTests) VisitNot(fileTest) fileTest                     { return keepFile } // RewriteNotExpr removed NOT; unknown
+func (fileTests) VisitUnbound(iceberg.UnboundPredicate) fileTest { return keepFile }
 
-func (e *fileEval) VisitBound(p iceberg.BoundPredicate) bool {
+func (fileTests) VisitAnd(l, r fileTest) fileTest {
+	return func(s *fileStats) bool { return l(s) && r(s) }
+}
+
+func (fileTests) VisitOr(l, r fileTest) fileTest {
+	return func(s *fileStats) bool { return l(s) || r(s) }
+}
+
+func (fileTests) VisitBound(p iceberg.BoundPredicate) fileTest {
 	if _, ok := p.Term().(iceberg.BoundReference); !ok {
-		return true // a transform of a column: no statistics
+		return keepFile // a transform of a column: no statistics
 	}
 	field := p.Ref().Field()
-	values, hasValues := e.values[field.ID]
-	nulls, hasNulls := e.nulls[field.ID]
-	onlyNulls := hasValues && hasNulls && nulls == values
-	switch p.Op() {
+	id, typ, op := field.ID, field.Type, p.Op()
+	switch op {
 	case iceberg.OpIsNull:
-		return !hasNulls || nulls != 0
+		return func(s *fileStats) bool {
+			nulls, hasNulls := s.nulls[id]
+			return !hasNulls || nulls != 0
+		}
 	case iceberg.OpNotNull:
-		return !onlyNulls
+		return func(s *fileStats) bool { return !s.onlyNulls(id) }
 	case iceberg.OpIsNan, iceberg.OpNotNan, iceberg.OpNEQ, iceberg.OpNotIn, iceberg.OpNotStartsWith:
-		return true
+		return keepFile
 	}
-	if onlyNulls {
-		return false // no comparison holds on NULL
-	}
-	lo, lok := fileBound(field.Type, e.lower[field.ID])
-	hi, hok := fileBound(field.Type, e.upper[field.ID])
-	if !lok || !hok {
-		return true
-	}
+	// The values to compare with; unknown (any bounds might match) when
+	// a literal has no comparable form.
+	var values []bound
+	known := true
 	switch p := p.(type) {
 	case iceberg.BoundLiteralPredicate:
 		v, ok := value(p.Literal())
-		if !ok {
-			return true
-		}
-		return mightMatch(p.Op(), lo, hi, v)
+		values, known = []bound{v}, ok
 	case iceberg.BoundSetPredicate:
-		if p.Op() != iceberg.OpIn {
-			return true
-		}
+		known = op == iceberg.OpIn
 		for _, lit := range p.Literals().Members() {
 			v, ok := value(lit)
-			if !ok || mightMatch(iceberg.OpEQ, lo, hi, v) {
+			known = known && ok
+			values = append(values, v)
+		}
+		op = iceberg.OpEQ
+	default:
+		known = false
+	}
+	return func(s *fileStats) bool {
+		if s.onlyNulls(id) {
+			return false // no comparison holds on NULL
+		}
+		lo, lok := fileBound(typ, s.lower[id])
+		hi, hok := fileBound(typ, s.upper[id])
+		if !lok || !hok || !known {
+			return true
+		}
+		for _, v := range values {
+			if mightMatch(op, lo, hi, v) {
 				return true
 			}
 		}
 		return false
 	}
-	return true
+}
+
+// onlyNulls says the file's column id holds nothing but NULLs.
+func (s *fileStats) onlyNulls(id int) bool {
+	values, hasValues := s.values[id]
+	nulls, hasNulls := s.nulls[id]
+	return hasValues && hasNulls && nulls == values
 }
 
 // fileBound reads a column bound of a data file, in Iceberg's single-value

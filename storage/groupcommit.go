@@ -134,6 +134,9 @@ func (w *Warehouse) commitGroup(ctx context.Context, ident table.Identifier, gro
 	live := group
 	for len(live) > 0 {
 		tbl, err := retryCommit(ctx, w, ident, func() (*table.Table, error) {
+			if tbl, err := w.fastAppendGroup(ctx, ident, live); !errors.Is(err, errNotFast) {
+				return tbl, err // fastappend.go
+			}
 			tbl, err := w.LoadTable(ctx, ident)
 			if err != nil {
 				return nil, err

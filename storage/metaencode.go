@@ -3,6 +3,7 @@ package storage
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"reflect"
 	"slices"
 	"strconv"
@@ -69,11 +70,13 @@ func (c *snapshotEncodings) forget(id uuid.UUID) {
 	delete(c.tables, id)
 }
 
-// appendList appends the JSON of snaps, a table's snapshot list, to dst as
-// iceberg-go writes it in a metadata file: `[s0,s1,...]`. The longest prefix
-// that the table's last list shares with snaps is reused; the rest is
-// encoded and kept for the next time.
-func (c *snapshotEncodings) appendList(dst []byte, id uuid.UUID, snaps []table.Snapshot) ([]byte, error) {
+// list returns the JSON of snaps, a table's snapshot list, as iceberg-go
+// writes it in a metadata file without its brackets: `s0,s1,...`. The
+// longest prefix that the table's last list shares with snaps is reused;
+// the rest is encoded and kept for the next time. The slice returned is
+// never modified afterwards: a list that drops kept snapshots starts a new
+// buffer, and appends go past the end of every slice handed out before.
+func (c *snapshotEncodings) list(id uuid.UUID, snaps []table.Snapshot) ([]byte, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.tables == nil {
@@ -92,9 +95,10 @@ func (c *snapshotEncodings) appendList(dst []byte, id uuid.UUID, snaps []table.S
 	if n > 0 {
 		end = k.ends[n-1]
 	}
-	// Appending past end overwrites the part of body no longer needed;
-	// body is read only under c.mu.
-	k.keys, k.ends, k.body = k.keys[:n], k.ends[:n], k.body[:end]
+	if end < len(k.body) {
+		k.body = slices.Clone(k.body[:end])
+	}
+	k.keys, k.ends = k.keys[:n], k.ends[:n]
 	for i := n; i < len(snaps); i++ {
 		data, err := snaps[i].MarshalJSON()
 		if err != nil {
@@ -108,10 +112,7 @@ func (c *snapshotEncodings) appendList(dst []byte, id uuid.UUID, snaps []table.S
 		k.keys = append(k.keys, keyOf(&snaps[i]))
 		k.ends = append(k.ends, len(k.body))
 	}
-	dst = slices.Grow(dst, len(k.body)+3)
-	dst = append(dst, '[')
-	dst = append(dst, k.body...)
-	return append(dst, ']'), nil
+	return k.body[:len(k.body):len(k.body)], nil
 }
 
 // encodeSnapshotLog writes the snapshot-log as encoding/json would, by hand:
@@ -133,17 +134,33 @@ func encodeSnapshotLog(log []table.SnapshotLogEntry) []byte {
 }
 
 // encodeMetadata returns the JSON iceberg-go's MarshalJSON gives for meta,
-// reusing the kept encodings of its snapshots.
-func (c *snapshotEncodings) encodeMetadata(meta table.Metadata) ([]byte, error) {
-	if data, ok, err := c.assemble(meta); ok || err != nil {
-		return data, err
+// in parts to be written one after the other, reusing the kept encodings of
+// its snapshots (one part: a long-lived table's snapshot list is most of
+// its file, and is neither copied nor scanned). fix is applied to the part
+// before the snapshot list (to all of it when meta cannot be assembled): it
+// rewrites what is in the schemas.
+func (c *snapshotEncodings) encodeMetadata(meta table.Metadata, fix func([]byte) ([]byte, error)) ([][]byte, error) {
+	if parts, ok, err := c.assembleParts(meta, fix); ok || err != nil {
+		return parts, err
 	}
-	return marshalMetadata(meta)
+	data, err := marshalMetadata(meta)
+	if err != nil {
+		return nil, err
+	}
+	data, err = fix(data)
+	return [][]byte{data}, err
 }
 
 // assemble encodes meta from its parts; ok is false when meta is not laid
 // out as this code expects, and the caller must encode it the plain way.
 func (c *snapshotEncodings) assemble(meta table.Metadata) (data []byte, ok bool, err error) {
+	parts, ok, err := c.assembleParts(meta, func(head []byte) ([]byte, error) { return head, nil })
+	return bytes.Join(parts, nil), ok, err
+}
+
+// assembleParts is assemble with fix applied to the document before the
+// snapshot list is added, giving the document in parts.
+func (c *snapshotEncodings) assembleParts(meta table.Metadata, fix func([]byte) ([]byte, error)) (parts [][]byte, ok bool, err error) {
 	meta = unshared(meta)
 	rv := reflect.ValueOf(meta)
 	if rv.Kind() != reflect.Pointer || rv.IsNil() || rv.Elem().Kind() != reflect.Struct {
@@ -190,16 +207,21 @@ func (c *snapshotEncodings) assemble(meta table.Metadata) (data []byte, ok bool,
 		}
 		head = bytes.Join([][]byte{head[:at], encodeSnapshotLog(log), head[at+len(sentinelSnapshotLog):]}, nil)
 	}
-	if len(snaps) == 0 {
-		return head, true, nil
-	}
-	out := make([]byte, 0, len(head)+16)
-	out = append(out, head[:len(head)-1]...)
-	out = append(out, `,"snapshots":`...)
-	if out, err = c.appendList(out, meta.TableUUID(), snaps); err != nil {
+	if head, err = fix(head); err != nil {
 		return nil, true, err
 	}
-	return append(out, '}'), true, nil
+	if len(snaps) == 0 {
+		return [][]byte{head}, true, nil
+	}
+	if len(head) < 2 || head[len(head)-1] != '}' {
+		return nil, true, errors.New("encode table metadata: the document does not end its object")
+	}
+	list, err := c.list(meta.TableUUID(), snaps)
+	if err != nil {
+		return nil, true, err
+	}
+	head = append(head[:len(head)-1], `,"snapshots":[`...)
+	return [][]byte{head, list, []byte("]}")}, true, nil
 }
 
 // marshalMetadata is json.Marshal(meta) without its last pass: json.Marshal

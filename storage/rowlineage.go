@@ -23,7 +23,12 @@ func WithFirstRowIDs(meta table.Metadata, files []iceberg.DataFile) ([]iceberg.D
 	if meta.Version() < 3 {
 		return files, nil
 	}
-	next := meta.NextRowID()
+	return firstRowIDsFrom(meta, meta.NextRowID(), files)
+}
+
+// firstRowIDsFrom is WithFirstRowIDs on a format-version 3 table with the
+// row ids from next on.
+func firstRowIDsFrom(meta table.Metadata, next int64, files []iceberg.DataFile) ([]iceberg.DataFile, error) {
 	out := make([]iceberg.DataFile, len(files))
 	for i, f := range files {
 		if f.ContentType() != iceberg.EntryContentData {

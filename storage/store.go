@@ -146,7 +146,13 @@ func (s LocalStore) WriteFile(_ context.Context, location string, data []byte) e
 	return syncDir(filepath.Dir(p)) // durable.go
 }
 
-func (s LocalStore) CreateExclusive(_ context.Context, location string, data []byte) error {
+func (s LocalStore) CreateExclusive(ctx context.Context, location string, data []byte) error {
+	return s.CreateExclusiveParts(ctx, location, [][]byte{data})
+}
+
+// CreateExclusiveParts is CreateExclusive of the concatenation of parts,
+// without making it.
+func (s LocalStore) CreateExclusiveParts(_ context.Context, location string, parts [][]byte) error {
 	p, err := s.path(location)
 	if err != nil {
 		return err
@@ -162,7 +168,7 @@ func (s LocalStore) CreateExclusive(_ context.Context, location string, data []b
 	} else {
 		waited <- nil
 	}
-	tmp, err := writeTemp(p, data)
+	tmp, err := writeTemp(p, parts...)
 	if werr := <-waited; err == nil {
 		err = werr
 	}
@@ -183,16 +189,19 @@ func (s LocalStore) CreateExclusive(_ context.Context, location string, data []b
 	return syncDir(filepath.Dir(p)) // the new name outlives a crash (durable.go)
 }
 
-// writeTemp writes data to a fresh hidden file beside p and syncs it.
-func writeTemp(p string, data []byte) (string, error) {
+// writeTemp writes parts, one after the other, to a fresh hidden file
+// beside p and syncs it.
+func writeTemp(p string, parts ...[]byte) (string, error) {
 	f, err := os.CreateTemp(filepath.Dir(p), "."+filepath.Base(p)+".tmp-*")
 	if err != nil {
 		return "", err
 	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		os.Remove(f.Name())
-		return "", err
+	for _, data := range parts {
+		if _, err := f.Write(data); err != nil {
+			f.Close()
+			os.Remove(f.Name())
+			return "", err
+		}
 	}
 	if err := f.Sync(); err != nil {
 		f.Close()
@@ -260,9 +269,26 @@ func (s LocalStore) IO() icebergio.IO { return localIO{buckets: s.buckets, syncs
 // objects written this way carry fresh ids (metadata, links, probes), so
 // equal bytes mean the earlier attempt was ours and succeeded.
 func createOnce(ctx context.Context, st Store, location string, data []byte) error {
-	err := st.CreateExclusive(ctx, location, data)
+	return createOnceParts(ctx, st, location, [][]byte{data})
+}
+
+// partsCreator is implemented by stores that create a file from parts
+// without joining them first (a table's metadata file is mostly its
+// snapshot list, kept encoded from the last commit: metaencode.go).
+type partsCreator interface {
+	CreateExclusiveParts(ctx context.Context, location string, parts [][]byte) error
+}
+
+// createOnceParts is createOnce of the concatenation of parts.
+func createOnceParts(ctx context.Context, st Store, location string, parts [][]byte) error {
+	var err error
+	if pc, ok := st.(partsCreator); ok {
+		err = pc.CreateExclusiveParts(ctx, location, parts)
+	} else {
+		err = st.CreateExclusive(ctx, location, bytes.Join(parts, nil))
+	}
 	if errors.Is(err, fs.ErrExist) {
-		if existing, rerr := st.ReadFile(ctx, location); rerr == nil && bytes.Equal(existing, data) {
+		if existing, rerr := st.ReadFile(ctx, location); rerr == nil && bytes.Equal(existing, bytes.Join(parts, nil)) {
 			return nil
 		}
 	}

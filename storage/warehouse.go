@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/apache/iceberg-go"
 	"github.com/apache/iceberg-go/catalog"
@@ -56,6 +57,13 @@ type Warehouse struct {
 	buckets bucketMap // the buckets icesql serve served the folder as (servebucket.go)
 
 	appends appendGroups // appends waiting to commit together (groupcommit.go)
+
+	lists keptLists   // the manifest list each table's last fast append wrote (fastappend.go)
+	avro  avroSchemas // iceberg-go's manifest and manifest list schemas (avrowrite.go)
+	// fastAppends counts the commits the fast append made; slowAppends
+	// turns it off (tests compare the two ways).
+	fastAppends atomic.Int64
+	slowAppends bool
 }
 
 var _ catalog.Catalog = (*Warehouse)(nil)
@@ -688,23 +696,32 @@ func (w *Warehouse) unbind(ctx context.Context, ns, name string) error {
 // it made (rawlocation.go), the file names them as they are, and so does
 // the metadata returned.
 func (w *Warehouse) writeMetadata(ctx context.Context, location string, meta table.Metadata) (table.Metadata, error) {
-	data, err := w.metas.snaps.encodeMetadata(meta)
+	// Field defaults live in the schemas, before the snapshot list.
+	defaultsChanged := false
+	parts, err := w.metas.snaps.encodeMetadata(meta, func(head []byte) ([]byte, error) {
+		out, err := specDefaults(head)
+		defaultsChanged = err == nil && (!bytes.Equal(out, head) || specFormDefaults(head))
+		return out, err
+	})
 	if err != nil {
 		return nil, fmt.Errorf("encode table metadata: %w", err)
 	}
-	raw, err := rawMetadataJSON(data, meta.Location())
-	if err == nil {
-		raw, err = specDefaults(raw)
+	locationsChanged := false
+	if _, _, escaped := escapedLocation(meta.Location()); escaped {
+		data := bytes.Join(parts, nil)
+		raw, err := rawMetadataJSON(data, meta.Location())
+		if err != nil {
+			return nil, fmt.Errorf("encode table metadata: %w", err)
+		}
+		parts, locationsChanged = [][]byte{raw}, !bytes.Equal(raw, data)
 	}
-	if err != nil {
-		return nil, fmt.Errorf("encode table metadata: %w", err)
-	}
-	if err := createOnce(ctx, w.store, location, raw); err != nil {
+	if err := createOnceParts(ctx, w.store, location, parts); err != nil {
 		return nil, err
 	}
-	if bytes.Equal(raw, data) && !specFormDefaults(data) {
+	if !defaultsChanged && !locationsChanged {
 		return meta, nil
 	}
+	raw := bytes.Join(parts, nil)
 	// Read back as loading reads it: the locations as written, and field
 	// defaults a client sent in the spec's form as the values iceberg-go
 	// reads (defaults.go).
