@@ -61,7 +61,7 @@ print(duckdb.__version__)
 `
 
 // runTPCH is bench -tpch.
-func runTPCH(ctx context.Context, work string, sf float64, runs int, slow, timeout time.Duration, only, queryFile string, explain bool) error {
+func runTPCH(ctx context.Context, work string, sf float64, runs int, slow, timeout time.Duration, only, queryFile string, explain bool, profile string) error {
 	queries, err := readTPCHQueries(queryFile)
 	if err != nil {
 		return err
@@ -144,7 +144,12 @@ func runTPCH(ctx context.Context, work string, sf float64, runs int, slow, timeo
 			return fmt.Errorf("%s on duckdb: %w", q.name, err)
 		}
 		resetPeakRSS()
+		stopProfile, err := startProfile(profilePath(profile, q.name))
+		if err != nil {
+			return err
+		}
 		ice, got, err := timedRows(ctx, db, q.sql, runs, slow, timeout)
+		stopProfile()
 		rss := peakRSSMB()
 		switch {
 		case errors.Is(err, context.DeadlineExceeded):
@@ -180,6 +185,15 @@ func runTPCH(ctx context.Context, work string, sf float64, runs int, slow, timeo
 		return fmt.Errorf("tpch: %d queries failed or returned other rows than DuckDB", failed)
 	}
 	return nil
+}
+
+// profilePath is where -queryprofile puts the CPU profile of query q:
+// the path with the query's name appended ("" for none).
+func profilePath(profile, q string) string {
+	if profile == "" {
+		return ""
+	}
+	return profile + "." + q
 }
 
 // readTPCHQueries reads the queries named q01 ... q22 from tpch_shapes.test,
