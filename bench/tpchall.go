@@ -144,11 +144,7 @@ func runTPCH(ctx context.Context, work string, sf float64, runs int, slow, timeo
 			return fmt.Errorf("%s on duckdb: %w", q.name, err)
 		}
 		resetPeakRSS()
-		profile := ""
-		if queryProfile != "" {
-			profile = queryProfile + "." + q.name
-		}
-		stopProfile, err := startProfile(profile)
+		stopProfile, err := startProfile(profilePath(queryProfile, q.name))
 		if err != nil {
 			return err
 		}
@@ -189,6 +185,15 @@ func runTPCH(ctx context.Context, work string, sf float64, runs int, slow, timeo
 		return fmt.Errorf("tpch: %d queries failed or returned other rows than DuckDB", failed)
 	}
 	return nil
+}
+
+// profilePath is where -queryprofile puts the CPU profile of query q:
+// the path with the query's name appended ("" for none).
+func profilePath(profile, q string) string {
+	if profile == "" {
+		return ""
+	}
+	return profile + "." + q
 }
 
 // readTPCHQueries reads the queries named q01 ... q22 from tpch_shapes.test,

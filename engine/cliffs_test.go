@@ -271,7 +271,9 @@ func TestSameScanDecodedOncePerStatement(t *testing.T) {
 	}{
 		{"SELECT COUNT(*) FROM t a JOIN t b ON a.id = b.id", 1},
 		{"SELECT COUNT(*), SUM(a.id) FROM t a, t b WHERE a.id = b.id + 1", 1},
-		{"SELECT COUNT(*) FROM t WHERE s IN (SELECT s FROM t)", 1},
+		// The IN's side reads s alone (pruneSemiJoinSides); the outer
+		// table every column, as go-mysql-server's pruneTables left it.
+		{"SELECT COUNT(*) FROM t WHERE s IN (SELECT s FROM t)", 2},
 		{"SELECT a.id, (SELECT COUNT(*) FROM t b WHERE b.s = a.s) FROM t a ORDER BY a.id", 2},
 	} {
 		mustExec(t, conn, "SET icesql_vectorize = ON")

@@ -191,6 +191,7 @@ func newEngine(ctx context.Context, cfg Config, cat catalog.Catalog, root string
 	if err := replaceRule(a, "assignExecIndexes", thenGroupCorrelatedSubqueries); err != nil { // groupedsubquery.go
 		return nil, err
 	}
+	a.Coster = newJoinCoster() // joincost.go
 	// sqle.New initializes, then resets, go-mysql-server's process-wide
 	// status variables (sql.StatusVariables): engines opened at once in one
 	// process would race on them.
