@@ -70,6 +70,9 @@ func (p *Plan) Check() error {
 		if err := Check(a.Arg, false); err != nil {
 			return err
 		}
+		if (a.Func == Sum || a.Func == Avg) && a.Arg.Type().Kind == Float {
+			return errors.New("SUM or AVG of a float, whose value depends on the order of addition")
+		}
 		if (a.Func == Sum || a.Func == Avg) && a.Arg.Type().Kind != Int && a.Arg.Type().Kind != Decimal {
 			return fmt.Errorf("SUM or AVG of kind %d", a.Arg.Type().Kind)
 		}
