@@ -339,6 +339,12 @@ func (tr *vecTranslator) predicate(e sql.Expression) (vector.Expr, error) {
 		return tr.in(e)
 	case *expression.Like:
 		return tr.like(e) // veclike.go
+	case *expression.GetField:
+		// WHERE b: a BOOLEAN (TINYINT(1)) or integer column holds where it
+		// is neither 0 nor NULL.
+		if c, _, err := tr.column(e); err == nil && c.T.Kind == vector.Int {
+			return vector.Compare{Op: vector.NE, L: c, R: intConst(0)}, nil
+		}
 	}
 	return nil, decline("condition %s", e)
 }

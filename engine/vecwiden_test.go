@@ -8,8 +8,9 @@ import (
 )
 
 // GROUP BYs on BOOLEAN columns, DOUBLE and FLOAT columns as keys and in
-// COUNT, COUNT(DISTINCT), MIN and MAX, on one table and over a join, and
-// joins on decimals of different scales, run on the vector path and give
+// COUNT, COUNT(DISTINCT), MIN and MAX, on one table and over a join, WHERE
+// on a bare BOOLEAN, ORDER BY a float ... LIMIT, and joins on decimals of
+// different scales, run on the vector path and give
 // the row path's rows (values, types, NULLs), over issue 16's tables and a
 // table of the same decimals at other scales. EXPLAIN must say which part
 // took the vector path, and what stays on the row path says so.
@@ -27,6 +28,7 @@ func TestVectorWidenedShapesMatchRowPath(t *testing.T) {
 		single = "filter, grouping and aggregates run on Arrow batches"
 		join   = "vectorized hash join"
 		agg    = "GROUP BY above it run on Arrow batches"
+		topN   = "the ORDER BY ... LIMIT builds only the rows that can be among its first"
 	)
 	for _, c := range []struct{ q, path string }{
 		// BOOLEAN keys (b is NULL in a tenth of the rows)
@@ -44,6 +46,12 @@ func TestVectorWidenedShapesMatchRowPath(t *testing.T) {
 		{"SELECT l.s, MIN(r.x), MAX(r.x), COUNT(r.x), MIN(r.f) FROM t1 AS l JOIN t2 AS r ON l.k = r.id GROUP BY l.s", agg},
 		{"SELECT r.x, COUNT(*), MAX(l.f) FROM t1 AS l LEFT JOIN t3 AS r ON l.k = r.id GROUP BY r.x", agg},
 		{"SELECT l.f, COUNT(DISTINCT r.x) FROM t2 AS l JOIN t3 AS r ON l.d = r.d GROUP BY l.f", agg},
+		// WHERE on a bare BOOLEAN column; ORDER BY a DOUBLE ... LIMIT
+		{"SELECT s, COUNT(*), MIN(x), MAX(m) FROM t2 WHERE b GROUP BY s", single},
+		{"SELECT COUNT(*), MAX(id) FROM t3 WHERE NOT b AND id > 10", single},
+		{"SELECT id, x, m FROM t3 WHERE b ORDER BY x DESC, id LIMIT 10", topN},
+		{"SELECT id, f FROM t1 WHERE f IS NOT NULL ORDER BY f, id LIMIT 25", topN},
+		{"SELECT id, x FROM t2 WHERE x IS NOT NULL AND id > 5 ORDER BY x, id LIMIT 25", topN},
 		// decimal join keys of different scales, both ways round
 		{"SELECT l.id, r.id, r.m4 FROM t1 AS l JOIN t4 AS r ON l.m = r.m4 WHERE l.id < 800", join},
 		{"SELECT l.id, r.id, r.m0 FROM t1 AS l LEFT JOIN t4 AS r ON l.m = r.m0", join},

@@ -11,8 +11,9 @@ import "math"
 // with ErrInexact: -0 is equal to 0 but shown apart from it, so no one
 // int64 can stand for both.
 
-// floatKey is f as an int64 ordered as the floats are.
-func floatKey(f float64) (int64, bool) {
+// FloatKey is f as an int64 ordered as the floats are; false for -0 and
+// NaN.
+func FloatKey(f float64) (int64, bool) {
 	if f == 0 && math.Signbit(f) || math.IsNaN(f) {
 		return 0, false
 	}
@@ -35,7 +36,7 @@ func FloatOf(v Value) float64 {
 // readFloats writes the keys of the selected rows of a float column.
 func readFloats[F float32 | float64](out []int64, vals []F, sel []int32, arr interface{ IsNull(int) bool }) error {
 	for i, r := range sel {
-		k, ok := floatKey(float64(vals[r]))
+		k, ok := FloatKey(float64(vals[r]))
 		if !ok {
 			if arr.IsNull(int(r)) {
 				continue
