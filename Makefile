@@ -4,7 +4,7 @@ ADDR      ?= 127.0.0.1:3306
 SLT_LOG   ?= $(or $(TMPDIR),/tmp)/icesql-slt.log
 LEDGER_LOG ?= $(or $(TMPDIR),/tmp)/icesql-ledger.log
 
-.PHONY: run build setup check test vet fmt bench bench-dml slt ledger history interop hostile clients
+.PHONY: run build setup check test vet lint race fmt bench bench-dml slt ledger history interop hostile clients
 
 run:
 	@echo "building icesql (the first build takes a few minutes; later ones seconds) ..."
@@ -21,6 +21,7 @@ setup:
 # The README's test command, and CI's (.ci/run): installs what the tests
 # need, then every test: the Go tests, the client matrix and the peers.
 check: setup
+	$(MAKE) lint
 	$(MAKE) test
 	$(MAKE) clients
 	$(MAKE) interop
@@ -96,6 +97,20 @@ history:
 # max_execution_time (cmd/icesql/hostile_test.go; `make test` runs it too).
 hostile:
 	go test -count=1 -timeout 30m -run 'TestHostileStatements$$' -v ./cmd/icesql/
+
+# staticcheck (its default checks) and errorlint (errors matched with
+# errors.Is/As and wrapped with %w, so that a wrapped error keeps its MySQL
+# code), installed by .ci/setup.sh at pinned versions. A finding that is
+# right as written carries a //lint:ignore with its reason.
+TOOLS ?= $(HOME)/.cache/icesql-tools
+lint:
+	$(TOOLS)/staticcheck ./...
+	$(TOOLS)/go-errorlint ./...
+
+# The engine's and the SQL tests under the race detector (about ten times
+# slower than make test's run of them).
+race:
+	go test -count=1 -race -timeout 60m ./engine/... ./sqltests
 
 vet:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1)

@@ -57,3 +57,8 @@ if ! command -v moto_server >/dev/null 2>&1; then
   python3 -m pip install --quiet "moto[server]==5.2.5"
 fi
 
+
+# make lint's checkers, at pinned versions, into ~/.cache/icesql-tools.
+TOOLS="$HOME/.cache/icesql-tools"
+[ -x "$TOOLS/staticcheck" ] || GOBIN="$TOOLS" go install honnef.co/go/tools/cmd/staticcheck@v0.8.2
+[ -x "$TOOLS/go-errorlint" ] || GOBIN="$TOOLS" go install github.com/polyfloyd/go-errorlint@v1.8.0

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -54,7 +55,7 @@ func (r *changeRowIter) Next(ctx *sql.Context) (sql.Row, error) {
 			}
 		}
 		row, err := r.nextInTask(ctx)
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			continue
 		}
 		return row, err
@@ -88,7 +89,7 @@ func (r *changeRowIter) readRewrite(ctx *sql.Context) error {
 	var rows []sql.Row
 	for len(group.tasks) > 0 || !group.between() {
 		row, err := group.nextInTask(ctx)
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			continue
 		}
 		if err != nil {
@@ -187,7 +188,7 @@ func (r *changeRowIter) nextInTask(ctx *sql.Context) (sql.Row, error) {
 	}
 	for r.rec == nil || r.row >= int(r.rec.NumRows()) {
 		rec, err := r.batches.Next()
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			r.batches.Close()
 			r.batches, r.rec = nil, nil
 			return nil, io.EOF
@@ -263,7 +264,7 @@ func (r *changeRowIter) allRows(ctx *sql.Context, b *pushdown.Batches) ([]sql.Ro
 	var rows []sql.Row
 	for {
 		rec, err := b.Next()
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			return rows, nil
 		}
 		if err != nil {

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -469,7 +470,7 @@ func (k *keyedSource) read(ctx *sql.Context, b sql.NodeExecBuilder, row sql.Row)
 	n := 0
 	for {
 		r, err := iter.Next(ctx)
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			return nil
 		}
 		if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/apache/iceberg-go"
+	"github.com/apache/iceberg-go/catalog"
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/types"
 	ast "github.com/dolthub/vitess/go/vt/sqlparser"
@@ -31,7 +32,8 @@ func (p parser) interceptCreateNamespace(stmt ast.Statement) (ast.Statement, boo
 // the location are the properties "comment" and "location", as Spark keeps
 // them, and other catalogs (REST, Glue) are given them so. The embedded
 // catalog places a namespace in the warehouse itself and refuses a
-// location (1235).
+// location (1235); the Hadoop catalog keeps no properties and refuses
+// them all (1235).
 type createNamespaceNode struct {
 	e *Engine
 	c *planner.CreateNamespace
@@ -62,6 +64,9 @@ func (n *createNamespaceNode) RowIter(ctx *sql.Context, _ sql.Row) (sql.RowIter,
 		if _, embedded := n.e.catalog.(*storage.Warehouse); embedded {
 			return nil, notSupported("CREATE NAMESPACE %s: the embedded catalog places namespaces in the warehouse itself; LOCATION is not supported", n.c.Name)
 		}
+	}
+	if len(n.c.Properties) > 0 && n.e.catalog.CatalogType() == catalog.Hadoop {
+		return nil, notSupported("CREATE NAMESPACE %s: the hadoop catalog keeps no namespace properties (a namespace is a folder of the warehouse); COMMENT, LOCATION and WITH PROPERTIES are not supported", n.c.Name)
 	}
 	p := &provider{e: n.e}
 	err := p.createDatabase(ctx, n.c.Name, iceberg.Properties(n.c.Properties))

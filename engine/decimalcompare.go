@@ -170,9 +170,9 @@ func (op cmpOp) mirror() cmpOp {
 func mysqlComparison(ctx *sql.Context, e sql.Expression) (sql.Expression, bool) {
 	switch e := e.(type) {
 	case *expression.InTuple:
-		return decimalIn(ctx, e.Left(), e.Right())
+		return inAsMySQL(ctx, e.Left(), e.Right()) // mixedin.go
 	case *expression.HashInTuple:
-		return decimalIn(ctx, e.Left(), e.Right())
+		return inAsMySQL(ctx, e.Left(), e.Right())
 	case *expression.Between:
 		return decimalBetween(ctx, e)
 	case *expression.Not:

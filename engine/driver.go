@@ -31,24 +31,41 @@ import (
 // Connections to the same warehouse and catalog share one Engine.
 const DriverName = "icesql"
 
-func init() { gosql.Register(DriverName, &Driver{engines: map[string]*Engine{}}) }
+func init() { gosql.Register(DriverName, &Driver{}) }
 
-// Driver is icesql's database/sql driver.
+// Driver is icesql's database/sql driver. Every sql.DB opened on the same
+// warehouse and catalog shares one Engine, which is closed when the last
+// of them is closed (database/sql closes a DB's connector).
 type Driver struct {
 	mu      sync.Mutex
-	engines map[string]*Engine
+	engines map[string]*sharedEngine
 }
 
-// Open implements driver.Driver.
+// sharedEngine is an Engine and how many sql.DBs (or connections opened
+// by Driver.Open) use it.
+type sharedEngine struct {
+	e    *Engine
+	refs int
+}
+
+// Open implements driver.Driver. database/sql uses OpenConnector; a
+// connection opened here holds the engine until it is closed.
 func (d *Driver) Open(dsn string) (driver.Conn, error) {
 	c, err := d.OpenConnector(dsn)
 	if err != nil {
 		return nil, err
 	}
-	return c.Connect(context.Background())
+	dc, err := c.Connect(context.Background())
+	if err != nil {
+		_ = c.(io.Closer).Close()
+		return nil, err
+	}
+	dc.(*conn).release = c.(io.Closer).Close
+	return dc, nil
 }
 
-// OpenConnector implements driver.DriverContext.
+// OpenConnector implements driver.DriverContext. The connector holds the
+// DSN's engine until its Close, which sql.DB.Close calls.
 func (d *Driver) OpenConnector(dsn string) (driver.Connector, error) {
 	cfg, opts, err := parseDSN(dsn)
 	if err != nil {
@@ -57,14 +74,48 @@ func (d *Driver) OpenConnector(dsn string) (driver.Connector, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	key := cfg.Warehouse + "\x00" + cfg.CatalogName
-	e, ok := d.engines[key]
+	shared, ok := d.engines[key]
 	if !ok {
-		if e, err = Open(context.Background(), cfg); err != nil {
+		e, err := Open(context.Background(), cfg)
+		if err != nil {
 			return nil, err
 		}
-		d.engines[key] = e
+		shared = &sharedEngine{e: e}
+		if d.engines == nil {
+			d.engines = map[string]*sharedEngine{}
+		}
+		d.engines[key] = shared
 	}
-	return e.Connector(opts...), nil
+	shared.refs++
+	c := newConnector(shared.e, opts)
+	return &dsnConnector{connector: c, d: d, key: key, shared: shared}, nil
+}
+
+// dsnConnector is a connector of an engine the driver shares.
+type dsnConnector struct {
+	connector
+	d      *Driver
+	key    string
+	shared *sharedEngine
+	closed sync.Once
+}
+
+func (c *dsnConnector) Driver() driver.Driver { return c.d }
+
+// Close releases the connector's hold on its engine, closing the engine
+// when no sql.DB holds it any more.
+func (c *dsnConnector) Close() error {
+	var err error
+	c.closed.Do(func() {
+		d := c.d
+		d.mu.Lock()
+		defer d.mu.Unlock()
+		if c.shared.refs--; c.shared.refs == 0 {
+			delete(d.engines, c.key)
+			err = c.shared.e.Close()
+		}
+	})
+	return err
 }
 
 // parseDSN reads a DSN: the engine's configuration and the connections' options.
@@ -119,6 +170,10 @@ func ParseTime(loc *time.Location) ConnOption {
 // Without options, values come as the MySQL text protocol shows them
 // (dates as strings); ParseTime gives time.Time instead.
 func (e *Engine) Connector(opts ...ConnOption) driver.Connector {
+	return newConnector(e, opts)
+}
+
+func newConnector(e *Engine, opts []ConnOption) connector {
 	c := connector{e: e}
 	for _, o := range opts {
 		o(&c.opts)
@@ -138,13 +193,15 @@ func (c connector) Connect(context.Context) (driver.Conn, error) {
 	return &conn{e: c.e, sess: c.e.NewSession(base), opts: c.opts}, nil
 }
 
-func (c connector) Driver() driver.Driver { return &Driver{engines: map[string]*Engine{}} }
+func (c connector) Driver() driver.Driver { return &Driver{} }
 
 // conn is one session. database/sql transactions map to SQL ones.
 type conn struct {
 	e    *Engine
 	sess *Session
 	opts connOptions
+	// release, when set, lets go of the engine (a connection of Driver.Open).
+	release func() error
 }
 
 var (
@@ -207,7 +264,7 @@ func drain(sctx *sql.Context, schema sql.Schema, iter sql.RowIter) (int64, error
 	var affected int64
 	for {
 		row, err := iter.Next(sctx)
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
@@ -234,6 +291,9 @@ func (c *conn) Prepare(query string) (driver.Stmt, error) { return &stmt{c: c, q
 
 func (c *conn) Close() error {
 	c.e.sqle.CloseSession(c.sess.ID())
+	if c.release != nil {
+		return c.release()
+	}
 	return nil
 }
 
@@ -357,7 +417,7 @@ func (r *rows) ColumnTypeDatabaseTypeName(i int) string {
 
 func (r *rows) Next(dest []driver.Value) error {
 	row, err := r.iter.Next(r.ctx)
-	if err == io.EOF {
+	if errors.Is(err, io.EOF) {
 		return io.EOF
 	}
 	if err != nil {

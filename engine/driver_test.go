@@ -2,6 +2,7 @@ package engine
 
 import (
 	"database/sql"
+	"maps"
 	"testing"
 	"time"
 )
@@ -67,5 +68,56 @@ func TestDriverParseTime(t *testing.T) {
 	}
 	if _, err := sql.Open(DriverName, wh+"?parseTime=maybe"); err == nil {
 		t.Error("a bad parseTime value was accepted")
+	}
+}
+
+// TestDriverClosesEngineWithLastDB checks that sql.DBs of one warehouse
+// share an engine that stays open while one of them is, is closed with the
+// last, and is opened again by a later sql.Open (the driver kept every
+// engine, with its caches, for the life of the process).
+func TestDriverClosesEngineWithLastDB(t *testing.T) {
+	wh := t.TempDir()
+	open := func() *sql.DB {
+		db, err := sql.Open(DriverName, wh)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return db
+	}
+	engines := func(db *sql.DB) map[string]*sharedEngine {
+		d := db.Driver().(*Driver)
+		d.mu.Lock()
+		defer d.mu.Unlock()
+		return maps.Clone(d.engines)
+	}
+	key := wh + "\x00"
+	first, second := open(), open()
+	if _, err := first.Exec("CREATE DATABASE d"); err != nil {
+		t.Fatal(err)
+	}
+	shared := engines(first)[key]
+	if shared == nil || shared.refs != 2 || engines(second)[key] != shared {
+		t.Fatalf("two sql.DBs of one warehouse: %+v", engines(first))
+	}
+	if err := first.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := second.Exec("CREATE TABLE d.t (id INT)"); err != nil {
+		t.Fatalf("the engine closed with the first of two sql.DBs: %v", err)
+	}
+	if err := second.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := engines(second)[key]; ok {
+		t.Fatal("the engine outlived the last sql.DB of its warehouse")
+	}
+	third := open()
+	defer third.Close()
+	var n int
+	if err := third.QueryRow("SELECT COUNT(*) FROM d.t").Scan(&n); err != nil || n != 0 {
+		t.Fatalf("reopened: %d, %v", n, err)
+	}
+	if engines(third)[key] == shared {
+		t.Fatal("reopened on the closed engine")
 	}
 }

@@ -52,10 +52,12 @@ type Config struct {
 	// (expire_snapshots, rewrite_data_files, ...), for the server log;
 	// nil discards them.
 	Log func(format string, args ...any)
-	// MemoryLimit, when positive, is a soft limit in bytes on the memory of
-	// the whole Go process, set at Open with runtime/debug.SetMemoryLimit
-	// (memlimit.go): the garbage collector runs more often as the heap
-	// nears it. Zero leaves the runtime's limit (GOMEMLIMIT) alone.
+	// MemoryLimit, when positive, is the memory in bytes the engine's
+	// statements may take: one that would grow past its budget fails with
+	// 1038 or 1041 (memlimit.go). The program should also set the Go
+	// runtime's soft limit to RuntimeMemoryLimit of it, so that the
+	// collector runs more often as the heap nears it; Open leaves the
+	// process's limit alone. Zero sets no budget.
 	MemoryLimit int64
 	// NoLocalInfile refuses LOAD DATA LOCAL INFILE (error 3948), which is
 	// accepted by default: the file is the client's own, sent over its
@@ -115,7 +117,6 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	if cfg.CatalogName == "" {
 		cfg.CatalogName = "icesql"
 	}
-	applyMemoryLimit(cfg.MemoryLimit) // memlimit.go
 	if cfg.useExternalCatalog() {
 		cat, root, err := openExternalCatalog(ctx, cfg)
 		if err != nil {

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -86,7 +87,7 @@ func (b explainBuilder) drain(ctx *sql.Context, n sql.Node, row sql.Row) error {
 	for {
 		if _, err := iter.Next(ctx); err != nil {
 			cerr := iter.Close(ctx)
-			if err == io.EOF {
+			if errors.Is(err, io.EOF) {
 				return cerr
 			}
 			return err

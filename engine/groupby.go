@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"errors"
 	"io"
 
 	"github.com/dolthub/go-mysql-server/sql"
@@ -85,7 +86,7 @@ func (it *groupingIter) group(ctx *sql.Context) error {
 	keyRow := make(sql.Row, len(it.by))
 	for n := 1; ; n++ {
 		row, err := it.child.Next(ctx)
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			return nil
 		}
 		if err != nil {

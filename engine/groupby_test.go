@@ -61,6 +61,7 @@ func TestGroupByErrorEnds(t *testing.T) {
 func TestGroupByOverBudget(t *testing.T) {
 	before := debug.SetMemoryLimit(-1)
 	defer debug.SetMemoryLimit(before)
+	debug.SetMemoryLimit(engine.RuntimeMemoryLimit(128 << 20)) // as cmd/icesql does
 	conn := openConn(t, engine.Config{Warehouse: t.TempDir(), MemoryLimit: 128 << 20})
 	mustExec(t, conn, "CREATE DATABASE h", "USE h", "CREATE TABLE d (x BIGINT)",
 		"INSERT INTO d WITH RECURSIVE r(x) AS (SELECT 0 UNION ALL SELECT x + 1 FROM r WHERE x < 999) SELECT x FROM r")

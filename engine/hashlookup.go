@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"errors"
 	"io"
 
 	"github.com/dolthub/go-mysql-server/sql"
@@ -67,7 +68,7 @@ func (b hashJoinBuilder) buildTable(ctx *sql.Context, hl *plan.HashLookup, row s
 	table = map[any][]sql.Row{}
 	for {
 		r, err := iter.Next(ctx)
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			return table, nil
 		}
 		if err != nil {

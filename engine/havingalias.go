@@ -36,9 +36,24 @@ func resolveHavingAliases(sel *ast.Select) {
 	if len(aliases) == 0 {
 		return
 	}
+	// A GROUP BY column wins: GROUP BY c2, GROUP BY a.c2, or GROUP BY an
+	// alias of the column c2 (MySQL prefers "the column in the GROUP BY").
+	selected := map[string]*ast.ColName{}
+	for _, se := range sel.SelectExprs {
+		if ae, ok := se.(*ast.AliasedExpr); ok && !ae.As.IsEmpty() {
+			if c, ok := ae.Expr.(*ast.ColName); ok {
+				selected[ae.As.Lowered()] = c
+			}
+		}
+	}
 	for _, g := range sel.GroupBy {
-		if c, ok := g.(*ast.ColName); ok && c.Qualifier.IsEmpty() {
-			delete(aliases, c.Name.Lowered()) // a GROUP BY column wins
+		c, ok := g.(*ast.ColName)
+		if !ok {
+			continue
+		}
+		delete(aliases, c.Name.Lowered())
+		if col := selected[c.Name.Lowered()]; col != nil && c.Qualifier.IsEmpty() {
+			delete(aliases, col.Name.Lowered())
 		}
 	}
 	var refs []*ast.ColName

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"iter"
 	"strconv"
@@ -229,7 +230,8 @@ func (ins *inserter) finish(ctx *sql.Context) error {
 // nothing of the statement is staged, and a table CREATE TABLE ... AS
 // SELECT made is dropped again.
 func (ins *inserter) DiscardChanges(ctx *sql.Context, err error) error {
-	if _, skipped := err.(sql.IgnorableError); skipped {
+	var skipped sql.IgnorableError
+	if errors.As(err, &skipped) {
 		if ins.inRow > 0 && ins.err == nil {
 			ins.err = fmt.Errorf("insert into %s: a row skipped by IGNORE was already partly written: %w", ins.t, err)
 		}

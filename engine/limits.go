@@ -87,10 +87,10 @@ func (l *statementLimits) begin(ctx context.Context, conn uint32, query string) 
 		if err == nil {
 			return nil
 		}
-		switch cause {
-		case errStatementTimeout:
+		switch {
+		case errors.Is(cause, errStatementTimeout):
 			return mysql.NewSQLError(erQueryTimeout, "HY000", "Query execution was interrupted, maximum statement execution time exceeded")
-		case errStatementMemory:
+		case errors.Is(cause, errStatementMemory):
 			debug.FreeOSMemory() // what the statement held goes back to the system now
 			return outOfMemory(false)
 		}

@@ -3,6 +3,8 @@ package engine
 import (
 	"context"
 	"errors"
+	"fmt"
+	"math"
 	"runtime/debug"
 	"runtime/metrics"
 	"sync/atomic"
@@ -12,22 +14,19 @@ import (
 	"github.com/dolthub/vitess/go/mysql"
 )
 
-// applyMemoryLimit makes Config.MemoryLimit a limit on the process: the Go
-// runtime's soft memory limit is runtimePercent of it, the rest being for
-// what the runtime does not count (the binary's pages, ICU's data and
+// RuntimeMemoryLimit is the Go runtime soft memory limit
+// (runtime/debug.SetMemoryLimit) for a process that holds an engine to
+// Config.MemoryLimit limit: runtimePercent of it, the rest being for what
+// the runtime does not count (the binary's pages, ICU's data and
 // allocations in C), which in an idle server is 60-100 MB resident. Scans
 // hold a few Arrow batches per core, but between collections the Go heap
 // grows to twice what is live (GOGC=100): a full TPC-H SF1 scan (Q1)
 // peaked at 600-650 MB resident with 170-220 MB live. A limit makes the
 // collector run before the heap reaches it (Q1 peaked at 490 MB under a
-// 384 MiB limit, for 5-10% more CPU). The limit is the process's, not the
-// engine's: the last Open with a positive limit sets it, as the GOMEMLIMIT
-// environment variable does for programs that do not.
-func applyMemoryLimit(limit int64) {
-	if limit > 0 {
-		debug.SetMemoryLimit(limit / 100 * runtimePercent)
-	}
-}
+// 384 MiB limit, for 5-10% more CPU). The limit is the process's, so the
+// program sets it (cmd/icesql does), not Open: two engines in one process
+// must not fight over it.
+func RuntimeMemoryLimit(limit int64) int64 { return limit / 100 * runtimePercent }
 
 // Statements share the memory limit through a budget on the live heap.
 // Go cannot say which goroutine holds which bytes, so the budget is on what
@@ -100,11 +99,15 @@ func outOfMemory(sort bool) *mysql.SQLError {
 	if sort {
 		code, what = erOutOfSortMemory, "the rows it sorts"
 	}
-	// The process's limit is the one Open set (applyMemoryLimit).
-	limit := debug.SetMemoryLimit(-1) / runtimePercent * 100
+	// The program set the runtime's limit from the engine's
+	// (RuntimeMemoryLimit); without one, the message names no figure.
+	figure := ""
+	if rt := debug.SetMemoryLimit(-1); rt < math.MaxInt64 {
+		figure = fmt.Sprintf(" (%d MiB)", rt/runtimePercent*100>>20)
+	}
 	return mysql.NewSQLError(code, "HY000",
-		"Out of memory: %s would take the server past its memory limit (%d MiB); "+
-			"add a LIMIT or a narrower WHERE, or raise --memory-limit-mib", what, limit>>20)
+		"Out of memory: %s would take the server past its memory limit%s; "+
+			"add a LIMIT or a narrower WHERE, or raise --memory-limit-mib", what, figure)
 }
 
 // statementGrowth checks, every checkEvery calls, that a statement may keep

@@ -8,28 +8,22 @@ import (
 	"github.com/icesql/icesql/engine"
 )
 
-// TestMemoryLimit checks that Config.MemoryLimit sets the process's soft
-// memory limit (80% of it: the rest is for memory the Go runtime does not
-// count) and that zero leaves the limit as it was.
+// TestMemoryLimit checks that Open leaves the process's soft memory limit
+// alone (it is the program's: two engines in one process must not fight
+// over it) and that RuntimeMemoryLimit is 80% of a limit (the rest is for
+// memory the Go runtime does not count).
 func TestMemoryLimit(t *testing.T) {
 	before := debug.SetMemoryLimit(-1)
 	defer debug.SetMemoryLimit(before)
-	ctx := context.Background()
-	e, err := engine.Open(ctx, engine.Config{Warehouse: t.TempDir(), MemoryLimit: 3 << 30})
+	e, err := engine.Open(context.Background(), engine.Config{Warehouse: t.TempDir(), MemoryLimit: 3 << 30})
 	if err != nil {
 		t.Fatal(err)
 	}
 	e.Close()
-	want := int64(3<<30) / 100 * 80
-	if got := debug.SetMemoryLimit(-1); got != want {
-		t.Errorf("memory limit %d after Open, want %d", got, want)
+	if got := debug.SetMemoryLimit(-1); got != before {
+		t.Errorf("memory limit %d after Open, want it left at %d", got, before)
 	}
-	e, err = engine.Open(ctx, engine.Config{Warehouse: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	e.Close()
-	if got := debug.SetMemoryLimit(-1); got != want {
-		t.Errorf("memory limit %d after Open without one, want it kept at %d", got, want)
+	if got, want := engine.RuntimeMemoryLimit(3<<30), int64(3<<30)/100*80; got != want {
+		t.Errorf("RuntimeMemoryLimit(3 GiB) = %d, want %d", got, want)
 	}
 }

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 
@@ -141,7 +142,7 @@ func (p *patchedBatches) Next() (arrow.RecordBatch, error) {
 			}
 		}
 		rec, err := p.cur.Next()
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			p.cur.Close()
 			p.cur = nil
 			continue

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"errors"
 	"io"
 	"strings"
 	"sync"
@@ -144,7 +145,7 @@ func (t *Table) scanRows(ctx *sql.Context, cols []string) (sql.RowIter, error) {
 	var rows []sql.Row
 	for {
 		row, err := it.Next(ctx)
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
@@ -194,7 +195,7 @@ type keepingIter struct {
 
 func (k *keepingIter) Next(ctx *sql.Context) (sql.Row, error) {
 	row, err := k.it.Next(ctx)
-	if err == io.EOF && !k.done {
+	if errors.Is(err, io.EOF) && !k.done {
 		k.done = true
 		k.t.storeRows(ctx, k.cols, k.rows)
 	}

@@ -269,21 +269,6 @@ func (s *Session) stagedFiles(ident table.Identifier) []iceberg.DataFile {
 	return nil
 }
 
-// stageFiles adds a completed statement's files to the transaction.
-func (s *Session) stageFiles(ident table.Identifier, files []iceberg.DataFile) {
-	if len(files) == 0 {
-		return
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	st, ok := s.staged[key(ident)]
-	if !ok {
-		st = &stage{ident: ident}
-		s.staged[key(ident)] = st
-	}
-	st.files = append(st.files, files...)
-}
-
 // StartTransaction implements sql.TransactionSession. It is cheap: go-mysql-server
 // starts one for every statement, and snapshots are pinned lazily.
 // It does not reset the session's transaction state: go-mysql-server also

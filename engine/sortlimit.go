@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"errors"
 	"io"
 	"slices"
 
@@ -73,7 +74,7 @@ func (it *sortIter) sort(ctx *sql.Context) error {
 	var growth statementGrowth
 	for {
 		row, err := it.child.Next(ctx)
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {

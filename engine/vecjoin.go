@@ -159,16 +159,6 @@ func exactOperand(e sql.Expression) sql.Expression {
 	return e
 }
 
-// keyColumn is the column a hash lookup's key is: go-mysql-server makes
-// the key a tuple, here of one column.
-func keyColumn(e sql.Expression) (*expression.GetField, bool) {
-	if t, ok := e.(expression.Tuple); ok && len(t) == 1 {
-		e = t[0]
-	}
-	gf, ok := e.(*expression.GetField)
-	return gf, ok
-}
-
 func (vj *vectorJoin) iter(ctx *sql.Context) (sql.RowIter, error) {
 	table, err := vj.build(ctx)
 	if err != nil {
@@ -195,7 +185,7 @@ func (vj *vectorJoin) build(ctx *sql.Context) (*joinTable, error) {
 	t := &joinTable{}
 	for {
 		row, err := it.Next(ctx)
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			t.index()
 			return t, nil
 		}

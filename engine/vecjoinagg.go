@@ -10,6 +10,8 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/compute"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/iceberg-go"
 	"github.com/dolthub/go-mysql-server/sql"
@@ -363,7 +365,7 @@ func (ja *vectorJoinAgg) buildSide(ctx *sql.Context, workers int) (*joinBuild, e
 		for i, c := range all {
 			parts[i] = c.cols[j]
 		}
-		col, err := array.Concatenate(parts, mem)
+		col, err := concatColumn(ctx, parts, mem)
 		if err != nil {
 			b.release()
 			return nil, fmt.Errorf("vectorized join aggregate over %s: %w", right.t.String(), err)
@@ -550,4 +552,65 @@ func noteJoinAggregates(ctx *sql.Context, n sql.Node) {
 			}
 		}
 	})
+}
+
+// concatColumn is one column of the build side's batches as one array. A
+// scan's batches can hold a column in two Arrow types: the native reader
+// gives strings as dictionaries and decimals of up to 18 digits as
+// unscaled int64s, iceberg-go's reader (for the files the native reader
+// leaves to it: those lacking a column added later, or with deletes) plain
+// strings and decimal128s. arrow-go concatenates only arrays of one type,
+// so mixed parts are first brought to iceberg-go's: dictionaries unpacked,
+// unscaled decimals widened to the decimal128 type of the other parts.
+func concatColumn(ctx *sql.Context, parts []arrow.Array, mem memory.Allocator) (arrow.Array, error) {
+	mixed := slices.ContainsFunc(parts, func(a arrow.Array) bool {
+		return !arrow.TypeEqual(a.DataType(), parts[0].DataType())
+	})
+	if !mixed {
+		return array.Concatenate(parts, mem)
+	}
+	var dec *arrow.Decimal128Type
+	for _, a := range parts {
+		if t, ok := a.DataType().(*arrow.Decimal128Type); ok {
+			dec = t
+		}
+	}
+	plain := make([]arrow.Array, 0, len(parts))
+	defer func() { releaseAll(plain) }()
+	for _, a := range parts {
+		switch a := a.(type) {
+		case *array.Dictionary:
+			v, err := compute.TakeArray(compute.WithAllocator(ctx, mem), a.Dictionary(), a.Indices())
+			if err != nil {
+				return nil, err
+			}
+			plain = append(plain, v)
+		case *array.Int64:
+			if dec == nil {
+				a.Retain()
+				plain = append(plain, a)
+				continue
+			}
+			plain = append(plain, unscaledAsDecimal(a, dec, mem))
+		default:
+			a.Retain()
+			plain = append(plain, a)
+		}
+	}
+	return array.Concatenate(plain, mem)
+}
+
+// unscaledAsDecimal is a, unscaled decimal values, as decimal128s of type t.
+func unscaledAsDecimal(a *array.Int64, t *arrow.Decimal128Type, mem memory.Allocator) arrow.Array {
+	b := array.NewDecimal128Builder(mem, t)
+	defer b.Release()
+	b.Reserve(a.Len())
+	for i := range a.Len() {
+		if a.IsNull(i) {
+			b.AppendNull()
+			continue
+		}
+		b.Append(decimal128.FromI64(a.Value(i)))
+	}
+	return b.NewArray()
 }

@@ -164,7 +164,7 @@ func (s *Source) sampleText(ctx context.Context, newRows func(io.Reader, FileInf
 			}
 		}
 		c.Close()
-		if err != nil && err != io.EOF {
+		if err != nil && !errors.Is(err, io.EOF) {
 			return nil, err
 		}
 	}
@@ -181,7 +181,7 @@ func (s *Source) inferCSV(ctx context.Context) error {
 	head := make([]byte, 256<<10)
 	n, err := io.ReadFull(skipBOM(rd), head)
 	c.Close()
-	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
+	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
 		return fmt.Errorf("read %s: %w", first.Location, err)
 	}
 	head = head[:n]

@@ -160,7 +160,7 @@ func (s *Source) readRecords(ctx context.Context, rows textRows, c **chunk, flus
 		rec, err := rows.next()
 		var rowErr *RowError
 		switch {
-		case err == io.EOF:
+		case errors.Is(err, io.EOF):
 			return nil
 		case errors.As(err, &rowErr):
 			rec = record{line: rowErr.Line, file: rowErr.File}

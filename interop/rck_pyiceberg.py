@@ -5,7 +5,10 @@ client lists, loads, scans with a filter, appends a PyArrow table, creates a
 table and evolves a schema; after each change icesql, over the MySQL wire,
 sees it at once. The catalog hands out s3://warehouse/ locations and the
 S3 API's endpoint, so PyIceberg writes its files through icesql's S3 API
-into the warehouse folder. Prints "rest-pyiceberg: N passed, M failed".
+into the warehouse folder. The server has an account (--user), and
+PyIceberg signs in with credential=USER:PASSWORD: it exchanges it at the
+catalog's OAuth2 token endpoint for a bearer token; wrong credentials are
+refused there. Prints "rest-pyiceberg: N passed, M failed".
 
 Usage: python interop/rck_pyiceberg.py path/to/icesql
 """
@@ -34,16 +37,25 @@ def main():
     binary = os.path.abspath(sys.argv[1])
     work = tempfile.mkdtemp(prefix="icesql-rest-")
     port, http_port = free_port(), free_port()
+    user, password = "ann", "py-s3cret"
+    pwfile = os.path.join(work, "password")
+    with open(pwfile, "w") as f:
+        f.write(password + "\n")
     log = open(os.path.join(work, "serve.log"), "w")
     proc = subprocess.Popen([binary, "serve", "--create", "--warehouse", os.path.join(work, "wh"), "--addr", "127.0.0.1:%d" % port,
-                             "--http", "127.0.0.1:%d" % http_port], stdout=log, stderr=subprocess.STDOUT)
+                             "--http", "127.0.0.1:%d" % http_port, "--user", user, "--password-file", pwfile],
+                            stdout=log, stderr=subprocess.STDOUT)
     passed = failed = 0
     try:
         deadline = time.time() + 60
         while True:
             try:
-                conn = pymysql.connect(host="127.0.0.1", port=port, user="root", autocommit=True)
-                urllib.request.urlopen("http://127.0.0.1:%d/v1/config" % http_port).read()
+                conn = pymysql.connect(host="127.0.0.1", port=port, user=user, password=password, autocommit=True)
+                try:
+                    urllib.request.urlopen("http://127.0.0.1:%d/v1/config" % http_port).read()
+                except urllib.error.HTTPError as e:
+                    if e.code != 401:  # up, and asking for credentials
+                        raise
                 break
             except Exception:
                 if proc.poll() is not None or time.time() > deadline:
@@ -67,7 +79,19 @@ def main():
         sql("CREATE TABLE rdb.t (id BIGINT, name TEXT)")
         sql("INSERT INTO rdb.t VALUES (1, 'a'), (2, 'b'), (3, 'c')")
 
-        cat = load_catalog("icesql", type="rest", uri="http://127.0.0.1:%d/_iceberg" % http_port, warehouse="warehouse")
+        uri = "http://127.0.0.1:%d/_iceberg" % http_port
+
+        def refused(credential):
+            try:
+                load_catalog("wrong", type="rest", uri=uri, warehouse="warehouse", credential=credential).list_namespaces()
+            except Exception as e:  # PyIceberg's OAuthError / NotAuthorizedError, saying why
+                return type(e).__name__, "invalid_client" in str(e) or "not the user and password" in str(e)
+            return "admitted", False
+        check("a wrong password is refused at the token endpoint", refused(user + ":wrong"), ("OAuthError", True))
+        check("an unknown user is refused at the token endpoint", refused("bob:" + password), ("OAuthError", True))
+
+        cat = load_catalog("icesql", type="rest", uri=uri, warehouse="warehouse", credential="%s:%s" % (user, password))
+        check("PyIceberg got a token", (cat._session.auth.auth_manager.auth_header() or "").startswith("Bearer icesql1."), True)
         check("list namespaces", ("rdb",) in cat.list_namespaces(), True)
         check("list tables", cat.list_tables("rdb"), [("rdb", "t")])
         tbl = cat.load_table("rdb.t")

@@ -1,15 +1,18 @@
 #!/usr/bin/env python3
 """DuckDB through icesql's Iceberg REST catalog and S3 API (issue 17).
 
-Starts `icesql serve` over a fresh local warehouse, writes tables over the
-MySQL wire, then attaches DuckDB (the iceberg, avro and httpfs extensions
-DuckDB publishes on PyPI) to the REST catalog:
+Starts `icesql serve --user U --password-file F` over a fresh local
+warehouse, writes tables over the MySQL wire, then attaches DuckDB (the
+iceberg, avro and httpfs extensions DuckDB publishes on PyPI) to the REST
+catalog, signing in with OAuth2 (the account's user and password exchanged
+at the catalog's token endpoint for a bearer token):
 
     ATTACH 'warehouse' AS ice (TYPE iceberg, ENDPOINT 'http://127.0.0.1:PORT',
-                               AUTHORIZATION_TYPE 'none')
+                               CLIENT_ID 'U', CLIENT_SECRET 'P',
+                               OAUTH2_SERVER_URI 'http://127.0.0.1:PORT/v1/oauth/tokens')
 
 with no S3 secret of its own: the endpoint and keys come from the table's
-LoadTableResult. DuckDB reads every table icesql wrote (types, partitions,
+LoadTableResult. A wrong password and no credentials are refused (401). DuckDB reads every table icesql wrote (types, partitions,
 delete files), and INSERT, DELETE, UPDATE, CREATE TABLE, CREATE TABLE AS
 SELECT and DROP TABLE from DuckDB are seen by icesql at once; icesql's
 writes and maintenance on DuckDB's tables are read back by DuckDB. Every
@@ -33,6 +36,9 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from interop import DuckDB, rowset, diff  # noqa: E402  (one spelling of values for both engines)
 
 
+USER, PASSWORD = "duck", "quack-s3cret"
+
+
 def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -44,14 +50,22 @@ class Icesql:
         import pymysql
         self.port, self.http_port = free_port(), free_port()
         self.wh = os.path.join(work, "wh")
+        pwfile = os.path.join(work, "password")
+        with open(pwfile, "w") as f:
+            f.write(PASSWORD + "\n")
         self.log = open(os.path.join(work, "serve.log"), "w")
         self.proc = subprocess.Popen([binary, "serve", "--create", "--warehouse", self.wh, "--addr", "127.0.0.1:%d" % self.port,
-                                      "--http", "127.0.0.1:%d" % self.http_port, "--s3-locations"], stdout=self.log, stderr=subprocess.STDOUT)
+                                      "--http", "127.0.0.1:%d" % self.http_port, "--s3-locations", "--user", USER, "--password-file", pwfile],
+                                     stdout=self.log, stderr=subprocess.STDOUT)
         deadline = time.time() + 60
         while True:
             try:
-                self.conn = pymysql.connect(host="127.0.0.1", port=self.port, user="root", autocommit=True)
-                urllib.request.urlopen("http://127.0.0.1:%d/v1/config" % self.http_port).read()
+                self.conn = pymysql.connect(host="127.0.0.1", port=self.port, user=USER, password=PASSWORD, autocommit=True)
+                try:
+                    urllib.request.urlopen("http://127.0.0.1:%d/v1/config" % self.http_port).read()
+                except urllib.error.HTTPError as e:
+                    if e.code != 401:  # up, and asking for credentials
+                        raise
                 break
             except Exception:
                 if self.proc.poll() is not None or time.time() > deadline:
@@ -117,8 +131,23 @@ def main():
                   "UPDATE d.mor SET v = 'C' WHERE id = 3"):
             ice.rows(q)
 
-        check("attach", lambda: duck.con.execute(
-            "ATTACH 'warehouse' AS ice (TYPE iceberg, ENDPOINT 'http://127.0.0.1:%d', AUTHORIZATION_TYPE 'none')" % ice.http_port))
+        endpoint = "http://127.0.0.1:%d" % ice.http_port
+
+        def attach(name, secret):
+            duck.con.execute("ATTACH 'warehouse' AS %s (TYPE iceberg, ENDPOINT '%s', CLIENT_ID '%s', CLIENT_SECRET '%s', "
+                             "OAUTH2_SERVER_URI '%s/v1/oauth/tokens')" % (name, endpoint, USER, secret, endpoint))
+
+        def refused(stmt, why):
+            try:
+                stmt()
+            except Exception as e:  # DuckDB's IO error, with the server's answer
+                assert why in str(e), "refused, but not for %r: %s" % (why, e)
+                return
+            raise AssertionError("admitted")
+        check("a wrong password gets no token", lambda: refused(lambda: attach("bad", "wrong"), "invalid_client"))
+        check("no credentials are refused", lambda: refused(lambda: duck.con.execute(
+            "ATTACH 'warehouse' AS anon (TYPE iceberg, ENDPOINT '%s', AUTHORIZATION_TYPE 'none')" % endpoint), "401"))
+        check("attach with OAuth2", lambda: attach("ice", PASSWORD))
         check("DuckDB lists icesql's tables", lambda: assert_eq(
             sorted(r[2] for r in duck.con.execute("SHOW ALL TABLES").fetchall() if r[0] == "ice"), ["mor", "parts", "types"]))
         same("every type", "d.types")

@@ -12,7 +12,9 @@ UPDATE/DELETE/MERGE, CTAS, time travel, snapshots and history, rollback),
 and after each step asks icesql the same question over the MySQL wire and
 compares the answers. A second Spark catalog configured with the REST
 settings only (no s3.* properties) reads a table, so the S3 endpoint and
-keys the catalog hands out in LoadTableResult are what it uses. Then
+keys the catalog hands out in LoadTableResult are what it uses. Two more
+sign in with OAuth2 (credential=USER:PASSWORD exchanged at the token
+endpoint): one reads and writes, one with a wrong password is refused. Then
 icesql writes over the MySQL wire (an insert into Spark's table, a table
 of its own with delete files, a compaction) and both Spark catalogs, which
 have only S3FileIO, read every row: icesql names its files in the bucket.
@@ -88,6 +90,16 @@ def spark_session(jars, http_port, s3_settings):
                  .config(c + ".s3.access-key-id", USER)
                  .config(c + ".s3.secret-access-key", PASSWORD)
                  .config(c + ".s3.path-style-access", "true"))
+    # Two catalogs sign in with OAuth2 instead (credential=USER:PASSWORD,
+    # exchanged at the catalog's token endpoint), one with a wrong password.
+    for cat, secret in (("oauth", PASSWORD), ("wrong", "not-" + PASSWORD)):
+        c = "spark.sql.catalog." + cat
+        b = (b.config(c, "org.apache.iceberg.spark.SparkCatalog")
+             .config(c + ".type", "rest")
+             .config(c + ".uri", endpoint + "/_iceberg")
+             .config(c + ".warehouse", BUCKET)
+             .config(c + ".io-impl", "org.apache.iceberg.aws.s3.S3FileIO")
+             .config(c + ".credential", USER + ":" + secret))
     spark = b.getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
     return spark
@@ -272,6 +284,24 @@ def main():
         check("a catalog without s3 settings writes through the handed-out endpoint", lambda: (
             spark.sql("INSERT INTO bare.tutorial.orders VALUES (1008, 9, 'Cable', 9.5, '2024-01-19', 'EMEA')"),
             assert_eq(ice.rows("SELECT product FROM tutorial.orders WHERE order_id = 1008"), (("Cable",),))))
+
+        # OAuth2: a token for the account's credentials reads and writes;
+        # a wrong password gets no token.
+        check("a catalog signed in with OAuth2 reads", lambda: assert_eq(
+            rowset(spark.sql("SELECT * FROM oauth.tutorial.orders").collect()),
+            rowset(ice.rows("SELECT * FROM tutorial.orders"))))
+        check("a catalog signed in with OAuth2 writes", lambda: (
+            spark.sql("INSERT INTO oauth.tutorial.orders VALUES (1009, 9, 'Charger', 19.5, '2024-01-20', 'EMEA')"),
+            assert_eq(ice.rows("SELECT product FROM tutorial.orders WHERE order_id = 1009"), (("Charger",),))))
+
+        def wrong_password():
+            try:
+                spark.sql("SHOW NAMESPACES IN wrong").collect()
+            except Exception as e:
+                assert "NotAuthorizedException" in str(e) and "invalid_client" in str(e), "refused, but not as the spec says: %s" % e
+                return
+            raise AssertionError("a catalog with a wrong password was admitted")
+        check("a wrong password gets no token", wrong_password)
 
         # icesql's own writes (SQL over the MySQL wire, procedures) name their
         # files s3://BUCKET/..., so Spark with only S3FileIO reads them.

@@ -2,6 +2,7 @@ package planner
 
 import (
 	"context"
+	"errors"
 	"strings"
 
 	ast "github.com/dolthub/vitess/go/vt/sqlparser"
@@ -371,7 +372,8 @@ func (s statement) alterColumn(i int) (any, error) {
 
 // injectedBy returns the statement a rewrite returned through err.
 func injectedBy(err error) (ast.Statement, bool) {
-	if inj, ok := err.(injected); ok {
+	var inj injected
+	if errors.As(err, &inj) {
 		return inj.stmt, true
 	}
 	return nil, false

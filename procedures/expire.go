@@ -318,14 +318,10 @@ func deleteExpiredFiles(ctx context.Context, before, after *table.Table, removed
 // not inside home (decoded, links resolved: storage.Inside) are not touched;
 // they are returned, sorted.
 func removeFiles(ctx context.Context, fsys icebergio.IO, home string, files map[string]*int64, workers int) ([]string, error) {
-	type result struct {
-		counter *int64
-		err     error
-	}
 	var left []string
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(workers)
-	results := make(chan result, len(files))
+	results := make(chan *int64, len(files))
 	for path, counter := range files {
 		if storage.Inside(home, path, true) != nil {
 			left = append(left, path)
@@ -339,14 +335,14 @@ func removeFiles(ctx context.Context, fsys icebergio.IO, home string, files map[
 			if err != nil && !errors.Is(err, fs.ErrNotExist) {
 				return fmt.Errorf("delete %s: %w", path, err)
 			}
-			results <- result{counter: counter}
+			results <- counter
 			return nil
 		})
 	}
 	err := g.Wait()
 	close(results)
-	for r := range results {
-		*r.counter++
+	for counter := range results {
+		*counter++
 	}
 	slices.Sort(left)
 	return left, err

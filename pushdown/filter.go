@@ -77,7 +77,7 @@ func In(field iceberg.NestedField, values []any) (iceberg.BooleanExpression, boo
 		// boolean column, so say it otherwise.
 		has := map[bool]bool{}
 		for _, l := range lits {
-			has[l.(iceberg.BoolLiteral) == true] = true
+			has[bool(l.(iceberg.BoolLiteral))] = true
 		}
 		switch {
 		case has[true] && has[false]:

@@ -2,6 +2,7 @@ package pushdown
 
 import (
 	"context"
+	"errors"
 	"io"
 	"iter"
 	"path/filepath"
@@ -244,7 +245,7 @@ func TestSplitTasks(t *testing.T) {
 	defer b.Close()
 	for {
 		rec, err := b.Next()
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {

@@ -84,6 +84,7 @@ func (w *Warehouse) prepareCommit(ctx context.Context, ident table.Identifier, r
 	}
 	updates = w.storedUpdates(updates)
 	detachAddedSnapshots(updates)
+	stampAfterParents(base, updates)
 	updated, err := table.UpdateTableMetadata(share(base), updates, baseLoc)
 	if err != nil {
 		return p, nil, fmt.Errorf("commit %s.%s: %w", ns, name, err)

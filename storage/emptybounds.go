@@ -100,15 +100,11 @@ func reencode(rd *ocf.Reader, schema *avro.Schema, entries []map[string]any) ([]
 		switch k {
 		case "avro.schema":
 		case "avro.codec":
-			switch string(v) {
-			case "deflate":
-				codec = ocf.DeflateCodec(-1)
-			case "snappy":
-				codec = ocf.SnappyCodec()
-			case "null":
-			default:
-				return nil, fmt.Errorf("Avro codec %q", v)
+			c, err := avroCodec(string(v))
+			if err != nil {
+				return nil, err
 			}
+			codec = c
 		default:
 			meta[k] = v
 		}

@@ -227,20 +227,22 @@ func repairAvro(f icebergio.File) ([]byte, bool, error) {
 // spec's names, which Java and PyIceberg compare without regard to case,
 // are upper case, and iceberg-go compares with "PARQUET" exactly, so such
 // a file was "not Parquet" and its table unreadable. upperFileFormats
-// returns data, if it is an uncompressed manifest with a format named in
-// lower case, with the names upper case. A compressed manifest is passed
-// on as it is: finding the names there would mean decoding every
-// manifest of every table (the writers seen doing it write uncompressed
-// manifests).
+// returns data, if it is a manifest with a format named in lower case,
+// with the names upper case. Only a manifest whose (decompressed) blocks
+// hold such a name is decoded and written again, with its own codec.
 func upperFileFormats(data []byte) ([]byte, bool, error) {
 	h, err := readAvroHeader(data)
 	if err != nil {
 		return nil, false, err
 	}
-	if c := string(h.meta["avro.codec"]); c != "" && c != "null" {
+	if _, ok := manifestVersion(h.meta["avro.schema"]); !ok {
 		return nil, false, nil
 	}
-	body, found := data[h.end:], false
+	body, err := avroBlocks(data, h)
+	if err != nil {
+		return nil, false, err
+	}
+	found := false
 	var buf [binary.MaxVarintLen64]byte
 	for _, name := range []string{"parquet", "avro", "orc", "puffin"} {
 		// an Avro string: its length as a zig-zag varint, then its bytes
@@ -249,7 +251,7 @@ func upperFileFormats(data []byte) ([]byte, bool, error) {
 			found = true
 		}
 	}
-	if _, ok := manifestVersion(h.meta["avro.schema"]); !found || !ok {
+	if !found {
 		return nil, false, nil
 	}
 	rd, err := ocf.NewReader(bytes.NewReader(data))
@@ -282,6 +284,52 @@ func upperFileFormats(data []byte) ([]byte, bool, error) {
 		return nil, false, fmt.Errorf("rewrite manifest: %w", err)
 	}
 	return out, true, nil
+}
+
+// avroCodec is the codec of an Avro file's "avro.codec": nil for none.
+func avroCodec(name string) (ocf.Codec, error) {
+	switch name {
+	case "", "null":
+		return nil, nil
+	case "deflate":
+		return ocf.DeflateCodec(-1), nil
+	case "snappy":
+		return ocf.SnappyCodec(), nil
+	case "zstandard":
+		return ocf.ZstdCodec(nil, nil)
+	}
+	return nil, fmt.Errorf("unknown Avro codec %q", name)
+}
+
+// avroBlocks is the content of the data blocks of the Avro file data (whose
+// header is h), decompressed with its codec and concatenated.
+func avroBlocks(data []byte, h avroHeader) ([]byte, error) {
+	codec, err := avroCodec(string(h.meta["avro.codec"]))
+	if err != nil || codec == nil {
+		return data[h.end+16:], err
+	}
+	defer codec.Close()
+	var out []byte
+	pos := h.end + 16 // the header's sync marker
+	for pos < len(data) {
+		if _, n := binary.Varint(data[pos:]); n > 0 { // the block's count of objects
+			pos += n
+		} else {
+			return nil, errors.New("truncated Avro block")
+		}
+		size, n := binary.Varint(data[pos:])
+		if n <= 0 || size < 0 || int64(len(data)-pos-n) < size+16 {
+			return nil, errors.New("truncated Avro block")
+		}
+		pos += n
+		block, err := codec.Decompress(data[pos : pos+int(size)])
+		if err != nil {
+			return nil, fmt.Errorf("decompress Avro block (%s): %w", codec.Name(), err)
+		}
+		out = append(out, block...)
+		pos += int(size) + 16 // the block and its sync marker
+	}
+	return out, nil
 }
 
 // repairManifest returns data, if it is a manifest whose header lacks

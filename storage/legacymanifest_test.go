@@ -3,6 +3,7 @@ package storage
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -87,7 +88,7 @@ func TestRepairLegacyManifest(t *testing.T) {
 		n := 0
 		for {
 			var rec map[string]any
-			if err := rd.Decode(&rec); err == io.EOF {
+			if err := rd.Decode(&rec); errors.Is(err, io.EOF) {
 				break
 			} else if err != nil {
 				t.Fatalf("%s: record %d: %v", path, n, err)
@@ -102,8 +103,23 @@ func TestRepairLegacyManifest(t *testing.T) {
 }
 
 // TestLowerCaseFileFormat reads a table whose manifest names its data
-// file's format "parquet", as DuckDB writes it.
+// file's format "parquet", as DuckDB writes it, uncompressed or with each
+// codec Avro writers use.
 func TestLowerCaseFileFormat(t *testing.T) {
+	zstd, err := ocf.ZstdCodec(nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, codec := range []ocf.Codec{nil, ocf.DeflateCodec(-1), ocf.SnappyCodec(), zstd} {
+		name := "null"
+		if codec != nil {
+			name = codec.Name()
+		}
+		t.Run(name, func(t *testing.T) { testLowerCaseFileFormat(t, codec) })
+	}
+}
+
+func testLowerCaseFileFormat(t *testing.T, codec ocf.Codec) {
 	ctx := context.Background()
 	w := openTestWarehouse(t, t.TempDir())
 	mustCreateNamespace(t, w, "db")
@@ -123,7 +139,7 @@ func TestLowerCaseFileFormat(t *testing.T) {
 	if err != nil || len(mans) != 1 {
 		t.Fatalf("manifests %v: %v", mans, err)
 	}
-	// Rewrite the manifest as DuckDB writes it: uncompressed, "parquet".
+	// Rewrite the manifest as DuckDB writes it, "parquet", with codec.
 	p, err := LocalPath(mans[0].FilePath())
 	if err != nil {
 		t.Fatal(err)
@@ -139,7 +155,7 @@ func TestLowerCaseFileFormat(t *testing.T) {
 	var entries []map[string]any
 	for {
 		var e map[string]any
-		if err := rd.Decode(&e); err == io.EOF {
+		if err := rd.Decode(&e); errors.Is(err, io.EOF) {
 			break
 		} else if err != nil {
 			t.Fatal(err)
@@ -153,8 +169,12 @@ func TestLowerCaseFileFormat(t *testing.T) {
 			meta[k] = v
 		}
 	}
+	opts := []ocf.WriterOpt{ocf.WithMetadata(meta)}
+	if codec != nil {
+		opts = append(opts, ocf.WithCodec(codec))
+	}
 	var buf bytes.Buffer
-	wr, err := ocf.NewWriter(&buf, rd.Schema(), ocf.WithMetadata(meta))
+	wr, err := ocf.NewWriter(&buf, rd.Schema(), opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,8 +186,9 @@ func TestLowerCaseFileFormat(t *testing.T) {
 	if err := wr.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.Contains(buf.Bytes(), []byte("\x0eparquet")) {
-		t.Fatal("the rewritten manifest does not hold \"parquet\"")
+	if h, err := readAvroHeader(buf.Bytes()); err != nil || codec != nil && string(h.meta["avro.codec"]) != codec.Name() ||
+		codec == nil && !bytes.Contains(buf.Bytes(), []byte("\x0eparquet")) {
+		t.Fatalf("the rewritten manifest is not as asked: %v", err)
 	}
 	if err := os.WriteFile(p, buf.Bytes(), 0o644); err != nil {
 		t.Fatal(err)

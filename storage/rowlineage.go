@@ -52,7 +52,7 @@ func withFirstRowID(meta table.Metadata, f iceberg.DataFile, firstRowID int64) (
 		return nil, err
 	}
 	b.ColumnSizes(f.ColumnSizes()).ValueCounts(f.ValueCounts()).NullValueCounts(f.NullValueCounts()).
-		NaNValueCounts(f.NaNValueCounts()).DistinctValueCounts(f.DistinctValueCounts()).
+		NaNValueCounts(f.NaNValueCounts()).
 		LowerBoundValues(f.LowerBoundValues()).UpperBoundValues(f.UpperBoundValues()).
 		SplitOffsets(f.SplitOffsets())
 	if k := f.KeyMetadata(); k != nil {

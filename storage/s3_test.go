@@ -107,12 +107,11 @@ func stripConditionalWrites(t *testing.T, endpoint string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rp := httputil.NewSingleHostReverseProxy(target)
-	inner := rp.Director
-	rp.Director = func(r *http.Request) {
-		inner(r)
-		r.Header.Del("If-None-Match")
-	}
+	rp := &httputil.ReverseProxy{Rewrite: func(r *httputil.ProxyRequest) {
+		r.SetURL(target)
+		r.Out.Host = r.In.Host
+		r.Out.Header.Del("If-None-Match")
+	}}
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

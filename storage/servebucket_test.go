@@ -140,15 +140,15 @@ func TestServedBucketKeepsFileNamesByDefault(t *testing.T) {
 	w := openTestWarehouse(t, dir)
 	mustCreateNamespace(t, w, "db")
 	ident := table.Identifier{"db", "t"}
-	tbl, err := w.CreateTable(ctx, ident, testSchema)
-	if err != nil {
+	if _, err := w.CreateTable(ctx, ident, testSchema); err != nil {
 		t.Fatal(err)
 	}
 	for i, writeNames := range []bool{false, true, false} {
 		if err := w.ServeBucket(ctx, "lake", writeNames); err != nil {
 			t.Fatal(err)
 		}
-		if tbl, err = w.LoadTable(ctx, ident); err != nil {
+		tbl, err := w.LoadTable(ctx, ident)
+		if err != nil {
 			t.Fatal(err)
 		}
 		if tbl, err = AppendFiles(ctx, w, ident, writeFile(t, tbl, int64(i)), nil); err != nil {

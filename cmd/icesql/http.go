@@ -22,24 +22,26 @@ const httpUsage = `
 Flags of serve (the HTTP port: the Iceberg REST catalog and the S3 API):
   --http HOST:PORT      address of the Iceberg REST catalog, served under /v1/ and /_iceberg/v1/
                         (default 127.0.0.1:8181; --http '' turns it off). With --user, requests
-                        need "Authorization: Bearer USER:PASSWORD" (PyIceberg and Spark: token=USER:PASSWORD)
+                        need an OAuth2 token of /v1/oauth/tokens (PyIceberg, Spark, DuckDB:
+                        credential=USER:PASSWORD), "Authorization: Bearer USER:PASSWORD" (token=USER:PASSWORD)
                         or AWS SigV4 with USER and PASSWORD as access key and secret (signing name s3tables)
   --bucket NAME         the S3 API on the same port, at / (default warehouse): one bucket, the warehouse
-                        folder, path-style, SigV4 with USER and PASSWORD (a local warehouse only)
+                        folder, path-style or virtual-host style, SigV4 with USER and PASSWORD (a local warehouse only)
   --s3-locations        icesql's own writes name their files s3://BUCKET/... too, so a client
                         with only an S3 file IO (Spark's S3FileIO) reads them; engines that read
                         the warehouse folder directly then need the S3 API for those files
 `
 
 // httpHandler is everything the --http port serves: the Iceberg REST
-// catalog under /v1/ and /_iceberg/v1/ (bucket is its warehouse name;
+// catalog under /v1/ and /_iceberg/v1/, with its token endpoint issuing
+// tokens (bucket is its warehouse name;
 // restserve.DefaultPrefix when empty), and the S3 API (s3api, nil for a
 // warehouse on S3) at /, which checks its own requests (SigV4). auth, when
 // set, checks every catalog request (see httpAuth).
-func httpHandler(wh *storage.Warehouse, auth func(*http.Request) error, bucket string, s3api http.Handler, s3 *restserve.S3) http.Handler {
+func httpHandler(wh *storage.Warehouse, auth func(*http.Request) error, tokens *restserve.Tokens, bucket string, s3api http.Handler, s3 *restserve.S3) http.Handler {
 	mux := http.NewServeMux()
 	// The bucket's name is the catalog's warehouse name too, as on AIStor.
-	cat := restserve.New(wh, restserve.Config{Authenticate: auth, Prefix: bucket, S3: s3})
+	cat := restserve.New(wh, restserve.Config{Authenticate: auth, Tokens: tokens, Prefix: bucket, S3: s3})
 	mux.Handle("/v1/", cat)
 	mux.Handle("/_iceberg/", cat)
 	if s3api != nil {
@@ -65,32 +67,38 @@ type authenticator func(r *http.Request) (ok bool, err error)
 
 // httpAuth is the check of every request when the server has an account
 // (--user): nil without one, which only a loopback address allows. The
-// account's credentials are accepted as a static bearer token, USER:PASSWORD,
-// and by the authenticators given (SigV4, see sigv4).
-func httpAuth(user, password string, auths ...authenticator) func(*http.Request) error {
+// account's credentials are accepted as a bearer token: one tokens issued
+// (the OAuth2 token endpoint) or the static USER:PASSWORD; and by the
+// authenticators given (SigV4, see sigv4).
+func httpAuth(user, password string, tokens *restserve.Tokens, auths ...authenticator) func(*http.Request) error {
 	if user == "" {
 		return nil
 	}
-	auths = append([]authenticator{bearer(user + ":" + password)}, auths...)
+	auths = append([]authenticator{bearer(user+":"+password, tokens)}, auths...)
 	return func(r *http.Request) error {
 		for _, a := range auths {
 			if ok, err := a(r); ok {
 				return err
 			}
 		}
-		return errors.New("this catalog needs credentials: send Authorization: Bearer USER:PASSWORD (the account of --user)")
+		return errors.New("this catalog needs credentials: configure the client with credential=USER:PASSWORD (the account of --user; its token endpoint is /v1/oauth/tokens), or send Authorization: Bearer USER:PASSWORD")
 	}
 }
 
-// bearer accepts "Authorization: Bearer <token>" with the given token.
-func bearer(token string) authenticator {
+// bearer accepts "Authorization: Bearer <token>" with a token that tokens
+// issued, or the given static one.
+func bearer(static string, tokens *restserve.Tokens) authenticator {
 	return func(r *http.Request) (bool, error) {
 		got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
 		if !ok {
 			return false, nil
 		}
-		if subtle.ConstantTimeCompare([]byte(got), []byte(token)) != 1 {
-			return true, errors.New("the bearer token is not USER:PASSWORD of this server's account")
+		if tokens != nil && restserve.Ours(got) {
+			_, err := tokens.Verify(got)
+			return true, err
+		}
+		if subtle.ConstantTimeCompare([]byte(got), []byte(static)) != 1 {
+			return true, errors.New("the bearer token is neither an access token of this server nor USER:PASSWORD of its account")
 		}
 		return true, nil
 	}
@@ -145,9 +153,10 @@ func serveHTTP(ctx context.Context, e *engine.Engine, addr string, served served
 			return err
 		}
 	}
-	auth := httpAuth(scfg.User, scfg.Password, sigv4(sigv4auth.New(creds, "s3tables", "execute-api")))
+	tokens := restserve.NewTokens(creds)
+	auth := httpAuth(scfg.User, scfg.Password, tokens, sigv4(sigv4auth.New(creds, "s3tables", "execute-api")))
 	mux := http.NewServeMux()
-	mux.Handle("/", httpHandler(wh, auth, bucket, s3api, s3))
+	mux.Handle("/", httpHandler(wh, auth, tokens, bucket, s3api, s3))
 	mux.Handle("GET /metrics", withAuth(metrics, auth)) // Prometheus (serverlog.go)
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	go srv.Serve(ln)
@@ -157,7 +166,7 @@ func serveHTTP(ctx context.Context, e *engine.Engine, addr string, served served
 	}()
 	fmt.Fprintf(stdout, "Iceberg REST catalog on http://%s/v1 (also /_iceberg/v1), warehouse %q\n", ln.Addr(), bucket)
 	if s3api != nil {
-		fmt.Fprintf(stdout, "S3 API on http://%s, bucket %q (the warehouse folder; path-style)\n", ln.Addr(), bucket)
+		fmt.Fprintf(stdout, "S3 API on http://%s, bucket %q (the warehouse folder; path-style or BUCKET.host)\n", ln.Addr(), bucket)
 	}
 	return nil
 }

@@ -3,13 +3,17 @@ package main
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -19,6 +23,7 @@ import (
 
 	"github.com/icesql/icesql/engine"
 	"github.com/icesql/icesql/storage"
+	"github.com/icesql/icesql/storage/restserve"
 )
 
 // TestRESTAndSQLWritersLoseNothing: REST clients (iceberg-go's, through the
@@ -38,7 +43,7 @@ func TestRESTAndSQLWritersLoseNothing(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	srv := httptest.NewServer(httpHandler(e.Catalog().(*storage.Warehouse), nil, "", nil, nil))
+	srv := httptest.NewServer(httpHandler(e.Catalog().(*storage.Warehouse), nil, nil, "", nil, nil))
 	defer srv.Close()
 
 	const writers, rounds = 2, 8
@@ -138,10 +143,10 @@ func TestHTTPAuth(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if httpAuth("", "") != nil {
+	if httpAuth("", "", nil) != nil {
 		t.Fatal("without an account the catalog is open (loopback only)")
 	}
-	srv := httptest.NewServer(httpHandler(wh, httpAuth("ann", "s3cret"), "", nil, nil))
+	srv := httptest.NewServer(httpHandler(wh, httpAuth("ann", "s3cret", nil), nil, "", nil, nil))
 	defer srv.Close()
 	for _, c := range []struct {
 		header string
@@ -159,5 +164,143 @@ func TestHTTPAuth(t *testing.T) {
 		if resp.StatusCode != c.status {
 			t.Errorf("Authorization %q: %d, want %d", c.header, resp.StatusCode, c.status)
 		}
+	}
+}
+
+// TestOAuthTokens: clients configured with credential=USER:PASSWORD get a
+// token from /v1/oauth/tokens (and /_iceberg/v1/oauth/tokens), which the
+// catalog then accepts until it expires; wrong credentials, a forged, an
+// expired token or one signed with an old password are refused with the
+// specification's errors.
+func TestOAuthTokens(t *testing.T) {
+	ctx := context.Background()
+	wh, err := storage.OpenWarehouse(ctx, "file://"+t.TempDir(), storage.LocalStore{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	clock := func() time.Time { return now }
+	tokens := restserve.NewTokens(map[string]string{"ann": "s3cret"}).WithClock(clock, time.Hour)
+	srv := httptest.NewServer(httpHandler(wh, httpAuth("ann", "s3cret", tokens), tokens, "", nil, nil))
+	defer srv.Close()
+
+	// post asks the token endpoint; it returns the status and the JSON body.
+	post := func(path string, form url.Values, basic ...string) (int, map[string]any) {
+		t.Helper()
+		base := srv.URL
+		if len(basic) == 1 { // another server
+			base = basic[0]
+		}
+		req, _ := http.NewRequest("POST", base+path, strings.NewReader(form.Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		if len(basic) == 2 {
+			req.SetBasicAuth(basic[0], basic[1])
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var out map[string]any
+		if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
+			t.Fatalf("%s: the answer is not JSON: %v", path, err)
+		}
+		return resp.StatusCode, out
+	}
+	// config reads /v1/config with a bearer token, returning the status and
+	// the error's type.
+	config := func(token string) (int, string) {
+		t.Helper()
+		req, _ := http.NewRequest("GET", srv.URL+"/v1/config", nil)
+		req.Header.Set("Authorization", "Bearer "+token)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var out struct{ Error struct{ Type string } }
+		json.NewDecoder(resp.Body).Decode(&out)
+		return resp.StatusCode, out.Error.Type
+	}
+	grant := url.Values{"grant_type": {"client_credentials"}, "client_id": {"ann"}, "client_secret": {"s3cret"}, "scope": {"catalog"}}
+
+	var token string
+	for _, path := range []string{"/v1/oauth/tokens", "/_iceberg/v1/oauth/tokens"} {
+		status, out := post(path, grant)
+		if status != 200 || out["token_type"] != "bearer" || out["expires_in"] != float64(3600) ||
+			out["issued_token_type"] != "urn:ietf:params:oauth:token-type:access_token" {
+			t.Fatalf("%s: %d %v", path, status, out)
+		}
+		token = out["access_token"].(string)
+		if status, typ := config(token); status != 200 {
+			t.Fatalf("the issued token is refused: %d %s", status, typ)
+		}
+	}
+	if status, out := post("/v1/oauth/tokens", url.Values{"grant_type": {"client_credentials"}}, "ann", "s3cret"); status != 200 {
+		t.Errorf("HTTP Basic client authentication: %d %v", status, out)
+	}
+
+	for _, c := range []struct {
+		name   string
+		form   url.Values
+		status int
+		code   string
+	}{
+		{"wrong secret", url.Values{"grant_type": {"client_credentials"}, "client_id": {"ann"}, "client_secret": {"nope"}}, 401, "invalid_client"},
+		{"unknown user", url.Values{"grant_type": {"client_credentials"}, "client_id": {"bob"}, "client_secret": {"s3cret"}}, 401, "invalid_client"},
+		{"no client", url.Values{"grant_type": {"client_credentials"}}, 401, "invalid_client"},
+		{"no grant", url.Values{"client_id": {"ann"}, "client_secret": {"s3cret"}}, 400, "invalid_request"},
+		{"password grant", url.Values{"grant_type": {"password"}, "username": {"ann"}, "password": {"s3cret"}}, 400, "unsupported_grant_type"},
+		{"exchange of a forged token", url.Values{"grant_type": {"urn:ietf:params:oauth:grant-type:token-exchange"},
+			"subject_token": {token + "x"}, "subject_token_type": {"urn:ietf:params:oauth:token-type:access_token"}}, 400, "invalid_grant"},
+	} {
+		status, out := post("/v1/oauth/tokens", c.form)
+		if status != c.status || out["error"] != c.code || out["error_description"] == "" {
+			t.Errorf("%s: %d %v, want %d %s", c.name, status, out, c.status, c.code)
+		}
+	}
+
+	// A client renews its token before it expires (Java's token exchange).
+	status, out := post("/v1/oauth/tokens", url.Values{"grant_type": {"urn:ietf:params:oauth:grant-type:token-exchange"},
+		"subject_token": {token}, "subject_token_type": {"urn:ietf:params:oauth:token-type:access_token"}})
+	if status != 200 {
+		t.Fatalf("token exchange: %d %v", status, out)
+	}
+	if status, _ := config(out["access_token"].(string)); status != 200 {
+		t.Errorf("the exchanged token is refused: %d", status)
+	}
+
+	// Forged, signed for another password, expired: each 401.
+	forged := []string{token[:len(token)-2] + "AA", strings.Replace(token, "icesql1.YW5u", "icesql1.Ym9i", 1)}
+	old := restserve.NewTokens(map[string]string{"ann": "old"})
+	srv2 := httptest.NewServer(httpHandler(wh, httpAuth("ann", "old", old), old, "", nil, nil))
+	defer srv2.Close()
+	grant.Set("client_secret", "old")
+	if status, out := post("/v1/oauth/tokens", grant, srv2.URL); status != 200 {
+		t.Fatalf("the server with the old password: %d %v", status, out)
+	} else {
+		forged = append(forged, out["access_token"].(string))
+	}
+	for _, f := range forged {
+		if status, typ := config(f); status != 401 || typ != "NotAuthorizedException" {
+			t.Errorf("token %q: %d %s, want 401 NotAuthorizedException", f, status, typ)
+		}
+	}
+	now = now.Add(time.Hour + time.Second)
+	if status, typ := config(token); status != 401 || typ != "NotAuthorizedException" {
+		t.Errorf("an expired token: %d %s, want 401", status, typ)
+	}
+	now = now.Add(-time.Hour)
+
+	// iceberg-go's REST client with credential= exchanges it itself.
+	cat, err := rest.NewCatalog(ctx, "icesql", srv.URL+"/_iceberg", rest.WithCredential("ann:s3cret"), rest.WithWarehouseLocation("warehouse"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cat.CreateNamespace(ctx, table.Identifier{"oauth"}, nil); err != nil {
+		t.Fatalf("create a namespace with a token: %v", err)
+	}
+	if _, err := rest.NewCatalog(ctx, "icesql", srv.URL+"/_iceberg", rest.WithCredential("ann:wrong")); err == nil || !errors.Is(err, rest.ErrOAuthError) {
+		t.Errorf("wrong credentials: %v, want an OAuth error", err)
 	}
 }

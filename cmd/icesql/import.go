@@ -100,7 +100,7 @@ func runImport(args []string, stdout, stderr io.Writer) error {
 	logrus.SetLevel(logrus.ErrorLevel)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	e, err := engine.Open(ctx, *cfg)
+	e, err := openEngine(ctx, *cfg)
 	if err != nil {
 		return err
 	}

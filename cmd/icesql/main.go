@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"syscall"
@@ -265,7 +266,7 @@ func serve(args []string, stdout, stderr io.Writer) error {
 	logrus.SetLevel(logrus.ErrorLevel)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	e, err := engine.Open(ctx, *cfg)
+	e, err := openEngine(ctx, *cfg)
 	if err != nil {
 		return err
 	}
@@ -303,4 +304,14 @@ func splitAddr(addr string) (host, port string) {
 		return addr, ""
 	}
 	return host, port
+}
+
+// openEngine opens the engine cfg describes, after setting the Go
+// runtime's soft memory limit from cfg.MemoryLimit: the limit is the
+// process's, which the program owns (engine.RuntimeMemoryLimit).
+func openEngine(ctx context.Context, cfg engine.Config) (*engine.Engine, error) {
+	if cfg.MemoryLimit > 0 {
+		debug.SetMemoryLimit(engine.RuntimeMemoryLimit(cfg.MemoryLimit))
+	}
+	return engine.Open(ctx, cfg)
 }

@@ -55,7 +55,7 @@ func runSQL(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	}
 	logrus.SetLevel(logrus.ErrorLevel) // errors are printed as the mysql client does
 	ctx := context.Background()
-	e, err := engine.Open(ctx, *cfg)
+	e, err := openEngine(ctx, *cfg)
 	if err != nil {
 		return err
 	}

@@ -2,6 +2,7 @@ package vector
 
 import (
 	"context"
+	"errors"
 	"io"
 	"sync"
 
@@ -34,7 +35,7 @@ func EachBatch(ctx context.Context, src Source, workers int, fn func(w int, rec 
 				defer wg.Done()
 				for ctx.Err() == nil {
 					rec, err := next()
-					if err == io.EOF {
+					if errors.Is(err, io.EOF) {
 						return
 					}
 					if err == nil {
@@ -70,7 +71,7 @@ func EachBatch(ctx context.Context, src Source, workers int, fn func(w int, rec 
 		defer close(recs)
 		for {
 			rec, err := src.Next()
-			if err == io.EOF {
+			if errors.Is(err, io.EOF) {
 				return nil
 			}
 			if err != nil {

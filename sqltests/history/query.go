@@ -550,7 +550,7 @@ func (g *queryGen) subquery() Query {
 		pred, shape = fmt.Sprintf("NOT EXISTS (SELECT 1 FROM %s AS q%s)", inner.ref, and(corr, innerWhere)), "subquery/not-exists"
 	case 4:
 		c, _ := inner.pick(g.rng, func(c Column) bool { return c.Kind == KString })
-		pred, shape = fmt.Sprintf("l.s IN (SELECT q.%s FROM %s AS q%s)", c.Name, inner.ref, and(fmt.Sprintf("q.k = l.k"), innerWhere)), "subquery/correlated-in"
+		pred, shape = fmt.Sprintf("l.s IN (SELECT q.%s FROM %s AS q%s)", c.Name, inner.ref, and("q.k = l.k", innerWhere)), "subquery/correlated-in"
 	case 5:
 		pred, shape = fmt.Sprintf("l.x > (SELECT AVG(q.x) FROM %s AS q%s)", inner.ref, and(innerWhere)), "subquery/scalar"
 	case 6:

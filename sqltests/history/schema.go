@@ -85,8 +85,6 @@ type Table struct {
 	Format  int
 	Modes   [3]string // write.update.mode, write.delete.mode, write.merge.mode
 	nextCol int
-	// ids is the largest id generated so far, so that keys overlap.
-	ids int
 	// Branches and Tags are the table's refs besides main, by name;
 	// nextRef numbers new ones (b1, g2, ...).
 	Branches []string

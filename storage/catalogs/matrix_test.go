@@ -127,7 +127,8 @@ func logicFiles(t *testing.T, catalog string) []string {
 		case name == "namespace_properties.test":
 			// Its LOCATION case is the embedded catalog's refusal (1235);
 			// the others take a location as the property "location", and
-			// the Hadoop catalog keeps no namespace properties at all.
+			// the Hadoop catalog keeps no namespace properties at all:
+			// TestNamespaceLocation runs LOCATION on each.
 		case name == "procedures.test":
 			// Its register_table error cases are the embedded catalog's (a
 			// folder for a metadata file, names checked before files are

@@ -63,7 +63,29 @@ func (c checkedNames) CreateTable(ctx context.Context, ident table.Identifier, s
 	if err := checkIdent(ident, true); err != nil {
 		return nil, err
 	}
+	if c.CatalogType() == catalog.REST {
+		opts = namespaceLocation(ctx, c.Catalog, ident, opts)
+	}
 	return c.Catalog.CreateTable(ctx, ident, sc, opts...)
+}
+
+// namespaceLocation places a table without a location of its own below its
+// namespace's "location" (CREATE NAMESPACE ... LOCATION), as the SQL and
+// Glue catalogs do themselves; a REST server may place tables by its own
+// rule instead (Iceberg's JDBC-backed server does), so the client asks.
+func namespaceLocation(ctx context.Context, cat catalog.Catalog, ident table.Identifier, opts []catalog.CreateTableOpt) []catalog.CreateTableOpt {
+	var cfg catalog.CreateTableCfg
+	for _, o := range opts {
+		o(&cfg)
+	}
+	if cfg.Location != "" || len(ident) < 2 {
+		return opts
+	}
+	props, err := cat.LoadNamespaceProperties(ctx, ident[:len(ident)-1])
+	if loc := strings.TrimRight(props["location"], "/"); err == nil && loc != "" {
+		return append(opts, catalog.WithLocation(loc+"/"+ident[len(ident)-1]))
+	}
+	return opts // a missing namespace is CreateTable's error to report
 }
 
 func (c checkedNames) CommitTable(ctx context.Context, ident table.Identifier, reqs []table.Requirement, updates []table.Update) (table.Metadata, string, error) {

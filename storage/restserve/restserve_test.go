@@ -308,7 +308,7 @@ func TestStagedCreate(t *testing.T) {
 		{"action":"set-default-sort-order","sort-order-id":-1},
 		{"action":"set-location","location":"file:///elsewhere"},
 		{"action":"set-properties","updates":{"p":"1"}}]}`
-	out = s.want("POST", "/v1/namespaces/db/tables/c", commit, 200, "")
+	s.want("POST", "/v1/namespaces/db/tables/c", commit, 200, "")
 	tbl, err := s.wh.LoadTable(context.Background(), table.Identifier{"db", "c"})
 	if err != nil {
 		t.Fatal(err)

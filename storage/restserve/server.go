@@ -37,6 +37,10 @@ type Config struct {
 	// are handed out with its locations and the configuration a client's
 	// S3 file IO needs to reach it.
 	S3 *S3
+	// Tokens, when set, serves the OAuth2 token endpoint (POST
+	// /v1/oauth/tokens) with its accounts; Authenticate should accept its
+	// tokens (Tokens.Verify).
+	Tokens *Tokens
 }
 
 // DefaultPrefix is the warehouse name when Config.Prefix is empty; it is
@@ -125,6 +129,10 @@ func (h *Handler) routes() {
 var roots = map[string]bool{"config": true, "namespaces": true, "tables": true, "transactions": true, "views": true, "oauth": true}
 
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if p := strings.TrimPrefix(r.URL.Path, "/_iceberg"); p == "/v1/oauth/tokens" {
+		h.serveToken(w, r) // its body holds the credentials
+		return
+	}
 	if h.cfg.Authenticate != nil {
 		if err := h.cfg.Authenticate(r); err != nil {
 			status, typ := http.StatusUnauthorized, "NotAuthorizedException"

@@ -61,6 +61,7 @@ type listV1Result struct {
 // listing is one entry of a listing: an object, or a common prefix.
 type listing struct {
 	name   string
+	path   string      // the object's file
 	info   fs.FileInfo // nil for a common prefix
 	prefix bool
 }
@@ -123,7 +124,14 @@ func (s *Server) listObjects(q *request) error {
 			prefixes = append(prefixes, commonPrefix{Prefix: code(it.name)})
 			continue
 		}
-		o := object{Key: code(it.name), LastModified: lastModified(it.info), ETag: etag(it.info), Size: it.info.Size(), StorageClass: "STANDARD"}
+		tag, err := s.etagOf(it.path, nil, it.info)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue // removed while listed
+		}
+		if err != nil {
+			return err
+		}
+		o := object{Key: code(it.name), LastModified: lastModified(it.info), ETag: tag, Size: it.info.Size(), StorageClass: "STANDARD"}
 		if !v2 || v.Get("fetch-owner") == "true" {
 			o.Owner = &owner{ID: "icesql", DisplayName: "icesql"}
 		}
@@ -209,7 +217,7 @@ func (s *Server) collect(prefix, delim string) ([]listing, error) {
 				return nil
 			}
 		}
-		out = append(out, listing{name: key, info: info})
+		out = append(out, listing{name: key, path: p, info: info})
 		return nil
 	})
 	if err != nil {

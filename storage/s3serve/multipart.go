@@ -1,6 +1,7 @@
 package s3serve
 
 import (
+	"encoding/hex"
 	"encoding/xml"
 	"errors"
 	"fmt"
@@ -101,7 +102,7 @@ func (s *Server) uploadPart(q *request) error {
 	if err != nil || n < 1 || n > 10000 {
 		return errorf(http.StatusBadRequest, "InvalidArgument", "partNumber must be an integer from 1 to 10000, not %q", q.r.URL.Query().Get("partNumber"))
 	}
-	tmp, err := s.receive(q.r.Body, q.r.ContentLength, q.r.Header)
+	tmp, sum, err := s.receive(q.r.Body, q.r.ContentLength, q.r.Header)
 	if err != nil {
 		return err
 	}
@@ -112,11 +113,7 @@ func (s *Server) uploadPart(q *request) error {
 		}
 		return err
 	}
-	fi, err := os.Stat(partFile(dir, n))
-	if err != nil {
-		return err
-	}
-	q.w.Header().Set("ETag", etag(fi))
+	q.w.Header().Set("ETag", quoted(sum))
 	q.w.WriteHeader(http.StatusOK)
 	return nil
 }
@@ -149,6 +146,7 @@ func (s *Server) completeUpload(q *request, p string) error {
 	}
 	var files []*os.File
 	var sizes []int64
+	var sums [][]byte
 	defer func() {
 		for _, f := range files {
 			f.Close()
@@ -167,10 +165,16 @@ func (s *Server) completeUpload(q *request, p string) error {
 		if err != nil {
 			return err
 		}
-		if strings.Trim(part.ETag, `"`) != strings.Trim(etag(fi), `"`) {
+		tag, err := s.etagOf(partFile(dir, part.PartNumber), f, fi)
+		if err != nil {
+			return err
+		}
+		sum, err := hex.DecodeString(strings.Trim(tag, `"`))
+		if err != nil || strings.Trim(part.ETag, `"`) != strings.Trim(tag, `"`) {
 			return errorf(http.StatusBadRequest, "InvalidPart", "part %d's ETag %s is not that of the uploaded part", part.PartNumber, part.ETag)
 		}
 		sizes = append(sizes, fi.Size())
+		sums = append(sums, sum)
 	}
 	for i, n := range sizes[:len(sizes)-1] {
 		if n < minPartSize {
@@ -182,14 +186,15 @@ func (s *Server) completeUpload(q *request, p string) error {
 		return err
 	}
 	defer os.Remove(tmp)
-	fi, err := s.place(q.key, tmp, p, exclusive)
-	if err != nil {
+	tag := multipartETag(sums)
+	s.storeETag(tmp, tag)
+	if _, err := s.place(q.key, tmp, p, exclusive); err != nil {
 		return err
 	}
 	if err := os.RemoveAll(dir); err != nil {
 		return err
 	}
-	return writeXML(q, http.StatusOK, completeResult{Location: "/" + s.bucket + "/" + q.key, Bucket: s.bucket, Key: q.key, ETag: etag(fi)})
+	return writeXML(q, http.StatusOK, completeResult{Location: "/" + s.bucket + "/" + q.key, Bucket: s.bucket, Key: q.key, ETag: quoted(tag)})
 }
 
 // concat writes the parts one after the other into a staged file; copying

@@ -3,8 +3,6 @@ package s3serve
 import (
 	"crypto/md5"
 	"encoding/base64"
-	"encoding/binary"
-	"encoding/hex"
 	"encoding/xml"
 	"errors"
 	"hash"
@@ -20,22 +18,6 @@ import (
 
 	"github.com/icesql/icesql/storage/sigv4auth"
 )
-
-// etag names a file's content version. It is derived from the file's
-// size, modification time and inode rather than an MD5 of its content: a
-// file icesql (or anyone) wrote into the warehouse directly has no stored
-// MD5, and hashing a large file on every HEAD is too slow. Any rewrite of a
-// file changes it, which is what clients compare ETags for.
-func etag(fi fs.FileInfo) string {
-	var b [24]byte
-	binary.BigEndian.PutUint64(b[0:], uint64(fi.Size()))
-	binary.BigEndian.PutUint64(b[8:], uint64(fi.ModTime().UnixNano()))
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		binary.BigEndian.PutUint64(b[16:], uint64(st.Ino))
-	}
-	sum := md5.Sum(b[:])
-	return `"` + hex.EncodeToString(sum[:]) + `"`
-}
 
 // emptyETag is the ETag of a folder marker: the MD5 of nothing, as S3 has.
 const emptyETag = `"d41d8cd98f00b204e9800998ecf8427e"`
@@ -78,8 +60,12 @@ func (s *Server) getObject(q *request, p string) error {
 	if err := checkRange(r.Header.Get("Range"), fi.Size()); err != nil {
 		return err
 	}
+	tag, err := s.etagOf(p, f, fi)
+	if err != nil {
+		return err
+	}
 	h := w.Header()
-	h.Set("ETag", etag(fi))
+	h.Set("ETag", tag)
 	h.Set("Accept-Ranges", "bytes")
 	h.Set("Content-Type", "application/octet-stream")
 	for param, header := range map[string]string{
@@ -140,16 +126,15 @@ func (s *Server) putObject(q *request, p string) error {
 	if strings.HasSuffix(q.key, "/") {
 		return s.putFolder(q, p, exclusive)
 	}
-	tmp, err := s.receive(r.Body, r.ContentLength, r.Header)
+	tmp, sum, err := s.receive(r.Body, r.ContentLength, r.Header)
 	if err != nil {
 		return err
 	}
 	defer os.Remove(tmp)
-	fi, err := s.place(q.key, tmp, p, exclusive)
-	if err != nil {
+	if _, err := s.place(q.key, tmp, p, exclusive); err != nil {
 		return err
 	}
-	q.w.Header().Set("ETag", etag(fi))
+	q.w.Header().Set("ETag", quoted(sum))
 	q.w.WriteHeader(http.StatusOK)
 	return nil
 }
@@ -177,11 +162,12 @@ func (s *Server) putFolder(q *request, p string, exclusive bool) error {
 
 // receive writes a request body to a fresh file in the staging folder,
 // checking its length and any Content-MD5 or x-amz-checksum-* header, and
-// syncs it. The caller removes the file.
-func (s *Server) receive(body io.Reader, length int64, h http.Header) (string, error) {
+// syncs it; the file's ETag, the MD5 of the body, is recorded with it and
+// returned. The caller removes the file.
+func (s *Server) receive(body io.Reader, length int64, h http.Header) (string, string, error) {
 	f, err := os.CreateTemp(s.staging, "put-*")
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
 	ok := false
 	defer func() {
@@ -192,9 +178,10 @@ func (s *Server) receive(body io.Reader, length int64, h http.Header) (string, e
 	}()
 	checks, err := bodyChecks(h)
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
-	writers := []io.Writer{f}
+	sum := md5.New()
+	writers := []io.Writer{f, sum}
 	for _, c := range checks {
 		writers = append(writers, c.h)
 	}
@@ -202,29 +189,31 @@ func (s *Server) receive(body io.Reader, length int64, h http.Header) (string, e
 	if err != nil {
 		var ae *sigv4auth.Error
 		if errors.As(err, &ae) {
-			return "", err
+			return "", "", err
 		}
-		return "", errorf(http.StatusBadRequest, "IncompleteBody", "reading the body: %v", err)
+		return "", "", errorf(http.StatusBadRequest, "IncompleteBody", "reading the body: %v", err)
 	}
 	if length >= 0 && n != length {
-		return "", errorf(http.StatusBadRequest, "IncompleteBody", "the body holds %d bytes, Content-Length says %d", n, length)
+		return "", "", errorf(http.StatusBadRequest, "IncompleteBody", "the body holds %d bytes, Content-Length says %d", n, length)
 	}
 	for _, c := range checks {
 		if base64.StdEncoding.EncodeToString(c.h.Sum(nil)) != c.want {
 			if c.name == "Content-MD5" {
-				return "", errorf(http.StatusBadRequest, "BadDigest", "the Content-MD5 sent does not match the body")
+				return "", "", errorf(http.StatusBadRequest, "BadDigest", "the Content-MD5 sent does not match the body")
 			}
-			return "", sigv4auth.ChecksumMismatch(c.name)
+			return "", "", sigv4auth.ChecksumMismatch(c.name)
 		}
 	}
 	if err := f.Sync(); err != nil {
-		return "", err
+		return "", "", err
 	}
 	if err := f.Close(); err != nil {
-		return "", err
+		return "", "", err
 	}
 	ok = true
-	return f.Name(), nil
+	tag := md5Hex(sum)
+	s.storeETag(f.Name(), tag)
+	return f.Name(), tag, nil
 }
 
 type bodyCheck struct {
@@ -316,7 +305,7 @@ func (s *Server) copyObject(q *request, p string) error {
 	if fi, err := in.Stat(); err != nil || fi.IsDir() {
 		return errorf(http.StatusNotFound, "NoSuchKey", "the copy source %q is not an object", r.Header.Get("X-Amz-Copy-Source"))
 	}
-	tmp, err := s.receive(in, -1, nil)
+	tmp, sum, err := s.receive(in, -1, nil)
 	if err != nil {
 		return err
 	}
@@ -325,7 +314,7 @@ func (s *Server) copyObject(q *request, p string) error {
 	if err != nil {
 		return err
 	}
-	return writeXML(q, http.StatusOK, copyObjectResult{ETag: etag(fi), LastModified: fi.ModTime().UTC().Format(timeISO)})
+	return writeXML(q, http.StatusOK, copyObjectResult{ETag: quoted(sum), LastModified: fi.ModTime().UTC().Format(timeISO)})
 }
 
 // copySource resolves x-amz-copy-source ("/bucket/key" or "bucket/key",

@@ -1,7 +1,8 @@
 // Package s3serve is an S3-compatible API over a warehouse folder on local
 // disk, so that remote engines read and write a local warehouse's data and
-// metadata files through icesql: one bucket, mapped to the folder, with
-// path-style addressing (http://host:port/BUCKET/KEY). It serves GET (with
+// metadata files through icesql: one bucket, mapped to the folder,
+// addressed path-style (http://host:port/BUCKET/KEY) or virtual-host style
+// (http://BUCKET.host:port/KEY). It serves GET (with
 // ranges) and HEAD, PUT (with If-None-Match: * as an atomic create-if-absent,
 // the commit primitive of Iceberg catalogs), CopyObject, DELETE and
 // DeleteObjects, ListObjectsV2 (and V1), and multipart uploads; requests are
@@ -16,6 +17,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -39,6 +41,7 @@ type Server struct {
 	bucket  string
 	auth    *sigv4auth.Verifier
 	staging string
+	etags   etagCache // where the folder keeps no extended attributes
 }
 
 // New returns the S3 API serving the folder root as bucket. Requests are
@@ -154,7 +157,7 @@ func (s *Server) serve(q *request) error {
 	if _, err := s.auth.Verify(q.r); err != nil {
 		return err
 	}
-	bucket, key, _ := strings.Cut(strings.TrimPrefix(q.r.URL.Path, "/"), "/")
+	bucket, key := s.address(q.r)
 	q.key = key
 	switch {
 	case bucket == "":
@@ -171,6 +174,24 @@ func (s *Server) serve(q *request) error {
 		return s.serveBucket(q)
 	}
 	return s.serveObject(q)
+}
+
+// address is the bucket and key a request names: virtual-host style
+// (http://BUCKET.host:port/KEY, the default of most SDKs) when the host
+// name's first label is the served bucket and more labels follow, else path
+// style (http://host:port/BUCKET/KEY). A server whose own host name begins
+// with "BUCKET." therefore takes every request as virtual-host style.
+func (s *Server) address(r *http.Request) (bucket, key string) {
+	path := strings.TrimPrefix(r.URL.Path, "/")
+	host := r.Host
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	}
+	if rest, ok := strings.CutPrefix(strings.ToLower(host), s.bucket+"."); ok && rest != "" {
+		return s.bucket, path
+	}
+	bucket, key, _ = strings.Cut(path, "/")
+	return bucket, key
 }
 
 // allowQuery refuses query parameters other than the allowed ones, the
@@ -332,7 +353,7 @@ func (s *Server) writeError(q *request, err error) {
 		se = errorf(http.StatusInternalServerError, "InternalError", "%v", err)
 	}
 	body := errorBody{Code: se.Code, Message: se.Message, Key: q.key, Resource: q.r.URL.Path, RequestID: q.id}
-	if q.r.URL.Path != "/" {
+	if b, _ := s.address(q.r); b != "" {
 		body.BucketName = s.bucket
 	}
 	if q.r.Method == http.MethodHead {

@@ -16,9 +16,13 @@ import (
 	"unsafe"
 )
 
-// Errors of a search that ran into a limit.
+// Errors of a search that ran into a limit, in MySQL's words (ICU's
+// U_REGEX_TIME_OUT and U_REGEX_STACK_OVERFLOW as MySQL reports them),
+// which clients see.
 var (
-	ErrTimeout       = errors.New("Timeout exceeded in regular expression match.")
+	//lint:ignore ST1005 MySQL's message text
+	ErrTimeout = errors.New("Timeout exceeded in regular expression match.")
+	//lint:ignore ST1005 MySQL's message text
 	ErrStackOverflow = errors.New("Overflow in the regular expression backtrack stack.")
 )
 
