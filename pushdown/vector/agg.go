@@ -255,14 +255,6 @@ func (w *worker) newGroup() int32 {
 	return g
 }
 
-// keyOf is group g's key values.
-func (w *worker) keyOf(g int32) []Value {
-	if w.ints != nil {
-		return []Value{w.intKey(g)}
-	}
-	return w.keyVals[g]
-}
-
 func (w *worker) add(rec arrow.RecordBatch) error {
 	if err := w.cols.bind(&w.b, rec); err != nil {
 		return err
