@@ -396,6 +396,19 @@ func pullCorrelated(ctx *sql.Context, n sql.Node, outer sql.ColSet) (sql.Node, [
 			return child, pulled, true
 		}
 		return plan.NewFilter(ctx, expression.JoinAnd(keep...), child), pulled, true
+	case *plan.HashLookup:
+		// The hashed side of a hash join (the join planner may put the
+		// filtered table there); its rows are its child's, so pulled
+		// conjuncts keep their positions, and the table is hashed once.
+		child, pulled, ok := pullCorrelated(ctx, n.Child, outer)
+		if !ok || len(pulled) == 0 {
+			return n, nil, ok
+		}
+		nh, err := n.WithChildren(ctx, child)
+		if err != nil {
+			return nil, nil, false
+		}
+		return nh, pulled, true
 	case *plan.JoinNode:
 		switch n.Op {
 		case plan.JoinTypeInner, plan.JoinTypeCross, plan.JoinTypeHash, plan.JoinTypeCrossHash:
