@@ -39,6 +39,7 @@ func (r rewriter) rewrite(text string) (out, ctasComment string, err error) {
 		timeTravel,
 		quantified,
 		forShare,
+		nullTreatment,
 	}
 	s := lexStatement(text, r.opts)
 	replaceEdits, replace := replaceTable(s)
