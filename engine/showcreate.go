@@ -53,6 +53,7 @@ func (p parser) intercept(stmt ast.Statement) ast.Statement {
 	balanceSetOps(stmt)                        // planlimits.go
 	regexpOperators(stmt)                      // regexguard.go
 	havingAliases(stmt)                        // havingalias.go
+	groupedWindows(stmt)                       // groupedwindows.go
 	decimalLiterals(stmt)                      // decimalcompare.go
 	qualifyCreateView(stmt)                    // views.go
 	if err := checkNesting(stmt); err != nil { // planlimits.go
