@@ -17,7 +17,9 @@ import (
 // an aggregate), and the outer SELECT computes the window functions over its
 // rows. A column read outside an aggregate that GROUP BY does not determine
 // is then refused by the derived table's GROUP BY check, 1055, as MySQL
-// refuses it. The outer columns keep the names the statement gave them.
+// refuses it. The outer columns keep the names the statement gave them. It
+// runs before havingAliases and the HAVING-over-join rewrites
+// (havingjoin.go), which then see the derived table's grouped SELECT.
 
 // groupedRelation is the derived table's name, one a statement would not use.
 const groupedRelation = "icesql_grouped"
@@ -25,6 +27,9 @@ const groupedRelation = "icesql_grouped"
 // groupedWindows rewrites every grouped SELECT of stmt that has window
 // functions.
 func groupedWindows(stmt ast.Statement) {
+	if ex, ok := stmt.(*ast.Explain); ok {
+		stmt = ex.Statement // ast.Walk does not enter it; EXPLAIN shows what runs
+	}
 	_ = ast.Walk(func(n ast.SQLNode) (bool, error) {
 		if sel, ok := n.(*ast.Select); ok {
 			groupWindows(sel)

@@ -52,8 +52,8 @@ func (p parser) intercept(stmt ast.Statement) ast.Statement {
 	explainAsTree(stmt)
 	balanceSetOps(stmt)                        // planlimits.go
 	regexpOperators(stmt)                      // regexguard.go
-	havingAliases(stmt)                        // havingalias.go
 	groupedWindows(stmt)                       // groupedwindows.go
+	havingAliases(stmt)                        // havingalias.go
 	decimalLiterals(stmt)                      // decimalcompare.go
 	qualifyCreateView(stmt)                    // views.go
 	if err := checkNesting(stmt); err != nil { // planlimits.go
