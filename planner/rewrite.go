@@ -40,6 +40,7 @@ func (r rewriter) rewrite(text string) (out, ctasComment string, err error) {
 		quantified,
 		forShare,
 		nullTreatment,
+		foreignKeyColumns,
 	}
 	s := lexStatement(text, r.opts)
 	replaceEdits, replace := replaceTable(s)
