@@ -11,10 +11,11 @@ import (
 // record the target's alias: DELETE a FROM a JOIN b USING (id) then
 // resolved a to the table itself instead of the row-identity variant the
 // statement reads (rowlevel.go), which refused it with 1093. ON works (and
-// UPDATE resolves its targets otherwise). So in a multi-table DELETE a join USING (c, ...) of two tables becomes a join
-// ON l.c = r.c AND ..., and an unqualified c in the statement's WHERE and
-// ORDER BY names the table whose value the USING column takes (the left
-// one, the right one of a RIGHT JOIN), as MySQL's coalesced column does.
+// UPDATE resolves its targets otherwise). So in a multi-table DELETE a
+// join USING (c, ...) of two tables becomes a join ON l.c = r.c AND ...,
+// and an unqualified c in the statement's WHERE and ORDER BY names the
+// table whose value the USING column takes (the left one, the right one of
+// a RIGHT JOIN), as MySQL's coalesced column does.
 
 // usingAsOn rewrites the USING joins of exprs, and qualifies the USING
 // columns that where and order name without a table.
