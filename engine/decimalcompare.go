@@ -30,7 +30,9 @@ import (
 // The parser wraps every decimal literal of a comparison, BETWEEN or IN in
 // CAST(literal AS DECIMAL(65, its scale)), a type other than the literal's,
 // so binding keeps the CAST and cannot round (go-mysql-server drops a CAST
-// to the literal's own type). mysqlComparison then makes each comparison
+// to the literal's own type); in a BETWEEN with a DOUBLE literal, which
+// MySQL compares as doubles, each number literal in a CAST to DOUBLE.
+// mysqlComparison then makes each comparison
 // exact (see there). It runs where mysqlOperation does (overflow.go): in
 // the analyzer rule, and in the exec builder for the plans of
 // go-mysql-server's short rule sets; and in the pushdown translator, which
@@ -64,6 +66,13 @@ func decimalLiterals(stmt ast.Statement) {
 				}
 			}
 		case *ast.RangeCond:
+			if doubleLiteral(n.Left) || doubleLiteral(n.From) || doubleLiteral(n.To) {
+				// BETWEEN compares its three operands in one type, a
+				// DOUBLE here; go-mysql-server splits it into two
+				// comparisons (simplifyFilters), each typed alone.
+				n.Left, n.From, n.To = castDouble(n.Left), castDouble(n.From), castDouble(n.To)
+				break
+			}
 			n.Left, n.From, n.To = castDecimal(n.Left), castDecimal(n.From), castDecimal(n.To)
 		}
 		return true, nil
@@ -91,6 +100,25 @@ func castDecimal(e ast.Expr) ast.Expr {
 		Length: ast.NewIntVal([]byte(strconv.Itoa(types.DecimalTypeMaxPrecision))),
 		Scale:  ast.NewIntVal([]byte(strconv.Itoa(len(frac)))),
 	}}
+}
+
+// doubleLiteral says e is a DOUBLE literal: digits with an exponent.
+func doubleLiteral(e ast.Expr) bool {
+	if u, ok := e.(*ast.UnaryExpr); ok && u.Operator == "-" {
+		e = u.Expr
+	}
+	v, ok := e.(*ast.SQLVal)
+	return ok && v.Type == ast.FloatVal && strings.ContainsAny(string(v.Val), "eE")
+}
+
+// castDouble is e in a CAST to DOUBLE when e is an integer or decimal
+// literal, else e.
+func castDouble(e ast.Expr) ast.Expr {
+	v, ok := e.(*ast.SQLVal)
+	if !ok || (v.Type != ast.IntVal && v.Type != ast.FloatVal) || doubleLiteral(v) {
+		return e
+	}
+	return &ast.ConvertExpr{Name: "CAST", Expr: v, Type: &ast.ConvertType{Type: "double"}}
 }
 
 // cmpOp is a comparison operator.
@@ -211,7 +239,7 @@ func decimalCompare(ctx *sql.Context, op cmpOp, l, r sql.Expression) (sql.Expres
 		return nil, false
 	}
 	if comparedAsDouble(lt, rt) {
-		return newComparison(op, asDouble(ctx, l), asDouble(ctx, r)), true
+		return doubleComparison(ctx, op, l, r), true
 	}
 	if !exactNumber(lt) || !exactNumber(rt) {
 		return nil, false
@@ -238,7 +266,7 @@ func decimalIn(ctx *sql.Context, x, list sql.Expression) (sql.Expression, bool) 
 	if !ok {
 		return nil, false
 	}
-	if xt := x.Type(ctx); types.IsFloat(xt) || types.IsText(xt) {
+	if inexact(x.Type(ctx)) {
 		// A DOUBLE or a string compares with a DECIMAL as a DOUBLE.
 		doubles, changed := make(expression.Tuple, len(tuple)), false
 		for i, el := range tuple {
@@ -252,6 +280,11 @@ func decimalIn(ctx *sql.Context, x, list sql.Expression) (sql.Expression, bool) 
 	}
 	if !exactNumber(x.Type(ctx)) {
 		return nil, false
+	}
+	if types.IsDecimal(x.Type(ctx)) {
+		if out, ok := decimalInDoubles(ctx, x, tuple); ok {
+			return out, true
+		}
 	}
 	if isColumn(x) {
 		if out, changed, ok := columnIn(ctx, x, tuple); ok {
@@ -309,9 +342,20 @@ func columnIn(ctx *sql.Context, x sql.Expression, tuple expression.Tuple) (out s
 	return expression.NewInTuple(x, kept), true, true
 }
 
-// decimalBetween is val BETWEEN lower AND upper compared exactly.
-// (go-mysql-server evaluates it as lower <= val AND upper >= val.)
+// decimalBetween is val BETWEEN lower AND upper compared exactly, or as
+// doubles when MySQL compares so (doublecompare.go). (go-mysql-server
+// evaluates it as lower <= val AND upper >= val.)
 func decimalBetween(ctx *sql.Context, b *expression.Between) (sql.Expression, bool) {
+	if betweenAsDoubles(ctx, b) {
+		lo := doubleComparison(ctx, opLE, b.Lower, b.Val)
+		hi := doubleComparison(ctx, opGE, b.Upper, b.Val)
+		if from, ok := boundOf(lo, opLE, b.Val); ok {
+			if to, ok := boundOf(hi, opGE, b.Val); ok {
+				return expression.NewBetween(b.Val, from, to), true
+			}
+		}
+		return expression.NewAnd(lo, hi), true
+	}
 	lo, loChanged := decimalCompare(ctx, opLE, b.Lower, b.Val)
 	hi, hiChanged := decimalCompare(ctx, opGE, b.Upper, b.Val)
 	if !loChanged && !hiChanged {
@@ -499,7 +543,6 @@ func exactNumber(t sql.Type) bool { return types.IsDecimal(t) || types.IsInteger
 // comparedAsDouble says MySQL compares a and b as doubles: one is a
 // DECIMAL, the other a DOUBLE or a string.
 func comparedAsDouble(a, b sql.Type) bool {
-	inexact := func(t sql.Type) bool { return types.IsFloat(t) || types.IsText(t) }
 	return types.IsDecimal(a) && inexact(b) || types.IsDecimal(b) && inexact(a)
 }
 

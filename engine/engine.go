@@ -198,6 +198,9 @@ func newEngine(ctx context.Context, cfg Config, cat catalog.Catalog, root string
 	newEngineMu.Lock()
 	e.sqle = sqle.New(a, nil)
 	newEngineMu.Unlock()
+	if err := tableConstraintsEnforcement(sql.NewEmptyContext(), a.Catalog.InfoSchema); err != nil { // constraintsview.go
+		return nil, err
+	}
 	a.ExecBuilder.PriorityBuilder = checkedBuilder{ // overflow.go
 		next: serverFileBuilder{dir: serverFilesDir(root), // serverfiles.go
 			next: hashJoinBuilder{ // hashlookup.go

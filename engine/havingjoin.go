@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/dolthub/go-mysql-server/sql"
@@ -78,9 +79,9 @@ const nestedHavingAlias = "__icesql_nested"
 // whose added columns no rule could take out again: each such SELECT
 // becomes a SELECT of its own columns from itself, with the added columns,
 // as a derived table. Left as they are (and so still failing with 1146):
-// SELECTs with a window function, *, or DISTINCT with ORDER BY or LIMIT
-// (DISTINCT must come before the LIMIT), and correlated ones read no outer
-// column from inside a derived table.
+// SELECTs with *, and DISTINCT ones whose ORDER BY names something not in
+// the select list (MySQL refuses those too, 3065). A grouped SELECT with
+// window functions arrives here as its derived table (groupedwindows.go).
 func wrapNestedJoinedHaving(stmt ast.SQLNode) {
 	_ = ast.Walk(func(n ast.SQLNode) (bool, error) {
 		if sel, ok := n.(*ast.Select); ok && n != stmt && hoistable(sel) {
@@ -97,7 +98,11 @@ func hoistable(sel *ast.Select) bool {
 		return false
 	}
 	if sel.QueryOpts.Distinct && (len(sel.OrderBy) > 0 || sel.Limit != nil) {
-		return false
+		// ORDER BY and LIMIT move out with DISTINCT; go-mysql-server then
+		// reads a correlated SELECT's outer columns once, not per row.
+		if _, ok := distinctOrder(sel); !ok || !readsOwnTables(sel) {
+			return false
+		}
 	}
 	for _, se := range sel.SelectExprs {
 		ae, ok := se.(*ast.AliasedExpr)
@@ -120,9 +125,73 @@ func hoistable(sel *ast.Select) bool {
 	return found
 }
 
+// readsOwnTables says every column sel reads (outside its subqueries) is
+// qualified by a table of its own FROM clause, so sel is not correlated.
+func readsOwnTables(sel *ast.Select) bool {
+	own := map[string]bool{}
+	_ = ast.Walk(func(n ast.SQLNode) (bool, error) {
+		switch n := n.(type) {
+		case *ast.Subquery:
+			return false, nil
+		case *ast.AliasedTableExpr:
+			if !n.As.IsEmpty() {
+				own[strings.ToLower(n.As.String())] = true
+			} else if t, ok := n.Expr.(ast.TableName); ok {
+				own[strings.ToLower(t.Name.String())] = true
+			}
+		}
+		return true, nil
+	}, sel.From)
+	ok := true
+	_ = ast.Walk(func(n ast.SQLNode) (bool, error) {
+		switch n := n.(type) {
+		case *ast.Subquery:
+			return false, nil
+		case *ast.ColName:
+			ok = ok && !n.Qualifier.IsEmpty() && own[strings.ToLower(n.Qualifier.Name.String())]
+		}
+		return ok, nil
+	}, sel.SelectExprs, sel.Where, sel.GroupBy, sel.Having, sel.OrderBy)
+	return ok
+}
+
+// distinctOrder is the ORDER BY of sel, a SELECT DISTINCT, in terms of its
+// select list: each key a position (from 1), as DISTINCT lets ORDER BY name
+// only what the select list holds (a position, an alias, or the same
+// expression). ok is false when a key is none of those.
+func distinctOrder(sel *ast.Select) (positions []int, ok bool) {
+	for _, o := range sel.OrderBy {
+		pos := 0
+		if v, isVal := o.Expr.(*ast.SQLVal); isVal && v.Type == ast.IntVal {
+			n, err := strconv.Atoi(string(v.Val))
+			if err != nil || n < 1 || n > len(sel.SelectExprs) {
+				return nil, false
+			}
+			pos = n
+		}
+		for i, se := range sel.SelectExprs {
+			ae, isAliased := se.(*ast.AliasedExpr)
+			if pos > 0 || !isAliased {
+				break
+			}
+			c, isCol := o.Expr.(*ast.ColName)
+			if isCol && c.Qualifier.IsEmpty() && !ae.As.IsEmpty() && ae.As.Equal(c.Name) || ast.String(ae.Expr) == ast.String(o.Expr) {
+				pos = i + 1
+			}
+		}
+		if pos == 0 {
+			return nil, false
+		}
+		positions = append(positions, pos)
+	}
+	return positions, true
+}
+
 // wrapJoinedHaving makes sel SELECT its columns FROM (sel with the
 // aggregates of its HAVING hoisted) AS __icesql_nested. The columns keep
-// their names; DISTINCT moves out, ORDER BY and LIMIT stay in.
+// their names; DISTINCT moves out, and with it ORDER BY and LIMIT (which
+// must come after DISTINCT), by select-list position; else ORDER BY and
+// LIMIT stay in.
 func wrapJoinedHaving(sel *ast.Select) {
 	inner := *sel
 	inner.SelectExprs = make(ast.SelectExprs, len(sel.SelectExprs))
@@ -149,6 +218,14 @@ func wrapJoinedHaving(sel *ast.Select) {
 		outer.SelectExprs = append(outer.SelectExprs, &ast.AliasedExpr{
 			Expr: &ast.ColName{Name: ae.As, Qualifier: ast.TableName{Name: ast.NewTableIdent(nestedHavingAlias)}},
 			As:   ast.NewColIdent(name), InputExpression: name})
+	}
+	if sel.QueryOpts.Distinct {
+		positions, _ := distinctOrder(sel)
+		for i, o := range sel.OrderBy {
+			outer.OrderBy = append(outer.OrderBy, &ast.Order{
+				Expr: ast.NewIntVal([]byte(strconv.Itoa(positions[i]))), Direction: o.Direction})
+		}
+		outer.Limit, inner.OrderBy, inner.Limit = sel.Limit, nil, nil
 	}
 	hoistJoinedAggregates(&inner)
 	*sel = *outer

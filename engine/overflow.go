@@ -70,8 +70,9 @@ func checkArithmetic(ctx *sql.Context, e sql.Expression) (sql.Expression, transf
 }
 
 // mysqlOperation is icesql's version of e when go-mysql-server's answer
-// would differ from MySQL's: a checked integer +, - or *, a % (mod.go), or
-// a comparison with a DECIMAL (decimalcompare.go).
+// would differ from MySQL's: a checked integer +, - or *, a % (mod.go), a
+// date written as text (temporaltext.go), or a comparison with a DECIMAL
+// (decimalcompare.go).
 func mysqlOperation(ctx *sql.Context, e sql.Expression) (sql.Expression, bool) {
 	if a, ok := needsCheck(ctx, e); ok {
 		return &checkedArithmetic{Arithmetic: a}, true
@@ -79,10 +80,13 @@ func mysqlOperation(ctx *sql.Context, e sql.Expression) (sql.Expression, bool) {
 	if m, ok := e.(*expression.Mod); ok && m.Resolved() {
 		return newMod(ctx, m), true
 	}
-	if e.Resolved() {
-		return mysqlComparison(ctx, e)
+	if !e.Resolved() {
+		return nil, false
 	}
-	return nil, false
+	if t, ok := temporalCast(ctx, e); ok { // temporaltext.go
+		return t, true
+	}
+	return mysqlComparison(ctx, e)
 }
 
 // hasUncheckedArithmetic says whether any expression of n (not of its

@@ -32,6 +32,9 @@ func rowLevel(stmt ast.Statement) (ast.Statement, bool) {
 		}
 		return s, markTargets(s.TableExprs, targets, all || singleTable(s.TableExprs), tableNamesInUse(s))
 	case *ast.Delete:
+		if len(s.Targets) > 0 {
+			usingAsOn(s.TableExprs, s.Where, s.OrderBy) // joinusing.go
+		}
 		targets := map[string]bool{}
 		for _, t := range s.Targets {
 			targets[strings.ToLower(t.Name.String())] = true

@@ -97,7 +97,7 @@ func (e *Engine) NewServer(cfg ServerConfig) (*Server, error) {
 		// icesql's authentication methods (wireauth.go)
 		ProtocolListenerFactory: listenerFactory,
 	}, e.sqle, sql.NewContext, sessions, nil, func(h mysql.Handler) (mysql.Handler, error) {
-		var inner mysql.Handler = statusHandler{codeMappingHandler{limitHandler{Handler: yearPadHandler{h}, l: limits}, limits}} // yearpad.go
+		var inner mysql.Handler = statusHandler{codeMappingHandler{limitHandler{Handler: yearPadHandler{okInfoHandler{decimalParamHandler{h}}}, l: limits}, limits}} // yearpad.go, okinfo.go, decimalparams.go
 		if cfg.Observer != nil {
 			inner = observeHandler{Handler: inner, obs: cfg.Observer, open: &sync.Map{}, sessions: limits.sessionOf} // observe.go
 		}

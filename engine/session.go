@@ -62,6 +62,9 @@ type Session struct {
 	temps      map[string]*tempTable
 	tempBefore map[*tempTable][]sql.Row
 	stats      statementStats // what the statement scanned and committed (scanmetrics.go)
+	// preparedTexts are the texts of the statements PREPARE made, by name
+	// (decimalparams.go).
+	preparedTexts map[string]string
 }
 
 // stage is what a transaction wrote to one table.

@@ -29,16 +29,19 @@ func (p parser) ParseSimple(query string) (ast.Statement, error) {
 
 func (p parser) Parse(ctx *sql.Context, query string, multi bool) (ast.Statement, string, string, error) {
 	stmt, parsed, rest, err := p.Parser.Parse(ctx, query, multi)
+	p.preparedDecimals(ctx, stmt) // decimalparams.go
 	return p.intercept(stmt), parsed, rest, err
 }
 
 func (p parser) ParseWithOptions(ctx context.Context, query string, delim rune, multi bool, opts ast.ParserOptions) (ast.Statement, string, string, error) {
 	stmt, parsed, rest, err := p.Parser.ParseWithOptions(ctx, query, delim, multi, opts)
+	p.preparedDecimals(ctx, stmt)
 	return p.intercept(stmt), parsed, rest, err
 }
 
 func (p parser) ParseOneWithOptions(ctx context.Context, query string, opts ast.ParserOptions) (ast.Statement, int, error) {
 	stmt, next, err := p.Parser.ParseOneWithOptions(ctx, query, opts)
+	p.preparedDecimals(ctx, stmt)
 	return p.intercept(stmt), next, err
 }
 
@@ -49,6 +52,7 @@ func (p parser) intercept(stmt ast.Statement) ast.Statement {
 	explainAsTree(stmt)
 	balanceSetOps(stmt)                        // planlimits.go
 	regexpOperators(stmt)                      // regexguard.go
+	groupedWindows(stmt)                       // groupedwindows.go
 	havingAliases(stmt)                        // havingalias.go
 	decimalLiterals(stmt)                      // decimalcompare.go
 	qualifyCreateView(stmt)                    // views.go

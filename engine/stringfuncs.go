@@ -83,7 +83,8 @@ func (t *temporalText) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return s.ToString(), nil
+	text, _ := paddedYear(s.ToBytes()) // yearpad.go: 0011-01-02, not 11-01-02
+	return string(text), nil
 }
 
 func (t *temporalText) Children() []sql.Expression { return []sql.Expression{t.Expression} }

@@ -511,3 +511,36 @@ func (n *dropTemporary) RowIter(ctx *sql.Context, _ sql.Row) (sql.RowIter, error
 	}
 	return sql.RowsToRowIter(sql.NewRow(types.NewOkResult(0))), nil
 }
+
+// Temporary tables keep no indexes: they live in memory and every query
+// scans them. A plain index (CREATE INDEX, ADD INDEX, KEY in CREATE
+// TEMPORARY TABLE) is accepted with a warning that it is not kept, as
+// indexes only make queries faster; a UNIQUE one, which would be a
+// constraint, is refused with 1235; DROP and RENAME find no index (1091).
+// go-mysql-server answered all of them with 1105 "the table is not
+// indexable".
+var _ sql.IndexAlterableTable = (*tempTable)(nil)
+
+func (t *tempTable) CreateIndex(ctx *sql.Context, def sql.IndexDef) error {
+	if def.IsUnique() || def.IsFullText() || def.IsSpatial() || def.Constraint == sql.IndexConstraint_Vector {
+		return notSupported("index %s on temporary table %s: icesql's temporary tables keep no indexes, and only a plain one can be left out (the PRIMARY KEY is enforced)", def.Name, t.Name())
+	}
+	ctx.Warn(mysql.ERNotSupportedYet, "index %s on temporary table %s is not kept: icesql's temporary tables keep no indexes, every query scans them", def.Name, t.Name())
+	return nil
+}
+
+func (t *tempTable) DropIndex(_ *sql.Context, name string) error {
+	return sql.ErrCantDropFieldOrKey.New(name)
+}
+
+func (t *tempTable) RenameIndex(_ *sql.Context, from, _ string) error {
+	return sql.ErrCantDropFieldOrKey.New(from)
+}
+
+// GetIndexes implements sql.IndexAddressable, which go-mysql-server asks
+// of a table it adds an index to: a temporary table has none.
+func (t *tempTable) GetIndexes(*sql.Context) ([]sql.Index, error) { return nil, nil }
+
+func (t *tempTable) IndexedAccess(*sql.Context, sql.IndexLookup) sql.IndexedTable { return nil }
+
+func (t *tempTable) PreciseMatch() bool { return false }

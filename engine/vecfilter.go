@@ -80,7 +80,12 @@ func (b vectorBuilder) Build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.Row
 			}
 		}
 	case *plan.DescribeQuery:
-		noteVectorFilters(ctx, n.Query())
+		// As the exec builder will run it (overflow.go, decimalcompare.go).
+		q, _, err := checkNodeArithmetic(ctx, n.Query())
+		if err != nil {
+			return nil, err
+		}
+		noteVectorFilters(ctx, q)
 	}
 	return b.next.Build(ctx, n, row)
 }

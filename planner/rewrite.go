@@ -39,6 +39,8 @@ func (r rewriter) rewrite(text string) (out, ctasComment string, err error) {
 		timeTravel,
 		quantified,
 		forShare,
+		nullTreatment,
+		foreignKeyColumns,
 	}
 	s := lexStatement(text, r.opts)
 	replaceEdits, replace := replaceTable(s)
