@@ -216,7 +216,8 @@ func mysqlComparison(ctx *sql.Context, e sql.Expression) (sql.Expression, bool) 
 	if !ok {
 		return nil, false
 	}
-	return decimalCompare(ctx, op, l, r)
+	lt, rt := l.Type(ctx), r.Type(ctx)
+	return decimalCompare(ctx, op, beyondSigned(ctx, l, rt), beyondSigned(ctx, r, lt)) // unsignedconst.go
 }
 
 // exactComparisons is e with mysqlComparison applied throughout.

@@ -22,9 +22,21 @@ func inAsMySQL(ctx *sql.Context, x, list sql.Expression) (sql.Expression, bool) 
 	if !ok {
 		return nil, false
 	}
+	changed := false
+	if xt := x.Type(ctx); types.IsSigned(xt) {
+		exact := make(expression.Tuple, len(tuple))
+		for i, el := range tuple {
+			exact[i] = beyondSigned(ctx, el, xt) // unsignedconst.go
+			changed = changed || exact[i] != el
+		}
+		tuple = exact
+	}
 	parts := splitByCompareType(ctx, x, tuple)
 	if len(parts) < 2 {
-		return decimalIn(ctx, x, list)
+		if e, ok := decimalIn(ctx, x, tuple); ok || !changed {
+			return e, ok
+		}
+		return expression.NewInTuple(x, tuple), true
 	}
 	terms := make([]sql.Expression, len(parts))
 	for i, part := range parts {
