@@ -179,7 +179,7 @@ func (g *groupedSubquery) readVectorized(ctx *sql.Context, scope int) (done bool
 	}
 	for {
 		r, err := iter.Next(ctx)
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			return true, nil
 		}
 		if err != nil {
@@ -219,7 +219,7 @@ func (g *groupedSubquery) readRows(ctx *sql.Context, row sql.Row) (err error) {
 	}()
 	for n := 1; ; n++ {
 		r, err := iter.Next(ctx)
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
