@@ -272,18 +272,18 @@ func createOnce(ctx context.Context, st Store, location string, data []byte) err
 	return createOnceParts(ctx, st, location, [][]byte{data})
 }
 
-// partsCreator is implemented by stores that create a file from parts
-// without joining them first (a table's metadata file is mostly its
-// snapshot list, kept encoded from the last commit: metaencode.go).
-type partsCreator interface {
-	CreateExclusiveParts(ctx context.Context, location string, parts [][]byte) error
-}
-
-// createOnceParts is createOnce of the concatenation of parts.
+// createOnceParts is createOnce of the concatenation of parts. A
+// LocalStore creates the file from the parts without joining them first (a
+// table's metadata file is mostly its snapshot list, kept encoded from the
+// last commit: metaencode.go). Only a LocalStore itself: a Store that
+// embeds one to change CreateExclusive (a test's racing or failing store,
+// a user's wrapper) would have its CreateExclusive bypassed by the
+// promoted CreateExclusiveParts, as TestProceduresDeleteWhatFailedAttemptsWrote
+// found when its lost races stopped happening.
 func createOnceParts(ctx context.Context, st Store, location string, parts [][]byte) error {
 	var err error
-	if pc, ok := st.(partsCreator); ok {
-		err = pc.CreateExclusiveParts(ctx, location, parts)
+	if ls, ok := st.(LocalStore); ok {
+		err = ls.CreateExclusiveParts(ctx, location, parts)
 	} else {
 		err = st.CreateExclusive(ctx, location, bytes.Join(parts, nil))
 	}
