@@ -8,6 +8,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/types"
 	"github.com/dolthub/vitess/go/mysql"
 	"github.com/dolthub/vitess/go/sqltypes"
+	"github.com/icesql/icesql/engine/internal/mysqlerr"
 )
 
 // go-mysql-server's ABS negates a signed integer in its own Go type, so the
@@ -69,7 +70,7 @@ func (a *absInteger) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 	}
 	x := n.(int64)
 	if x == math.MinInt64 {
-		return nil, mysql.NewSQLError(mysql.ERDataOutOfRange, mysql.SSDataOutOfRange, "BIGINT value is out of range in '%s'", a.String())
+		return nil, mysqlerr.New(mysql.ERDataOutOfRange, "BIGINT value is out of range in '%s'", a.String())
 	}
 	if x < 0 {
 		x = -x

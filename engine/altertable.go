@@ -11,6 +11,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/types"
 	ast "github.com/dolthub/vitess/go/vt/sqlparser"
 
+	"github.com/icesql/icesql/engine/internal/mysqlerr"
 	"github.com/icesql/icesql/planner"
 	"github.com/icesql/icesql/storage"
 )
@@ -53,7 +54,7 @@ func (p parser) alterStatement(stmt ast.Statement) (ast.Statement, bool) {
 			return stmt, false
 		case others > 0:
 			steps = []alterStep{func(*alteration) error {
-				return notSupported("ALTER TABLE %s mixes column changes with other changes; run them as separate statements", s.Table.Name)
+				return mysqlerr.NotSupported("ALTER TABLE %s mixes column changes with other changes; run them as separate statements", s.Table.Name)
 			}}
 		}
 		name = s.Table
@@ -149,7 +150,7 @@ func (a *alterTable) RowIter(ctx *sql.Context, _ sql.Row) (sql.RowIter, error) {
 	})
 	sess.unpin(ident)
 	if err != nil {
-		return nil, catalogError(err, real)
+		return nil, mysqlerr.CatalogError(err, real)
 	}
 	return sql.RowsToRowIter(sql.NewRow(types.NewOkResult(0))), nil
 }

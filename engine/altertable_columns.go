@@ -13,6 +13,7 @@ import (
 	querypb "github.com/dolthub/vitess/go/vt/proto/query"
 	ast "github.com/dolthub/vitess/go/vt/sqlparser"
 
+	"github.com/icesql/icesql/engine/internal/mysqlerr"
 	"github.com/icesql/icesql/planner"
 )
 
@@ -26,7 +27,7 @@ func mysqlAlterStep(ddl *ast.DDL) alterStep {
 	case ddl.DefaultSpec != nil:
 		col := ddl.DefaultSpec.Column.String()
 		return func(alt *alteration) error {
-			return notSupported("ALTER COLUMN %s SET/DROP DEFAULT: icesql tables have no column defaults yet", col)
+			return mysqlerr.NotSupported("ALTER COLUMN %s SET/DROP DEFAULT: icesql tables have no column defaults yet", col)
 		}
 	case ddl.Action != ast.AlterStr:
 		return nil
@@ -71,13 +72,13 @@ func sqlColumn(def *ast.ColumnDefinition) (*sql.Column, error) {
 	}
 	switch {
 	case bool(def.Type.Autoincrement):
-		return nil, notSupported("column %s: AUTO_INCREMENT is not supported by Iceberg tables", name)
+		return nil, mysqlerr.NotSupported("column %s: AUTO_INCREMENT is not supported by Iceberg tables", name)
 	case def.Type.GeneratedExpr != nil:
-		return nil, notSupported("column %s: generated columns are not supported by Iceberg tables", name)
+		return nil, mysqlerr.NotSupported("column %s: generated columns are not supported by Iceberg tables", name)
 	case def.Type.KeyOpt != 0:
-		return nil, notSupported("column %s: keys cannot be added to an Iceberg table", name)
+		return nil, mysqlerr.NotSupported("column %s: keys cannot be added to an Iceberg table", name)
 	case def.Type.Default != nil && !isNullExpr(def.Type.Default):
-		return nil, notSupported("column %s: DEFAULT values are not supported yet, since giving existing rows a value would rewrite every data file; add the column without DEFAULT", name)
+		return nil, mysqlerr.NotSupported("column %s: DEFAULT values are not supported yet, since giving existing rows a value would rewrite every data file; add the column without DEFAULT", name)
 	}
 	col := &sql.Column{Name: name, Type: typ, Nullable: !bool(def.Type.NotNull)}
 	if def.Type.Comment != nil {
@@ -102,7 +103,7 @@ func (alt *alteration) addColumn(def *ast.ColumnDefinition, order *ast.ColumnOrd
 		return err
 	}
 	if _, ok := alt.field(cur, col.Name); ok {
-		return duplicateColumn(col.Name)
+		return mysqlerr.DuplicateColumn(col.Name)
 	}
 	typ, err := icebergType(col)
 	if err != nil {
@@ -110,7 +111,7 @@ func (alt *alteration) addColumn(def *ast.ColumnDefinition, order *ast.ColumnOrd
 	}
 	required := !col.Nullable
 	if required && alt.hasRows() {
-		return alterNotSupported("ADD COLUMN "+col.Name+" NOT NULL", "table %s has rows, which would have no value for it; add the column without NOT NULL", alt.name)
+		return mysqlerr.AlterNotSupported("ADD COLUMN "+col.Name+" NOT NULL", "table %s has rows, which would have no value for it; add the column without NOT NULL", alt.name)
 	}
 	us := alt.tx.UpdateSchema(false, required).AddColumn([]string{col.Name}, typ, col.Comment, required, nil)
 	if err := alt.move(cur, us, col.Name, order); err != nil {
@@ -131,7 +132,7 @@ func (alt *alteration) move(cur *table.Table, us *table.UpdateSchema, name strin
 	case !order.AfterColumn.IsEmpty():
 		after, ok := alt.field(cur, order.AfterColumn.String())
 		if !ok {
-			return unknownColumn(order.AfterColumn.String(), alt.name)
+			return mysqlerr.UnknownColumn(order.AfterColumn.String(), alt.name)
 		}
 		if strings.EqualFold(after.Name, name) {
 			return nil // AFTER itself: already there
@@ -174,10 +175,10 @@ func (alt *alteration) dropColumn(name string) error {
 	}
 	f, ok := alt.field(cur, name)
 	if !ok {
-		return cantDrop(name)
+		return mysqlerr.CantDrop(name)
 	}
 	if len(cur.Schema().Fields()) == 1 {
-		return mysql.NewSQLError(mysql.ERCantRemoveAllFields, "42000", "You can't delete all columns with ALTER TABLE; use DROP TABLE instead")
+		return mysqlerr.New(mysql.ERCantRemoveAllFields, "You can't delete all columns with ALTER TABLE; use DROP TABLE instead")
 	}
 	if err := alt.checkUnused(cur, f, "DROP COLUMN "+f.Name); err != nil {
 		return err
@@ -198,18 +199,18 @@ func (alt *alteration) checkUnused(cur *table.Table, f iceberg.NestedField, chan
 	for _, pf := range spec.Fields() {
 		if _, void := pf.Transform.(iceberg.VoidTransform); !void && pf.SourceID() == f.ID {
 			term, _ := termOf(pf.Transform, f.Name)
-			return alterNotSupported(change, "column %s is the source of partition field %s of %s; first ALTER TABLE %s DROP PARTITION FIELD %s", f.Name, pf.Name, alt.name, alt.name, term)
+			return mysqlerr.AlterNotSupported(change, "column %s is the source of partition field %s of %s; first ALTER TABLE %s DROP PARTITION FIELD %s", f.Name, pf.Name, alt.name, alt.name, term)
 		}
 	}
 	order := cur.SortOrder()
 	for _, sf := range order.Fields() {
 		if sf.SourceID() == f.ID {
-			return alterNotSupported(change, "%s writes files ordered by column %s; first change the order with ALTER TABLE %s WRITE ORDERED BY … or WRITE UNORDERED", alt.name, f.Name, alt.name)
+			return mysqlerr.AlterNotSupported(change, "%s writes files ordered by column %s; first change the order with ALTER TABLE %s WRITE ORDERED BY … or WRITE UNORDERED", alt.name, f.Name, alt.name)
 		}
 	}
 	for _, id := range cur.Schema().IdentifierFieldIDs {
 		if id == f.ID {
-			return alterNotSupported(change, "column %s is part of the primary key (Iceberg identifier fields) of %s", f.Name, alt.name)
+			return mysqlerr.AlterNotSupported(change, "column %s is part of the primary key (Iceberg identifier fields) of %s", f.Name, alt.name)
 		}
 	}
 	return nil
@@ -224,10 +225,10 @@ func (alt *alteration) renameColumn(from, to string) error {
 	}
 	f, ok := alt.field(cur, from)
 	if !ok {
-		return unknownColumn(from, alt.name)
+		return mysqlerr.UnknownColumn(from, alt.name)
 	}
 	if other, ok := alt.field(cur, to); ok && other.ID != f.ID {
-		return duplicateColumn(to)
+		return mysqlerr.DuplicateColumn(to)
 	}
 	if f.Name == to {
 		return nil
@@ -272,18 +273,18 @@ func (alt *alteration) alterColumn(a *planner.AlterColumn) error {
 func parseColumnType(text string) (sql.Type, error) {
 	stmt, err := ast.Parse("CREATE TABLE t (c " + text + ")")
 	if err != nil {
-		return nil, mysql.NewSQLError(mysql.ERParseError, mysql.SSClientError, "invalid column type %q: %v", text, err)
+		return nil, mysqlerr.New(mysql.ERParseError, "invalid column type %q: %v", text, err)
 	}
 	ddl, ok := stmt.(*ast.DDL)
 	if !ok || ddl.TableSpec == nil || len(ddl.TableSpec.Columns) != 1 {
-		return nil, mysql.NewSQLError(mysql.ERParseError, mysql.SSClientError, "invalid column type %q", text)
+		return nil, mysqlerr.New(mysql.ERParseError, "invalid column type %q", text)
 	}
 	col, err := sqlColumn(ddl.TableSpec.Columns[0])
 	if err != nil {
 		return nil, err
 	}
 	if !col.Nullable || col.Comment != "" {
-		return nil, mysql.NewSQLError(mysql.ERParseError, mysql.SSClientError, "ALTER COLUMN … TYPE takes only a type, not %q", text)
+		return nil, mysqlerr.New(mysql.ERParseError, "ALTER COLUMN … TYPE takes only a type, not %q", text)
 	}
 	return col.Type, nil
 }
@@ -308,7 +309,7 @@ func (alt *alteration) changeColumn(old string, ch columnChange) error {
 	}
 	f, ok := alt.field(cur, old)
 	if !ok {
-		return unknownColumn(old, alt.name)
+		return mysqlerr.UnknownColumn(old, alt.name)
 	}
 	what := "changing column " + f.Name
 	var upd table.ColumnUpdate
@@ -324,10 +325,10 @@ func (alt *alteration) changeColumn(old string, ch columnChange) error {
 		}
 		switch {
 		case !it.Equals(f.Type) && !promotable(f.Type, it):
-			return alterNotSupported(what+" from "+shown.String()+" to "+ch.typ.String(),
+			return mysqlerr.AlterNotSupported(what+" from "+shown.String()+" to "+ch.typ.String(),
 				"Iceberg changes a column's type without rewriting data only from INT to BIGINT, FLOAT to DOUBLE and DECIMAL(P,S) to DECIMAL(P2,S) with P2 > P")
 		case it.Equals(f.Type) && narrows(shown, ch.typ):
-			return alterNotSupported(what+" from "+shown.String()+" to "+ch.typ.String(),
+			return mysqlerr.AlterNotSupported(what+" from "+shown.String()+" to "+ch.typ.String(),
 				"the new type is narrower and existing values might not fit; icesql does not rewrite data to check them")
 		}
 		if !it.Equals(f.Type) {
@@ -336,7 +337,7 @@ func (alt *alteration) changeColumn(old string, ch columnChange) error {
 	}
 	if ch.nullable != nil && *ch.nullable == f.Required {
 		if !f.Required && alt.hasRows() {
-			return alterNotSupported(what+" to NOT NULL", "table %s has rows, and Iceberg cannot make an optional column required without reading them", alt.name)
+			return mysqlerr.AlterNotSupported(what+" to NOT NULL", "table %s has rows, and Iceberg cannot make an optional column required without reading them", alt.name)
 		}
 		incompatible = !*ch.nullable
 		upd.Required = iceberg.Optional[bool]{Valid: true, Val: !*ch.nullable}
@@ -347,7 +348,7 @@ func (alt *alteration) changeColumn(old string, ch columnChange) error {
 	newName := f.Name
 	if ch.name != "" && ch.name != f.Name {
 		if other, ok := alt.field(cur, ch.name); ok && other.ID != f.ID {
-			return duplicateColumn(ch.name)
+			return mysqlerr.DuplicateColumn(ch.name)
 		}
 		newName = ch.name
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/apache/iceberg-go/table"
 	"github.com/dolthub/vitess/go/mysql"
 
+	"github.com/icesql/icesql/engine/internal/mysqlerr"
 	"github.com/icesql/icesql/planner"
 )
 
@@ -26,7 +27,7 @@ func (alt *alteration) addPartitionField(t planner.PartitionTerm, name string) e
 		return err
 	}
 	if err := alt.tx.UpdateSpec(false).AddField(f.Name, tr, name).Commit(); err != nil {
-		return invalidPartition("ADD PARTITION FIELD %s on %s: %v", t, alt.name, err)
+		return mysqlerr.InvalidPartition("ADD PARTITION FIELD %s on %s: %v", t, alt.name, err)
 	}
 	return nil
 }
@@ -62,7 +63,7 @@ func (alt *alteration) replacePartitionField(from, to *planner.PartitionTerm, na
 		us = us.AddField(f.Name, tr, name)
 	}
 	if err := us.Commit(); err != nil {
-		return invalidPartition("partition field %s of %s: %v", from, alt.name, err)
+		return mysqlerr.InvalidPartition("partition field %s of %s: %v", from, alt.name, err)
 	}
 	return nil
 }
@@ -86,7 +87,7 @@ func (alt *alteration) findPartitionField(cur *table.Table, t planner.PartitionT
 			}
 		}
 	}
-	return "", mysql.NewSQLError(mysql.ERCantDropFieldOrKey, "42000", "Can't DROP partition field '%s' of %s; check that it is in the table's current partitioning (SHOW CREATE TABLE)", t, alt.name)
+	return "", mysqlerr.New(mysql.ERCantDropFieldOrKey, "Can't DROP partition field '%s' of %s; check that it is in the table's current partitioning (SHOW CREATE TABLE)", t, alt.name)
 }
 
 // writeOrder is WRITE [LOCALLY] ORDERED BY, DISTRIBUTED BY PARTITION and
@@ -118,7 +119,7 @@ func (alt *alteration) setProperties(props map[string]string) error {
 	rest := iceberg.Properties{}
 	for k, v := range props {
 		if strings.HasPrefix(k, "icesql.column.") {
-			return alterNotSupported("SET TBLPROPERTIES '"+k+"'", "icesql keeps these properties itself from the column types; change the column's type instead")
+			return mysqlerr.AlterNotSupported("SET TBLPROPERTIES '"+k+"'", "icesql keeps these properties itself from the column types; change the column's type instead")
 		}
 		rest[k] = v
 	}
@@ -132,7 +133,7 @@ func (alt *alteration) setProperties(props map[string]string) error {
 		n, _ := strconv.Atoi(v) // validated above
 		switch have := cur.Metadata().Version(); {
 		case n < have:
-			return alterNotSupported(fmt.Sprintf("SET TBLPROPERTIES ('format-version' = '%d')", n), "%s is format-version %d and Iceberg tables cannot be downgraded", alt.name, have)
+			return mysqlerr.AlterNotSupported(fmt.Sprintf("SET TBLPROPERTIES ('format-version' = '%d')", n), "%s is format-version %d and Iceberg tables cannot be downgraded", alt.name, have)
 		case n > have:
 			if err := alt.tx.UpgradeFormatVersion(n); err != nil {
 				return fmt.Errorf("upgrade %s to format-version %d: %w", alt.name, n, err)
@@ -154,13 +155,13 @@ func (alt *alteration) unsetProperties(keys []string, ifExists bool) error {
 	var remove []string
 	for _, k := range keys {
 		if k == "format-version" || strings.HasPrefix(k, "icesql.column.") {
-			return alterNotSupported("UNSET TBLPROPERTIES '"+k+"'", "the property is part of the table's definition")
+			return mysqlerr.AlterNotSupported("UNSET TBLPROPERTIES '"+k+"'", "the property is part of the table's definition")
 		}
 		if _, ok := cur.Properties()[k]; !ok {
 			if ifExists {
 				continue
 			}
-			return mysql.NewSQLError(mysql.ERWrongArguments, "HY000", "UNSET TBLPROPERTIES: table %s has no property '%s'; use UNSET TBLPROPERTIES IF EXISTS to ignore missing ones", alt.name, k)
+			return mysqlerr.New(mysql.ERWrongArguments, "UNSET TBLPROPERTIES: table %s has no property '%s'; use UNSET TBLPROPERTIES IF EXISTS to ignore missing ones", alt.name, k)
 		}
 		remove = append(remove, k)
 	}

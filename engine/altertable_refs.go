@@ -10,13 +10,10 @@ import (
 	"github.com/dolthub/vitess/go/mysql"
 	ast "github.com/dolthub/vitess/go/vt/sqlparser"
 
+	"github.com/icesql/icesql/engine/internal/mysqlerr"
 	"github.com/icesql/icesql/planner"
 	"github.com/icesql/icesql/storage"
 )
-
-// erWrongObject is MySQL's ER_WRONG_OBJECT ("'x' is not BASE TABLE"), the
-// code of naming a tag where a branch is wanted.
-const erWrongObject = 1347
 
 // refError gives the errors of branch and tag changes their MySQL codes: a
 // name taken is 1050 (as a table's), a ref missing is 1091 (as a missing
@@ -25,13 +22,13 @@ const erWrongObject = 1347
 func refError(err error) error {
 	switch {
 	case errors.Is(err, storage.ErrRefExists):
-		return mysql.NewSQLError(mysql.ERTableExists, "42S01", "%s", err.Error())
+		return mysqlerr.New(mysql.ERTableExists, "%s", err.Error())
 	case errors.Is(err, storage.ErrNoSuchRef):
-		return mysql.NewSQLError(mysql.ERCantDropFieldOrKey, "42000", "%s", err.Error())
+		return mysqlerr.New(mysql.ERCantDropFieldOrKey, "%s", err.Error())
 	case errors.Is(err, storage.ErrRefKind):
-		return mysql.NewSQLError(erWrongObject, "HY000", "%s", err.Error())
+		return mysqlerr.New(mysqlerr.ErWrongObject, "%s", err.Error())
 	case errors.Is(err, storage.ErrRefChange):
-		return mysql.NewSQLError(mysql.ERWrongArguments, mysql.SSUnknownSQLState, "%s", err.Error())
+		return mysqlerr.New(mysql.ERWrongArguments, "%s", err.Error())
 	}
 	return err
 }
@@ -109,7 +106,7 @@ func (r *refDDL) RowIter(ctx *sql.Context, _ sql.Row) (sql.RowIter, error) {
 	}
 	sessionOf(ctx).unpin(ident)
 	if err != nil {
-		return nil, refError(catalogError(err, real))
+		return nil, refError(mysqlerr.CatalogError(err, real))
 	}
 	return sql.RowsToRowIter(sql.NewRow(types.NewOkResult(0))), nil
 }
@@ -118,7 +115,7 @@ func (r *refDDL) RowIter(ctx *sql.Context, _ sql.Row) (sql.RowIter, error) {
 // is committed.
 func (r *refDDL) validate() error {
 	bad := func(what string) error {
-		return mysql.NewSQLError(mysql.ERWrongArguments, mysql.SSUnknownSQLState,
+		return mysqlerr.New(mysql.ERWrongArguments,
 			"%s %s: %s must be greater than 0", r.ref.Kind(), r.ref.Name, what)
 	}
 	switch {

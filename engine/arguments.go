@@ -2,10 +2,11 @@ package engine
 
 import (
 	"fmt"
-	"github.com/cockroachdb/apd/v3"
 	"strconv"
 	"time"
 	"unicode/utf8"
+
+	"github.com/cockroachdb/apd/v3"
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/expression"

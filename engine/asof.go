@@ -12,6 +12,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/expression/function"
 	"github.com/dolthub/vitess/go/mysql"
 
+	"github.com/icesql/icesql/engine/internal/mysqlerr"
 	"github.com/icesql/icesql/metatables"
 	"github.com/icesql/icesql/pushdown"
 )
@@ -36,7 +37,7 @@ func (d *Database) GetTableInsensitiveAsOf(ctx *sql.Context, name string, asOf a
 	}
 	tbl, err := sessionOf(ctx).pinnedTable(ctx, d.e.catalog, d.ident(real))
 	if err != nil {
-		return nil, false, catalogError(err, name)
+		return nil, false, mysqlerr.CatalogError(err, name)
 	}
 	var t *Table
 	if branch, ok := branchAsOf(tbl, asOf); ok {
@@ -57,7 +58,7 @@ func (d *Database) GetTableInsensitiveAsOf(ctx *sql.Context, name string, asOf a
 func (d *Database) metadataTableAsOf(ctx *sql.Context, name string, asOf any) (sql.Table, bool, error) {
 	t, ok, err := d.metadataTableAt(ctx, name, asOf)
 	if errors.Is(err, metatables.ErrNotAtSnapshot) {
-		return nil, false, notSupported("%s.%s lists the table's whole history; it has no AS OF form", d.name, name)
+		return nil, false, mysqlerr.NotSupported("%s.%s lists the table's whole history; it has no AS OF form", d.name, name)
 	}
 	return t, ok, err
 }
@@ -70,7 +71,7 @@ func (d *Database) GetTableNamesAsOf(ctx *sql.Context, _ any) ([]string, error) 
 
 // errAsOf is the error of an AS OF that names no snapshot of the table.
 func errAsOf(format string, args ...any) error {
-	return mysql.NewSQLError(mysql.ERWrongArguments, mysql.SSUnknownSQLState, "AS OF: "+format, args...)
+	return mysqlerr.New(mysql.ERWrongArguments, "AS OF: "+format, args...)
 }
 
 // snapshotAsOf resolves asOf as Spark does: all digits is a snapshot id,

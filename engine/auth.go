@@ -11,6 +11,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/mysql_db"
 	ast "github.com/dolthub/vitess/go/vt/sqlparser"
 
+	"github.com/icesql/icesql/engine/internal/mysqlerr"
 	"github.com/icesql/icesql/storage"
 )
 
@@ -107,7 +108,7 @@ func (p *privilegeStore) Persist(ctx *sql.Context, data []byte) error {
 	defer p.mu.Unlock()
 	var err error
 	if p.store == nil || p.loc == "" {
-		err = notSupported("users and grants are kept in the embedded warehouse (.icesql/%s); "+
+		err = mysqlerr.NotSupported("users and grants are kept in the embedded warehouse (.icesql/%s); "+
 			"a server over an external catalog has only its --user account", privilegesFile)
 	} else if werr := p.store.WriteFile(ctx, p.loc, data); werr != nil {
 		err = fmt.Errorf("save users and grants to %s: %w", p.loc, werr)

@@ -8,6 +8,7 @@ import (
 	"github.com/dolthub/vitess/go/mysql"
 	ast "github.com/dolthub/vitess/go/vt/sqlparser"
 
+	"github.com/icesql/icesql/engine/internal/mysqlerr"
 	"github.com/icesql/icesql/storage"
 )
 
@@ -51,11 +52,11 @@ func (d *Database) rowLevelTable(ctx *sql.Context, name string) (*Table, bool, e
 		return it, true, nil
 	}
 	if _, meta, _ := d.metadataTable(ctx, name); meta {
-		return nil, false, notSupported("%s is a metadata table: metadata tables are read-only", name)
+		return nil, false, mysqlerr.NotSupported("%s is a metadata table: metadata tables are read-only", name)
 	}
 	// Coded here: go-mysql-server replaces an ErrTableNotFound with its
 	// own, which would name the variant.
-	return nil, false, mysql.NewSQLError(mysql.ERNoSuchTable, mysql.SSUnknownTable, "table not found: %s", name)
+	return nil, false, mysqlerr.New(mysql.ERNoSuchTable, "table not found: %s", name)
 }
 
 // checkBranchExists fails when t names a branch that neither the table nor
@@ -72,7 +73,7 @@ func (d *Database) checkBranchExists(ctx *sql.Context, t *Table) error {
 	if sessionOf(ctx).hasStage(d.ident(t.name), writeTarget{branch: t.branch}) {
 		return nil
 	}
-	return mysql.NewSQLError(mysql.ERNoSuchTable, mysql.SSUnknownTable,
+	return mysqlerr.New(mysql.ERNoSuchTable,
 		"table %s.%s has no branch %s: UPDATE, DELETE and MERGE change the rows of an existing branch", d.name, t.name, t.branch)
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/dolthub/vitess/go/mysql"
 	ast "github.com/dolthub/vitess/go/vt/sqlparser"
 
+	"github.com/icesql/icesql/engine/internal/mysqlerr"
 	"github.com/icesql/icesql/planner"
 	"github.com/icesql/icesql/procedures"
 	"github.com/icesql/icesql/storage"
@@ -48,7 +49,7 @@ var (
 func (c *callNode) WithResolvedChildren(_ context.Context, children []any) (any, error) {
 	proc, ok := c.e.procedures.Lookup(c.call.Name)
 	if !ok {
-		return nil, mysql.NewSQLError(mysql.ERSPDoesNotExist, "42000",
+		return nil, mysqlerr.New(mysql.ERSPDoesNotExist,
 			"PROCEDURE system.%s does not exist; icesql's procedures are %v", c.call.Name, c.e.procedures.Names())
 	}
 	nc := *c
@@ -120,19 +121,19 @@ func procedureError(err error) error {
 	var bad *storage.NameError
 	switch {
 	case errors.As(err, &bad):
-		return nameError(bad)
+		return mysqlerr.NameError(bad)
 	case errors.Is(err, errors.ErrUnsupported):
-		return notSupported("%s", err.Error())
+		return mysqlerr.NotSupported("%s", err.Error())
 	case errors.Is(err, storage.ErrConflict):
-		return conflict("%s", err.Error())
+		return mysqlerr.Conflict("%s", err.Error())
 	case errors.Is(err, procedures.ErrArgument):
-		return mysql.NewSQLError(mysql.ERWrongArguments, mysql.SSUnknownSQLState, "%s", err.Error())
+		return mysqlerr.New(mysql.ERWrongArguments, "%s", err.Error())
 	case errors.Is(err, catalog.ErrNoSuchTable):
-		return mysql.NewSQLError(mysql.ERNoSuchTable, mysql.SSUnknownTable, "%s", err.Error())
+		return mysqlerr.New(mysql.ERNoSuchTable, "%s", err.Error())
 	case errors.Is(err, catalog.ErrTableAlreadyExists):
-		return mysql.NewSQLError(mysql.ERTableExists, "42S01", "%s", err.Error())
+		return mysqlerr.New(mysql.ERTableExists, "%s", err.Error())
 	case errors.Is(err, catalog.ErrNoSuchNamespace):
-		return mysql.NewSQLError(mysql.ERBadDb, mysql.SSClientError, "%s", err.Error())
+		return mysqlerr.New(mysql.ERBadDb, "%s", err.Error())
 	}
 	return err
 }

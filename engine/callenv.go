@@ -14,6 +14,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/planbuilder"
 	ast "github.com/dolthub/vitess/go/vt/sqlparser"
 
+	"github.com/icesql/icesql/engine/internal/mysqlerr"
 	"github.com/icesql/icesql/planner"
 	"github.com/icesql/icesql/procedures"
 )
@@ -36,7 +37,7 @@ func (e *Engine) procedureEnv(ctx *sql.Context) procedures.Env {
 		},
 		Progress: e.cfg.Log,
 		Warn: func(format string, args ...any) {
-			ctx.Warn(erCantDeleteFile, format, args...)
+			ctx.Warn(mysqlerr.ErCantDeleteFile, format, args...)
 		},
 		Root: e.root,
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/apache/iceberg-go/catalog"
 	"github.com/apache/iceberg-go/table"
 
+	"github.com/icesql/icesql/engine/internal/mysqlerr"
 	"github.com/icesql/icesql/storage"
 	"github.com/icesql/icesql/storage/catalogs"
 )
@@ -65,7 +66,7 @@ func (e *Engine) embedded() (*storage.Warehouse, bool) {
 // unsupportedByCatalog is error 1235 for a feature the engine's catalog
 // lacks, naming the catalog type so users know which configuration to change.
 func (e *Engine) unsupportedByCatalog(format string, args ...any) error {
-	return notSupported("%s is not supported by the %s catalog", fmt.Sprintf(format, args...), e.catalog.CatalogType())
+	return mysqlerr.NotSupported("%s is not supported by the %s catalog", fmt.Sprintf(format, args...), e.catalog.CatalogType())
 }
 
 // closeCatalog releases what the catalog holds (the SQL catalog's database
@@ -92,7 +93,7 @@ func (e *Engine) dropTablesOf(ctx context.Context, ns string) error {
 	var idents []table.Identifier
 	for id, err := range e.catalog.ListTables(ctx, table.Identifier{ns}) {
 		if err != nil {
-			return catalogError(err, ns)
+			return mysqlerr.CatalogError(err, ns)
 		}
 		idents = append(idents, id)
 	}

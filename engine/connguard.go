@@ -10,6 +10,7 @@ import (
 	"github.com/dolthub/vitess/go/mysql"
 	ast "github.com/dolthub/vitess/go/vt/sqlparser"
 
+	"github.com/icesql/icesql/engine/internal/mysqlerr"
 	"github.com/icesql/icesql/planner"
 )
 
@@ -31,10 +32,6 @@ const (
 	loginFailureMemory = time.Hour
 	// loginAddressesKept bounds the memory the counts take.
 	loginAddressesKept = 10000
-
-	// erSecureTransportRequired is MySQL's ER_SECURE_TRANSPORT_REQUIRED,
-	// which vitess does not name.
-	erSecureTransportRequired = 3159
 )
 
 // connGuard enforces a server's connection limits: the number of open
@@ -268,13 +265,13 @@ func (g *connGuard) loggedIn(c *mysql.Conn) {
 func (h guardHandler) ConnectionAuthenticated(c *mysql.Conn) error {
 	h.g.loggedIn(c)
 	if h.g.requireTLS && !c.TLSEnabled() && !c.IsUnixSocket() {
-		return mysql.NewSQLError(erSecureTransportRequired, "HY000",
+		return mysqlerr.New(mysqlerr.ErSecureTransportRequired,
 			"Connections using insecure transport are prohibited while --require_secure_transport=ON.")
 	}
 	// From here on the client sends commands: the packet guard checks them.
 	if c.TLSEnabled() {
 		if err := guardTLS(c, h.prepareCheck(c)); err != nil {
-			return mysql.NewSQLError(mysql.ERUnknownError, "HY000", "cannot guard the TLS connection: %v", err)
+			return mysqlerr.New(mysql.ERUnknownError, "cannot guard the TLS connection: %v", err)
 		}
 	} else if pc, ok := c.Conn.(*packetConn); ok {
 		pc.phase = phaseCommand

@@ -9,6 +9,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/types"
 	ast "github.com/dolthub/vitess/go/vt/sqlparser"
 
+	"github.com/icesql/icesql/engine/internal/mysqlerr"
 	"github.com/icesql/icesql/planner"
 	"github.com/icesql/icesql/storage"
 )
@@ -62,11 +63,11 @@ func (n *createNamespaceNode) WithChildren(_ *sql.Context, children ...sql.Node)
 func (n *createNamespaceNode) RowIter(ctx *sql.Context, _ sql.Row) (sql.RowIter, error) {
 	if _, ok := n.c.Properties["location"]; ok {
 		if _, embedded := n.e.catalog.(*storage.Warehouse); embedded {
-			return nil, notSupported("CREATE NAMESPACE %s: the embedded catalog places namespaces in the warehouse itself; LOCATION is not supported", n.c.Name)
+			return nil, mysqlerr.NotSupported("CREATE NAMESPACE %s: the embedded catalog places namespaces in the warehouse itself; LOCATION is not supported", n.c.Name)
 		}
 	}
 	if len(n.c.Properties) > 0 && n.e.catalog.CatalogType() == catalog.Hadoop {
-		return nil, notSupported("CREATE NAMESPACE %s: the hadoop catalog keeps no namespace properties (a namespace is a folder of the warehouse); COMMENT, LOCATION and WITH PROPERTIES are not supported", n.c.Name)
+		return nil, mysqlerr.NotSupported("CREATE NAMESPACE %s: the hadoop catalog keeps no namespace properties (a namespace is a folder of the warehouse); COMMENT, LOCATION and WITH PROPERTIES are not supported", n.c.Name)
 	}
 	p := &provider{e: n.e}
 	err := p.createDatabase(ctx, n.c.Name, iceberg.Properties(n.c.Properties))

@@ -11,6 +11,7 @@ import (
 	"github.com/apache/iceberg-go/table"
 	"github.com/dolthub/go-mysql-server/sql"
 
+	"github.com/icesql/icesql/engine/internal/mysqlerr"
 	"github.com/icesql/icesql/planner"
 	"github.com/icesql/icesql/storage"
 )
@@ -43,7 +44,7 @@ func (d *Database) tableNames(ctx *sql.Context) ([]string, error) {
 	var names []string
 	for id, err := range d.e.catalog.ListTables(ctx, table.Identifier{d.name}) {
 		if err != nil {
-			return nil, catalogError(err, d.name)
+			return nil, mysqlerr.CatalogError(err, d.name)
 		}
 		names = append(names, id[len(id)-1])
 	}
@@ -151,7 +152,7 @@ func (d *Database) CreateTable(ctx *sql.Context, name string, schema sql.Primary
 	var createOpts []catalog.CreateTableOpt
 	if opts.Location != "" {
 		if _, ok := d.e.embedded(); ok {
-			return notSupported("LOCATION is not supported: the embedded catalog places each table in its namespace folder")
+			return mysqlerr.NotSupported("LOCATION is not supported: the embedded catalog places each table in its namespace folder")
 		}
 		createOpts = append(createOpts, catalog.WithLocation(opts.Location))
 	}
@@ -187,7 +188,7 @@ func (d *Database) CreateTable(ctx *sql.Context, name string, schema sql.Primary
 		createOpts = append(createOpts, catalog.WithSortOrder(order))
 	}
 	if _, err := d.e.catalog.CreateTable(ctx, d.ident(name), sc, createOpts...); err != nil {
-		return catalogError(err, name)
+		return mysqlerr.CatalogError(err, name)
 	}
 	sessionOf(ctx).createdInStatement(ctx, d.ident(name))
 	return nil
@@ -212,13 +213,13 @@ func icebergSchema(schema sql.PrimaryKeySchema) (*iceberg.Schema, error) {
 			return nil, err
 		}
 		if col.AutoIncrement {
-			return nil, notSupported("column %s: AUTO_INCREMENT is not supported by Iceberg tables", col.Name)
+			return nil, mysqlerr.NotSupported("column %s: AUTO_INCREMENT is not supported by Iceberg tables", col.Name)
 		}
 		if col.Generated != nil {
-			return nil, notSupported("column %s: generated columns are not supported by Iceberg tables", col.Name)
+			return nil, mysqlerr.NotSupported("column %s: generated columns are not supported by Iceberg tables", col.Name)
 		}
 		if col.Default != nil && !isNullDefault(col.Default) {
-			return nil, notSupported("column %s: DEFAULT values are not supported yet; omit the DEFAULT clause", col.Name)
+			return nil, mysqlerr.NotSupported("column %s: DEFAULT values are not supported yet; omit the DEFAULT clause", col.Name)
 		}
 		id := i + 1
 		fields = append(fields, iceberg.NestedField{
@@ -277,18 +278,14 @@ func (d *Database) DropTable(ctx *sql.Context, name string) error {
 	if !ok {
 		return sql.ErrTableNotFound.New(name)
 	}
-	return catalogError(filesLeft(ctx, d.e.catalog.DropTable(ctx, d.ident(real))), name)
+	return mysqlerr.CatalogError(filesLeft(ctx, d.e.catalog.DropTable(ctx, d.ident(real))), name)
 }
-
-// erCantDeleteFile is MySQL's ER_CANT_DELETE_FILE (1011), which vitess
-// does not name.
-const erCantDeleteFile = 1011
 
 // filesLeft turns storage.ErrFilesLeft, a drop that took effect but could
 // not delete every file, into a warning on a statement that succeeded.
 func filesLeft(ctx *sql.Context, err error) error {
 	if errors.Is(err, storage.ErrFilesLeft) {
-		ctx.Warn(erCantDeleteFile, "%v", err)
+		ctx.Warn(mysqlerr.ErCantDeleteFile, "%v", err)
 		return nil
 	}
 	return err
@@ -317,7 +314,7 @@ func (d *Database) RenameTable(ctx *sql.Context, oldName, newName string) error 
 		return sql.ErrTableAlreadyExists.New(newName)
 	}
 	_, err = d.e.catalog.RenameTable(ctx, d.ident(real), d.ident(newName))
-	return catalogError(err, newName)
+	return mysqlerr.CatalogError(err, newName)
 }
 
 // Iceberg namespaces hold no triggers or stored procedures. The interfaces
@@ -327,7 +324,7 @@ func (d *Database) RenameTable(ctx *sql.Context, oldName, newName string) error 
 
 func (d *Database) GetTriggers(*sql.Context) ([]sql.TriggerDefinition, error) { return nil, nil }
 func (d *Database) CreateTrigger(*sql.Context, sql.TriggerDefinition) error {
-	return notSupported("triggers are not supported on Iceberg tables")
+	return mysqlerr.NotSupported("triggers are not supported on Iceberg tables")
 }
 func (d *Database) DropTrigger(_ *sql.Context, name string) error {
 	return sql.ErrTriggerDoesNotExist.New(name)
@@ -340,7 +337,7 @@ func (d *Database) GetStoredProcedures(*sql.Context) ([]sql.StoredProcedureDetai
 	return nil, nil
 }
 func (d *Database) SaveStoredProcedure(*sql.Context, sql.StoredProcedureDetails) error {
-	return notSupported("stored procedures are not supported; icesql's procedures are CALL system.*")
+	return mysqlerr.NotSupported("stored procedures are not supported; icesql's procedures are CALL system.*")
 }
 func (d *Database) DropStoredProcedure(_ *sql.Context, name string) error {
 	return sql.ErrStoredProcedureDoesNotExist.New(name)
@@ -356,5 +353,5 @@ func (d *Database) SetCollation(_ *sql.Context, collation sql.CollationID) error
 	if collation == sql.Collation_Default || collation == sql.Collation_Unspecified {
 		return nil
 	}
-	return notSupported("collation %s: Iceberg strings are UTF-8 compared byte by byte (%s)", collation, sql.Collation_Default)
+	return mysqlerr.NotSupported("collation %s: Iceberg strings are UTF-8 compared byte by byte (%s)", collation, sql.Collation_Default)
 }

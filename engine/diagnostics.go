@@ -9,6 +9,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/types"
 	"github.com/dolthub/vitess/go/mysql"
 	ast "github.com/dolthub/vitess/go/vt/sqlparser"
+	"github.com/icesql/icesql/engine/internal/mysqlerr"
 )
 
 // MySQL's diagnostics area holds the conditions of the last statement:
@@ -170,7 +171,7 @@ func (n *diagnosticsNode) limits(ctx *sql.Context) (count, offset int, err error
 		}
 		i64, _, err := types.Int64.Convert(ctx, v)
 		if err != nil || i64 == nil || i64.(int64) < 0 {
-			return 0, 0, mysql.NewSQLError(mysql.ERWrongArguments, "HY000", "Incorrect arguments to LIMIT of SHOW %s: %v", n.kind(), v)
+			return 0, 0, mysqlerr.New(mysql.ERWrongArguments, "Incorrect arguments to LIMIT of SHOW %s: %v", n.kind(), v)
 		}
 		vals[i] = int(i64.(int64))
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/types"
 	"github.com/dolthub/vitess/go/sqltypes"
 	"github.com/dolthub/vitess/go/vt/sqlparser"
+	"github.com/icesql/icesql/engine/internal/mysqlerr"
 )
 
 // DriverName is the database/sql driver name: sql.Open("icesql", "<warehouse>").
@@ -224,7 +225,7 @@ func (c *conn) run(ctx context.Context, query string, args []driver.NamedValue) 
 		sql.WithProcessList(c.e.sqle.ProcessList), sql.WithMemoryManager(c.e.sqle.MemoryManager))
 	schema, iter, _, err := c.e.sqle.QueryWithBindings(sctx, query, nil, bindings, nil)
 	if err != nil {
-		se := statementError(query, err)
+		se := mysqlerr.ForStatement(query, err)
 		rememberError(c.sess, se) // diagnostics.go
 		return nil, nil, nil, se
 	}
@@ -269,7 +270,7 @@ func drain(sctx *sql.Context, schema sql.Schema, iter sql.RowIter) (int64, error
 		}
 		if err != nil {
 			iter.Close(sctx)
-			return 0, mysqlError(err)
+			return 0, mysqlerr.Coded(err)
 		}
 		if len(schema) == 1 && types.IsOkResultSchema(schema) && len(row) == 1 {
 			if ok, isOK := row[0].(types.OkResult); isOK {
@@ -278,7 +279,7 @@ func drain(sctx *sql.Context, schema sql.Schema, iter sql.RowIter) (int64, error
 		}
 	}
 	if err := iter.Close(sctx); err != nil {
-		return 0, mysqlError(err)
+		return 0, mysqlerr.Coded(err)
 	}
 	return affected, nil
 }
@@ -421,7 +422,7 @@ func (r *rows) Next(dest []driver.Value) error {
 		return io.EOF
 	}
 	if err != nil {
-		return mysqlError(err)
+		return mysqlerr.Coded(err)
 	}
 	for i, col := range r.schema {
 		if r.timeLoc != nil && isDateTime(col.Type) {
@@ -445,7 +446,7 @@ func (r *rows) Close() error {
 	}
 	r.closed = true
 	if err := r.iter.Close(r.ctx); err != nil {
-		return mysqlError(err)
+		return mysqlerr.Coded(err)
 	}
 	return nil
 }
@@ -502,7 +503,7 @@ func timeValue(ctx *sql.Context, typ sql.Type, v any, loc *time.Location) (drive
 func textValue(ctx *sql.Context, typ sql.Type, v any) (driver.Value, error) {
 	val, err := typ.SQL(ctx, nil, v)
 	if err != nil {
-		return nil, mysqlError(err)
+		return nil, mysqlerr.Coded(err)
 	}
 	switch t := val.Type(); {
 	case val.IsNull():

@@ -10,6 +10,7 @@ import (
 	"github.com/dolthub/vitess/go/mysql"
 	ast "github.com/dolthub/vitess/go/vt/sqlparser"
 
+	"github.com/icesql/icesql/engine/internal/mysqlerr"
 	"github.com/icesql/icesql/planner"
 )
 
@@ -69,7 +70,7 @@ func recordForeignKeys(stmt ast.Statement) error {
 		}
 		key := foreignKeyProperty + strings.ToLower(name)
 		if _, dup := opts.Properties[key]; dup {
-			return mysql.NewSQLError(mysql.ERDupKeyName, "42000", "Duplicate foreign key constraint name '%s'", name)
+			return mysqlerr.New(mysql.ERDupKeyName, "Duplicate foreign key constraint name '%s'", name)
 		}
 		opts.Properties[key] = foreignKeyText(c.Details.(*ast.ForeignKeyDefinition))
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/apache/iceberg-go/table"
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/vitess/go/mysql"
+	"github.com/icesql/icesql/engine/internal/mysqlerr"
 )
 
 // Iceberg tables have no secondary indexes, and nothing in the format could
@@ -60,20 +61,20 @@ var _ sql.IndexAlterableTable = (*Table)(nil)
 func (t *Table) CreateIndex(ctx *sql.Context, def sql.IndexDef) error {
 	switch {
 	case def.IsFullText(), def.IsSpatial(), def.Constraint == sql.IndexConstraint_Vector:
-		return notSupported("index %s on %s: Iceberg tables have no indexes, and icesql records only plain and UNIQUE ones, not FULLTEXT, SPATIAL or VECTOR", def.Name, t.name)
+		return mysqlerr.NotSupported("index %s on %s: Iceberg tables have no indexes, and icesql records only plain and UNIQUE ones, not FULLTEXT, SPATIAL or VECTOR", def.Name, t.name)
 	case def.Predicate != nil:
-		return notSupported("partial index %s on %s: Iceberg tables have no indexes", def.Name, t.name)
+		return mysqlerr.NotSupported("partial index %s on %s: Iceberg tables have no indexes", def.Name, t.name)
 	}
 	ix := recordedIndex{Name: def.Name, Unique: def.IsUnique()}
 	for _, c := range def.Columns {
 		if c.Expression != nil {
-			return notSupported("functional index %s on %s: Iceberg tables have no indexes, and icesql records only indexes on columns", def.Name, t.name)
+			return mysqlerr.NotSupported("functional index %s on %s: Iceberg tables have no indexes, and icesql records only indexes on columns", def.Name, t.name)
 		}
 		ix.Columns = append(ix.Columns, c.Name)
 	}
 	cur, err := t.db.e.catalog.LoadTable(ctx, t.db.ident(t.name))
 	if err != nil {
-		return catalogError(err, t.name)
+		return mysqlerr.CatalogError(err, t.name)
 	}
 	if _, taken := recordedIndexes(cur.Properties())[strings.ToLower(def.Name)]; taken {
 		return duplicateKeyName(def.Name)
@@ -100,14 +101,14 @@ func (t *Table) CreateIndex(ctx *sql.Context, def sql.IndexDef) error {
 // duplicateKeyName is MySQL's 1061 (ER_DUP_KEYNAME); go-mysql-server's
 // ErrDuplicateKey carries no code.
 func duplicateKeyName(name string) error {
-	return mysql.NewSQLError(mysql.ERDupKeyName, mysql.SSClientError, "Duplicate key name '%s'", name)
+	return mysqlerr.New(mysql.ERDupKeyName, "Duplicate key name '%s'", name)
 }
 
 // DropIndex implements sql.IndexAlterableTable.
 func (t *Table) DropIndex(ctx *sql.Context, name string) error {
 	cur, err := t.db.e.catalog.LoadTable(ctx, t.db.ident(t.name))
 	if err != nil {
-		return catalogError(err, t.name)
+		return mysqlerr.CatalogError(err, t.name)
 	}
 	if _, ok := recordedIndexes(cur.Properties())[strings.ToLower(name)]; !ok {
 		return sql.ErrCantDropFieldOrKey.New(name)
@@ -119,7 +120,7 @@ func (t *Table) DropIndex(ctx *sql.Context, name string) error {
 func (t *Table) RenameIndex(ctx *sql.Context, from, to string) error {
 	cur, err := t.db.e.catalog.LoadTable(ctx, t.db.ident(t.name))
 	if err != nil {
-		return catalogError(err, t.name)
+		return mysqlerr.CatalogError(err, t.name)
 	}
 	indexes := recordedIndexes(cur.Properties())
 	ix, ok := indexes[strings.ToLower(from)]
@@ -147,7 +148,7 @@ func (t *Table) setProperties(ctx *sql.Context, set iceberg.Properties, remove [
 	ident := t.db.ident(t.name)
 	cur, err := t.db.e.catalog.LoadTable(ctx, ident)
 	if err != nil {
-		return catalogError(err, t.name)
+		return mysqlerr.CatalogError(err, t.name)
 	}
 	tx := cur.NewTransaction()
 	if len(set) > 0 {
@@ -162,7 +163,7 @@ func (t *Table) setProperties(ctx *sql.Context, set iceberg.Properties, remove [
 	}
 	updated, err := tx.Commit(ctx)
 	if errors.Is(err, table.ErrCommitFailed) {
-		return conflict("change properties of %s: another writer changed the table: %v", t.name, err)
+		return mysqlerr.Conflict("change properties of %s: another writer changed the table: %v", t.name, err)
 	}
 	if err != nil {
 		return fmt.Errorf("change properties of %s: %w", t.name, err)

@@ -1,10 +1,11 @@
 package engine
 
 import (
-	"github.com/apache/iceberg-go"
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/apache/iceberg-go"
 
 	"github.com/dolthub/go-mysql-server/sql"
 	ast "github.com/dolthub/vitess/go/vt/sqlparser"

@@ -15,10 +15,8 @@ import (
 	"github.com/dolthub/vitess/go/mysql"
 	"github.com/dolthub/vitess/go/sqltypes"
 	querypb "github.com/dolthub/vitess/go/vt/proto/query"
+	"github.com/icesql/icesql/engine/internal/mysqlerr"
 )
-
-// erQueryTimeout is MySQL's ER_QUERY_TIMEOUT.
-const erQueryTimeout = 3024
 
 // Why a statement was stopped by the server rather than by its client.
 var (
@@ -89,21 +87,17 @@ func (l *statementLimits) begin(ctx context.Context, conn uint32, query string) 
 		}
 		switch {
 		case errors.Is(cause, errStatementTimeout):
-			return mysql.NewSQLError(erQueryTimeout, "HY000", "Query execution was interrupted, maximum statement execution time exceeded")
+			return mysqlerr.New(mysqlerr.ErQueryTimeout, "Query execution was interrupted, maximum statement execution time exceeded")
 		case errors.Is(cause, errStatementMemory):
 			debug.FreeOSMemory() // what the statement held goes back to the system now
-			return outOfMemory(false)
+			return mysqlerr.OutOfMemory(false)
 		}
 		if interrupted(err) {
-			return mysql.NewSQLError(erQueryInterrupted, "70100", "Query execution was interrupted")
+			return mysqlerr.New(mysqlerr.ErQueryInterrupted, "Query execution was interrupted")
 		}
 		return err
 	}
 }
-
-// erQueryInterrupted is MySQL's ER_QUERY_INTERRUPTED, what KILL QUERY's
-// victim receives.
-const erQueryInterrupted = 1317
 
 // interrupted reports whether err is a statement's context cancelled (by
 // KILL QUERY), which go-mysql-server's handler reports as 1105 "context

@@ -20,8 +20,8 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/plan"
 	"github.com/dolthub/go-mysql-server/sql/transform"
 	"github.com/dolthub/go-mysql-server/sql/types"
-	"github.com/dolthub/vitess/go/mysql"
 	"github.com/dolthub/vitess/go/sqltypes"
+	"github.com/icesql/icesql/engine/internal/mysqlerr"
 )
 
 // LOAD DATA into an Iceberg table, in bulk. go-mysql-server runs LOAD DATA
@@ -240,7 +240,7 @@ func (l *bulkLoad) run(ctx *sql.Context) (int64, error) {
 func (l *bulkLoad) open(ctx *sql.Context) (io.ReadCloser, error) {
 	if l.ld.Local {
 		if _, on, _ := sql.SystemVariables.GetGlobal("local_infile"); on != int8(1) {
-			return nil, mysql.NewSQLError(3948, "42000",
+			return nil, mysqlerr.New(mysqlerr.ErClientLocalFilesDisabled,
 				"Loading local data is disabled; this must be enabled on both the client and the server side (the server: SET GLOBAL local_infile = 1, or icesql serve without --local-infile=false)")
 		}
 		return ctx.LoadInfile(l.ld.File)

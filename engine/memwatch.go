@@ -3,6 +3,8 @@ package engine
 import (
 	"runtime/debug"
 	"time"
+
+	"github.com/icesql/icesql/engine/internal/memlimit"
 )
 
 // watchMemory is the backstop of the memory budget (memlimit.go): a
@@ -17,7 +19,7 @@ func watchMemory(l *statementLimits, limit int64, done <-chan struct{}) {
 	if limit <= 0 {
 		return
 	}
-	threshold := uint64(limit) / 100 * watchdogPercent
+	threshold := uint64(limit) / 100 * memlimit.WatchdogPercent
 	tick := time.NewTicker(100 * time.Millisecond)
 	defer tick.Stop()
 	stopping := false
@@ -34,7 +36,7 @@ func watchMemory(l *statementLimits, limit int64, done <-chan struct{}) {
 			stopping = false
 			debug.FreeOSMemory() // a collection, so that liveHeap is fresh
 		}
-		if liveHeap() > threshold {
+		if memlimit.LiveHeap() > threshold {
 			stopping = l.stopOldest(errStatementMemory)
 		}
 	}

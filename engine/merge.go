@@ -11,6 +11,7 @@ import (
 	"github.com/dolthub/vitess/go/mysql"
 	ast "github.com/dolthub/vitess/go/vt/sqlparser"
 
+	"github.com/icesql/icesql/engine/internal/mysqlerr"
 	"github.com/icesql/icesql/planner"
 )
 
@@ -96,7 +97,7 @@ func (e *Engine) mergeTarget(ctx *sql.Context, dbName, name string) (*Table, err
 	}
 	d, ok := db.(*Database)
 	if !ok {
-		return nil, notSupported("%s.%s: only Iceberg tables can be changed row by row", dbName, name)
+		return nil, mysqlerr.NotSupported("%s.%s: only Iceberg tables can be changed row by row", dbName, name)
 	}
 	tt, _, err := d.rowIdentityTable(ctx, name)
 	if err != nil {
@@ -203,10 +204,10 @@ func clauseValues(c planner.MergeClause, t *Table, ta, sa string) ([]string, err
 	for k, name := range c.Columns {
 		i := t.schema.IndexOfColName(name)
 		if i < 0 {
-			return nil, mysql.NewSQLError(mysql.ERBadFieldError, mysql.SSBadFieldError, "column %q of MERGE's %s is not a column of %s", name, actionName(c.Action), t.name)
+			return nil, mysqlerr.New(mysql.ERBadFieldError, "column %q of MERGE's %s is not a column of %s", name, actionName(c.Action), t.name)
 		}
 		if _, dup := given[i]; dup {
-			return nil, mysql.NewSQLError(mysql.ERFieldSpecifiedTwice, "42000", "column %q is assigned twice in MERGE's %s", name, actionName(c.Action))
+			return nil, mysqlerr.New(mysql.ERFieldSpecifiedTwice, "column %q is assigned twice in MERGE's %s", name, actionName(c.Action))
 		}
 		given[i] = "(" + c.Values[k] + ")"
 	}
@@ -279,7 +280,7 @@ func (q *mergeQuery) apply(ctx *sql.Context, t *Table, rows []sql.Row) error {
 		}
 		if check && hasTarget && isTrue(r[2]) {
 			if seen[id] {
-				return mysql.NewSQLError(1242, "21000", "MERGE INTO %s: a target row matched multiple source rows; each target row may match at most one source row (deduplicate the source or narrow the ON condition); nothing was changed", t.name)
+				return mysqlerr.New(mysqlerr.ErSubqueryNo1Row, "MERGE INTO %s: a target row matched multiple source rows; each target row may match at most one source row (deduplicate the source or narrow the ON condition); nothing was changed", t.name)
 			}
 			seen[id] = true
 		}
@@ -367,7 +368,7 @@ func convertRow(ctx *sql.Context, t *Table, values sql.Row) (sql.Row, error) {
 		v := values[i]
 		if v == nil {
 			if !col.Nullable {
-				return nil, mysql.NewSQLError(mysql.ERBadNullError, "23000", "Column '%s' cannot be null", col.Name)
+				return nil, mysqlerr.New(mysql.ERBadNullError, "Column '%s' cannot be null", col.Name)
 			}
 			continue
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/apache/iceberg-go/table"
 	"github.com/dolthub/go-mysql-server/sql"
 
+	"github.com/icesql/icesql/engine/internal/mysqlerr"
 	"github.com/icesql/icesql/metatables"
 )
 
@@ -59,7 +60,7 @@ func (d *Database) metadataTableAt(ctx *sql.Context, name string, asOf any) (sql
 	}
 	tbl, err := sessionOf(ctx).pinnedTable(ctx, d.e.catalog, d.ident(real))
 	if err != nil {
-		return nil, false, catalogError(err, base)
+		return nil, false, mysqlerr.CatalogError(err, base)
 	}
 	var snapshot *int64
 	if asOf != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/transform"
 	"github.com/dolthub/go-mysql-server/sql/types"
 	"github.com/dolthub/vitess/go/mysql"
+	"github.com/icesql/icesql/engine/internal/mysqlerr"
 )
 
 // go-mysql-server computes BIGINT +, - and * with Go's wrapping integer
@@ -191,7 +192,7 @@ func (c *checkedArithmetic) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 		}
 		v, overflow := uintOp(c.Op[0], x, y)
 		if overflow {
-			return nil, mysql.NewSQLError(mysql.ERDataOutOfRange, mysql.SSDataOutOfRange, "BIGINT UNSIGNED value is out of range in '%s'", c.String())
+			return nil, mysqlerr.New(mysql.ERDataOutOfRange, "BIGINT UNSIGNED value is out of range in '%s'", c.String())
 		}
 		return v, nil
 	}
@@ -202,7 +203,7 @@ func (c *checkedArithmetic) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 	}
 	v, overflow := intOp(c.Op[0], x, y)
 	if overflow {
-		return nil, mysql.NewSQLError(mysql.ERDataOutOfRange, mysql.SSDataOutOfRange, "BIGINT value is out of range in '%s'", c.String())
+		return nil, mysqlerr.New(mysql.ERDataOutOfRange, "BIGINT value is out of range in '%s'", c.String())
 	}
 	return v, nil
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/types"
 	"github.com/google/uuid"
 
+	"github.com/icesql/icesql/engine/internal/mysqlerr"
 	"github.com/icesql/icesql/planner"
 	"github.com/icesql/icesql/pushdown"
 )
@@ -86,7 +87,7 @@ func (d *Database) overwriteTarget(ctx *sql.Context, name string, o planner.Over
 	}
 	tbl, err := sessionOf(ctx).pinnedTable(ctx, d.e.catalog, d.ident(real))
 	if err != nil {
-		return nil, false, catalogError(err, real)
+		return nil, false, mysqlerr.CatalogError(err, real)
 	}
 	mode, err := ctx.GetSessionVariable(ctx, planner.PartitionOverwriteModeVariable)
 	if err != nil {
@@ -112,7 +113,7 @@ func (ot *overwriteTable) bindPartitionClause(ctx *sql.Context, o planner.Overwr
 		}
 		field, ok := ot.tbl.Schema().FindFieldByName(ot.names[i])
 		if !ok || !identityPartitioned(ot.tbl.Spec(), field.ID) {
-			return 0, iceberg.NestedField{}, notSupported("INSERT OVERWRITE %s PARTITION (%s ...): %s is not an identity partition column of the table; the PARTITION clause names only those, as in Spark (other partitions are replaced by the rows' values in dynamic mode)", ot, col, col)
+			return 0, iceberg.NestedField{}, mysqlerr.NotSupported("INSERT OVERWRITE %s PARTITION (%s ...): %s is not an identity partition column of the table; the PARTITION clause names only those, as in Spark (other partitions are replaced by the rows' values in dynamic mode)", ot, col, col)
 		}
 		return i, field, nil
 	}
@@ -138,7 +139,7 @@ func (ot *overwriteTable) bindPartitionClause(ctx *sql.Context, o planner.Overwr
 			pred, exact, ok = pushdown.IsNull(field)
 		}
 		if !ok || !exact {
-			return notSupported("INSERT OVERWRITE %s PARTITION (%s = %s): icesql cannot match that value exactly against partition values of type %s", ot, sv.Column, sv.Value, field.Type)
+			return mysqlerr.NotSupported("INSERT OVERWRITE %s PARTITION (%s = %s): icesql cannot match that value exactly against partition values of type %s", ot, sv.Column, sv.Value, field.Type)
 		}
 		ot.static[i] = v
 		preds = append(preds, pred)
@@ -325,7 +326,7 @@ func (ot *overwriteTable) matchesStatic(f iceberg.DataFile) (bool, error) {
 	for i, sourceID := range ot.filterFields {
 		fieldID, ok := identityField(*spec, sourceID)
 		if !ok {
-			return false, notSupported("INSERT OVERWRITE %s PARTITION (%s): data file %s was written under partition spec %d, which does not partition by every PARTITION column, so some but not all of its rows may match; Spark refuses this overwrite too. Use dynamic mode, or rewrite the table first (INSERT OVERWRITE without PARTITION)", ot, ot.clause, f.FilePath(), spec.ID())
+			return false, mysqlerr.NotSupported("INSERT OVERWRITE %s PARTITION (%s): data file %s was written under partition spec %d, which does not partition by every PARTITION column, so some but not all of its rows may match; Spark refuses this overwrite too. Use dynamic mode, or rewrite the table first (INSERT OVERWRITE without PARTITION)", ot, ot.clause, f.FilePath(), spec.ID())
 		}
 		row[i] = values[fieldID]
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/apache/iceberg-go"
 	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/icesql/icesql/engine/internal/mysqlerr"
 )
 
 // INSERT OVERWRITE inside BEGIN … COMMIT (or with autocommit off) is staged
@@ -50,7 +51,7 @@ func (s *Session) stageOverwrite(ctx *sql.Context, ot *overwriteTable, added []i
 		st = &stage{ident: ident}
 	}
 	if st.change != nil {
-		return notSupported("INSERT OVERWRITE %s: the transaction already replaced the table's files another way; commit it first", ot)
+		return mysqlerr.NotSupported("INSERT OVERWRITE %s: the transaction already replaced the table's files another way; commit it first", ot)
 	}
 	stagedIn, err := filesIn(st.files, in)
 	if err != nil {

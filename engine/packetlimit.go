@@ -8,14 +8,12 @@ import (
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/expression/function"
 	"github.com/dolthub/go-mysql-server/sql/types"
+	"github.com/icesql/icesql/engine/internal/mysqlerr"
 )
 
 // defaultMaxAllowedPacket is MySQL 8's default max_allowed_packet (64 MiB);
 // go-mysql-server's is 1 GiB, which lets one REPEAT allocate a gigabyte.
 const defaultMaxAllowedPacket = 64 << 20
-
-// erWarnAllowedPacketOverflowed is MySQL's ER_WARN_ALLOWED_PACKET_OVERFLOWED.
-const erWarnAllowedPacketOverflowed = 1301
 
 // resultBound is an upper bound, in bytes, of what a string function returns
 // for the argument values vals (already evaluated, in argument order). It
@@ -134,7 +132,7 @@ func packetBoundedFunction(name string, bound resultBound) sql.Function {
 	check := func(ctx *sql.Context, vals []any) (bool, error) {
 		limit := maxAllowedPacket(ctx)
 		if n := bound(ctx, vals); n > limit {
-			ctx.Warn(erWarnAllowedPacketOverflowed, "Result of %s() was larger than max_allowed_packet (%d) - truncated", name, limit)
+			ctx.Warn(mysqlerr.ErWarnAllowedPacketOverflowed, "Result of %s() was larger than max_allowed_packet (%d) - truncated", name, limit)
 			return true, nil
 		}
 		return false, nil

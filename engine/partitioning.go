@@ -7,6 +7,7 @@ import (
 	"github.com/apache/iceberg-go"
 	"github.com/apache/iceberg-go/table"
 
+	"github.com/icesql/icesql/engine/internal/mysqlerr"
 	"github.com/icesql/icesql/planner"
 )
 
@@ -59,7 +60,7 @@ func termOf(tr iceberg.Transform, col string) (planner.PartitionTerm, bool) {
 func sourceField(sc *iceberg.Schema, t planner.PartitionTerm, tableName string) (iceberg.NestedField, error) {
 	f, ok := sc.FindFieldByNameCaseInsensitive(t.Column)
 	if !ok {
-		return iceberg.NestedField{}, unknownColumn(t.Column, tableName)
+		return iceberg.NestedField{}, mysqlerr.UnknownColumn(t.Column, tableName)
 	}
 	return f, nil
 }
@@ -68,7 +69,7 @@ func sourceField(sc *iceberg.Schema, t planner.PartitionTerm, tableName string) 
 // (days of an INT, truncate of a DOUBLE).
 func checkTransform(tr iceberg.Transform, f iceberg.NestedField, t planner.PartitionTerm) error {
 	if !tr.CanTransform(f.Type) {
-		return invalidPartition("%s cannot partition column %s of type %s", t, f.Name, f.Type)
+		return mysqlerr.InvalidPartition("%s cannot partition column %s of type %s", t, f.Name, f.Type)
 	}
 	return nil
 }
@@ -79,7 +80,7 @@ func partitionSpec(sc *iceberg.Schema, terms []string, tableName string) (*icebe
 	for _, text := range terms {
 		t, name, err := planner.ParsePartitionField(text)
 		if err != nil {
-			return nil, invalidPartition("PARTITIONED BY term %q: %v", text, err)
+			return nil, mysqlerr.InvalidPartition("PARTITIONED BY term %q: %v", text, err)
 		}
 		f, err := sourceField(sc, t, tableName)
 		if err != nil {
@@ -98,7 +99,7 @@ func partitionSpec(sc *iceberg.Schema, terms []string, tableName string) (*icebe
 	}
 	spec, err := iceberg.NewPartitionSpecOpts(opts...)
 	if err != nil {
-		return nil, invalidPartition("PARTITIONED BY (%s): %v", strings.Join(terms, ", "), err)
+		return nil, mysqlerr.InvalidPartition("PARTITIONED BY (%s): %v", strings.Join(terms, ", "), err)
 	}
 	return &spec, nil
 }

@@ -7,8 +7,8 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/analyzer"
 	"github.com/dolthub/go-mysql-server/sql/plan"
 	"github.com/dolthub/go-mysql-server/sql/transform"
-	"github.com/dolthub/vitess/go/mysql"
 	ast "github.com/dolthub/vitess/go/vt/sqlparser"
+	"github.com/icesql/icesql/engine/internal/mysqlerr"
 )
 
 // maxNesting bounds how deeply expressions, subqueries and set operations
@@ -19,9 +19,6 @@ import (
 // the thread's stack; a count of levels is the portable equivalent).
 const maxNesting = 1000
 
-// erStackOverrunNeedMore is MySQL's ER_STACK_OVERRUN_NEED_MORE.
-const erStackOverrunNeedMore = 1436
-
 // checkNesting fails a statement nested more than maxNesting levels deep.
 // Chains of AND and OR count as one level, as MySQL keeps them as flat
 // lists: a generated WHERE a=1 OR a=2 OR ... of any length is accepted.
@@ -30,7 +27,7 @@ func checkNesting(stmt ast.SQLNode) error {
 		return nil
 	}
 	if nestedBeyond(stmt, 0) {
-		return mysql.NewSQLError(erStackOverrunNeedMore, "HY000",
+		return mysqlerr.New(mysqlerr.ErStackOverrunNeedMore,
 			"statement nested more than %d levels deep (expressions, subqueries or UNION branches): "+
 				"icesql plans at most %d; flatten it (for example with IN lists or a table of values)", maxNesting, maxNesting)
 	}

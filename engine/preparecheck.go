@@ -6,12 +6,9 @@ import (
 	"github.com/dolthub/vitess/go/mysql"
 	ast "github.com/dolthub/vitess/go/vt/sqlparser"
 
+	"github.com/icesql/icesql/engine/internal/mysqlerr"
 	"github.com/icesql/icesql/planner"
 )
-
-// erUnsupportedPS is MySQL's ER_UNSUPPORTED_PS: "This command is not
-// supported in the prepared statement protocol yet".
-const erUnsupportedPS = 1295
 
 // prepareCheck answers COM_STMT_PREPARE of a statement vitess cannot parse
 // before vitess sees it. vitess parses a statement to be prepared itself,
@@ -38,10 +35,10 @@ func (p prepareCheck) check(query string) *mysql.SQLError {
 	if !p.vc.DisableClientMultiStatements && p.vc.Capabilities&mysql.CapabilityClientMultiStatements != 0 {
 		pieces, err := ast.SplitStatementToPieces(query)
 		if err != nil {
-			return mysqlError(err)
+			return mysqlerr.Coded(err)
 		}
 		if len(pieces) != 1 {
-			return mysql.NewSQLError(mysql.ERParseError, mysql.SSClientError,
+			return mysqlerr.New(mysql.ERParseError,
 				"a prepared statement holds one statement; this text has %d", len(pieces))
 		}
 	}
@@ -50,9 +47,9 @@ func (p prepareCheck) check(query string) *mysql.SQLError {
 		return nil
 	}
 	if _, _, _, ierr := p.icesql.ParseWithOptions(context.Background(), query, ';', false, opts); ierr == nil {
-		return mysql.NewSQLError(erUnsupportedPS, mysql.SSClientError,
+		return mysqlerr.New(mysqlerr.ErUnsupportedPS,
 			"This statement uses icesql's Spark/Iceberg syntax, which cannot be prepared on the server (MySQL's grammar stops at: %s); send it as a plain query, or let the client substitute the parameters",
-			mysqlError(err).Message)
+			mysqlerr.Coded(err).Message)
 	}
-	return mysqlError(err)
+	return mysqlerr.Coded(err)
 }

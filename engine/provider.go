@@ -11,6 +11,7 @@ import (
 	"github.com/apache/iceberg-go/table"
 	"github.com/dolthub/go-mysql-server/sql"
 
+	"github.com/icesql/icesql/engine/internal/mysqlerr"
 	"github.com/icesql/icesql/storage"
 )
 
@@ -135,7 +136,7 @@ func (p *provider) createDatabase(ctx *sql.Context, name string, props iceberg.P
 	defer forgetCatalogReads(ctx)
 	// MySQL's limit on identifiers; go-mysql-server checks it for tables only.
 	if utf8.RuneCountInString(name) > sql.MaxIdentifierLength {
-		return nameError(&storage.NameError{Kind: "database", Name: name, TooLong: true,
+		return mysqlerr.NameError(&storage.NameError{Kind: "database", Name: name, TooLong: true,
 			Reason: fmt.Sprintf("it is longer than %d characters", sql.MaxIdentifierLength)})
 	}
 	if _, ok, err := p.resolve(ctx, name); err != nil {
@@ -147,7 +148,7 @@ func (p *provider) createDatabase(ctx *sql.Context, name string, props iceberg.P
 	if errors.Is(err, catalog.ErrNamespaceAlreadyExists) {
 		return sql.ErrDatabaseExists.New(name)
 	}
-	return catalogError(err, name)
+	return mysqlerr.CatalogError(err, name)
 }
 
 // DropDatabase implements sql.MutableDatabaseProvider. Like MySQL's DROP
@@ -164,5 +165,5 @@ func (p *provider) DropDatabase(ctx *sql.Context, name string) error {
 	if err := p.e.dropTablesOf(ctx, ns); err != nil {
 		return err
 	}
-	return catalogError(p.e.catalog.DropNamespace(ctx, table.Identifier{ns}), name)
+	return mysqlerr.CatalogError(p.e.catalog.DropNamespace(ctx, table.Identifier{ns}), name)
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/apache/iceberg-go"
 	"github.com/apache/iceberg-go/table"
 
+	"github.com/icesql/icesql/engine/internal/mysqlerr"
 	"github.com/icesql/icesql/pushdown"
 )
 
@@ -30,7 +31,7 @@ type batchSource interface {
 func checkFormats(name string, tasks []table.FileScanTask) error {
 	for _, t := range tasks {
 		if f := t.File.FileFormat(); f != iceberg.ParquetFile {
-			return notSupported("table %s: data file %s is in %s format; icesql reads Parquet data files only (rewrite the table's data as Parquet, for example with Spark's rewrite_data_files)",
+			return mysqlerr.NotSupported("table %s: data file %s is in %s format; icesql reads Parquet data files only (rewrite the table's data as Parquet, for example with Spark's rewrite_data_files)",
 				name, t.File.FilePath(), f)
 		}
 	}

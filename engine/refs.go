@@ -12,6 +12,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/vitess/go/mysql"
 
+	"github.com/icesql/icesql/engine/internal/mysqlerr"
 	"github.com/icesql/icesql/storage"
 )
 
@@ -58,17 +59,17 @@ func (d *Database) refTable(ctx *sql.Context, name string) (sql.Table, bool, err
 	ident := d.ident(real)
 	tbl, err := sessionOf(ctx).pinnedTable(ctx, d.e.catalog, ident)
 	if err != nil {
-		return nil, false, catalogError(err, base)
+		return nil, false, mysqlerr.CatalogError(err, base)
 	}
 	r, exists := storage.RefNamed(tbl.Metadata(), ref)
 	switch {
 	case isTag && !exists:
-		return nil, false, mysql.NewSQLError(mysql.ERNoSuchTable, mysql.SSUnknownTable,
+		return nil, false, mysqlerr.New(mysql.ERNoSuchTable,
 			"table %s.%s has no tag %s", d.name, real, ref)
 	case exists && r.SnapshotRefType != table.TagRef && isTag:
-		return nil, false, mysql.NewSQLError(erWrongObject, "HY000", "Ref %s of %s.%s is a branch not a tag", ref, d.name, real)
+		return nil, false, mysqlerr.New(mysqlerr.ErWrongObject, "Ref %s of %s.%s is a branch not a tag", ref, d.name, real)
 	case exists && r.SnapshotRefType == table.TagRef && !isTag:
-		return nil, false, mysql.NewSQLError(erWrongObject, "HY000", "Ref %s of %s.%s is a tag not a branch", ref, d.name, real)
+		return nil, false, mysqlerr.New(mysqlerr.ErWrongObject, "Ref %s of %s.%s is a tag not a branch", ref, d.name, real)
 	case isTag:
 		t := newTableAsOf(d, real, tbl, tbl.Metadata().SnapshotByID(r.SnapshotID))
 		t.tag = ref
@@ -123,7 +124,7 @@ func (t *Table) onBranch(scan *table.Scan) (*table.Scan, error) {
 	}
 	out, err := scan.UseRef(t.branch)
 	if errors.Is(err, iceberg.ErrInvalidArgument) {
-		return nil, mysql.NewSQLError(mysql.ERNoSuchTable, mysql.SSUnknownTable,
+		return nil, mysqlerr.New(mysql.ERNoSuchTable,
 			"table %s.%s has no branch %s (writing to it creates it)", t.db.name, t.name, t.branch)
 	}
 	return out, err
@@ -172,13 +173,13 @@ func (t *Table) writeTarget(ctx *sql.Context) (writeTarget, error) {
 		if t.tag != "" {
 			what = "tag " + t.tag
 		}
-		return writeTarget{}, mysql.NewSQLError(mysql.ERNonUpdateableTable, mysql.SSUnknownSQLState,
+		return writeTarget{}, mysqlerr.New(mysql.ERNonUpdateableTable,
 			"The target table %s.%s (%s) is not updatable: only branches take writes", t.db.name, t.name, what)
 	}
 	if wapEnabled(t.tbl) {
 		branch, id := wapSettings(ctx)
 		if branch != "" && id != "" {
-			return writeTarget{}, mysql.NewSQLError(mysql.ERWrongArguments, mysql.SSUnknownSQLState,
+			return writeTarget{}, mysqlerr.New(mysql.ERWrongArguments,
 				"Cannot set both WAP ID and branch, but got ID [%s] and branch [%s]", id, branch)
 		}
 		switch {

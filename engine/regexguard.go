@@ -5,16 +5,10 @@ import (
 	"strings"
 
 	"github.com/dolthub/go-mysql-server/sql"
-	"github.com/dolthub/vitess/go/mysql"
 	ast "github.com/dolthub/vitess/go/vt/sqlparser"
 
+	"github.com/icesql/icesql/engine/internal/mysqlerr"
 	"github.com/icesql/icesql/engine/internal/regexlimit"
-)
-
-// MySQL's codes for a regular expression search that ran into a limit.
-const (
-	erRegexpStackOverflow = 3698 // ER_REGEXP_STACK_OVERFLOW
-	erRegexpTimeOut       = 3699 // ER_REGEXP_TIME_OUT
 )
 
 // regexpOperators turns a REGEXP b (RLIKE too) into regexp_like(a, b) = 1
@@ -89,10 +83,10 @@ func checkRegexp(ctx *sql.Context, vals []any, flagsAt int) error {
 		int32(globalInt("regexp_time_limit", 32)), int32(globalInt("regexp_stack_limit", 8000000)))
 	switch {
 	case errors.Is(err, regexlimit.ErrTimeout):
-		return mysql.NewSQLError(erRegexpTimeOut, "HY000", "%s (regexp_time_limit is %d steps)",
+		return mysqlerr.New(mysqlerr.ErRegexpTimeOut, "%s (regexp_time_limit is %d steps)",
 			strings.TrimSuffix(err.Error(), "."), globalInt("regexp_time_limit", 32))
 	case errors.Is(err, regexlimit.ErrStackOverflow):
-		return mysql.NewSQLError(erRegexpStackOverflow, "HY000", "%s (regexp_stack_limit is %d bytes)",
+		return mysqlerr.New(mysqlerr.ErRegexpStackOverflow, "%s (regexp_stack_limit is %d bytes)",
 			strings.TrimSuffix(err.Error(), "."), globalInt("regexp_stack_limit", 8000000))
 	}
 	return err

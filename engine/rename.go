@@ -8,8 +8,8 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/analyzer"
 	"github.com/dolthub/go-mysql-server/sql/plan"
 	"github.com/dolthub/go-mysql-server/sql/types"
-	"github.com/dolthub/vitess/go/mysql"
 	ast "github.com/dolthub/vitess/go/vt/sqlparser"
+	"github.com/icesql/icesql/engine/internal/mysqlerr"
 )
 
 // interceptRename takes RENAME TABLE and ALTER TABLE ... RENAME TO from
@@ -35,7 +35,7 @@ func (p parser) interceptRename(stmt ast.Statement) (ast.Statement, bool) {
 			return stmt, false
 		}
 		if len(s.Statements) > 1 || len(s.PartitionSpecs) > 0 {
-			return refused(notSupported("ALTER TABLE %s renames the table and changes it in one statement; run RENAME TO and the other changes as separate statements", s.Table.Name)), true
+			return refused(mysqlerr.NotSupported("ALTER TABLE %s renames the table and changes it in one statement; run RENAME TO and the other changes as separate statements", s.Table.Name)), true
 		}
 		alter = true
 	default:
@@ -113,10 +113,10 @@ func (r *renameTables) database(ctx *sql.Context) (string, error) {
 			return "", err
 		}
 		if !strings.EqualFold(from, to) {
-			return "", notSupported("RENAME TABLE cannot move %s.%s to database %s: a table's files stay in its database's folder; name the new table in %s (%s.%s)", from, p.from, to, from, from, p.to)
+			return "", mysqlerr.NotSupported("RENAME TABLE cannot move %s.%s to database %s: a table's files stay in its database's folder; name the new table in %s (%s.%s)", from, p.from, to, from, from, p.to)
 		}
 		if db != "" && !strings.EqualFold(db, from) {
-			return "", notSupported("RENAME TABLE renames tables of one database per statement; rename the tables of %s and of %s in separate statements", db, from)
+			return "", mysqlerr.NotSupported("RENAME TABLE renames tables of one database per statement; rename the tables of %s and of %s in separate statements", db, from)
 		}
 		db = from
 	}
@@ -184,7 +184,7 @@ func (r *renameTables) checkNames(ctx *sql.Context, db sql.Database) error {
 			if view, err := isView(ctx, db, p.from); err != nil {
 				return err
 			} else if view {
-				return mysql.NewSQLError(erWrongObject, "HY000", "'%s.%s' is not BASE TABLE: RENAME TABLE renames a view", db.Name(), p.from)
+				return mysqlerr.New(mysqlerr.ErWrongObject, "'%s.%s' is not BASE TABLE: RENAME TABLE renames a view", db.Name(), p.from)
 			}
 		}
 		if ok, err := exists(p.to); err != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/dolthub/vitess/go/mysql"
 	ast "github.com/dolthub/vitess/go/vt/sqlparser"
 
+	"github.com/icesql/icesql/engine/internal/mysqlerr"
 	"github.com/icesql/icesql/planner"
 )
 
@@ -73,13 +74,13 @@ func (n *replaceNode) RowIter(ctx *sql.Context, _ sql.Row) (sql.RowIter, error) 
 	case n.unbound:
 		return nil, sql.ErrUnboundPreparedStatementVariable.New(ast.String(placeholders(ins)[0]))
 	case ins.OnDup != nil:
-		return nil, notSupported("REPLACE ... ON DUPLICATE KEY UPDATE is not valid SQL")
+		return nil, mysqlerr.NotSupported("REPLACE ... ON DUPLICATE KEY UPDATE is not valid SQL")
 	case len(ins.Returning) > 0:
-		return nil, notSupported("REPLACE ... RETURNING is not supported")
+		return nil, mysqlerr.NotSupported("REPLACE ... RETURNING is not supported")
 	case len(ins.Partitions) > 0:
-		return nil, notSupported("REPLACE ... PARTITION (...) is not supported: Iceberg partitions are not MySQL partitions")
+		return nil, mysqlerr.NotSupported("REPLACE ... PARTITION (...) is not supported: Iceberg partitions are not MySQL partitions")
 	case ins.With != nil:
-		return nil, notSupported("WITH ... REPLACE is not supported; put the query after REPLACE INTO t")
+		return nil, mysqlerr.NotSupported("WITH ... REPLACE is not supported; put the query after REPLACE INTO t")
 	}
 	dbName := ins.Table.DbQualifier.String()
 	if dbName == "" {
@@ -203,10 +204,10 @@ func replaceColumns(ins *ast.Insert, t *Table) ([]string, error) {
 	for i, c := range ins.Columns {
 		at := t.schema.IndexOfColName(c.String())
 		if at < 0 {
-			return nil, mysql.NewSQLError(mysql.ERBadFieldError, mysql.SSBadFieldError, "Unknown column '%s' in 'field list'", c.String())
+			return nil, mysqlerr.New(mysql.ERBadFieldError, "Unknown column '%s' in 'field list'", c.String())
 		}
 		if seen[at] {
-			return nil, mysql.NewSQLError(mysql.ERFieldSpecifiedTwice, "42000", "Column '%s' specified twice", c.String())
+			return nil, mysqlerr.New(mysql.ERFieldSpecifiedTwice, "Column '%s' specified twice", c.String())
 		}
 		seen[at] = true
 		cols[i] = t.schema[at].Name
@@ -221,7 +222,7 @@ func replaceRows(ins *ast.Insert, cols []string) (string, error) {
 		var out []string
 		for i, tuple := range rows {
 			if len(tuple) != len(cols) {
-				return "", mysql.NewSQLError(mysql.ERWrongValueCountOnRow, "21S01", "Column count doesn't match value count at row %d", i+1)
+				return "", mysqlerr.New(mysql.ERWrongValueCountOnRow, "Column count doesn't match value count at row %d", i+1)
 			}
 			vals := make([]string, len(tuple)+1)
 			for j, e := range tuple {
@@ -239,7 +240,7 @@ func replaceRows(ins *ast.Insert, cols []string) (string, error) {
 	if rows, ok := ins.Rows.(ast.SelectStatement); ok {
 		return fmt.Sprintf("SELECT `__icesql_query`.*, ROW_NUMBER() OVER () FROM (%s) AS `__icesql_query`", ast.String(rows)), nil
 	}
-	return "", notSupported("REPLACE with rows of the form %s is not supported", ast.String(ins.Rows))
+	return "", mysqlerr.NotSupported("REPLACE with rows of the form %s is not supported", ast.String(ins.Rows))
 }
 
 // identifierColumns are t's primary key columns: its Iceberg identifier fields.

@@ -12,6 +12,7 @@ import (
 	"github.com/apache/iceberg-go/table"
 	"github.com/dolthub/go-mysql-server/sql"
 
+	"github.com/icesql/icesql/engine/internal/mysqlerr"
 	"github.com/icesql/icesql/planner"
 	"github.com/icesql/icesql/storage"
 )
@@ -54,12 +55,12 @@ func (d *Database) replaceTable(ctx *sql.Context, name string, schema sql.Primar
 		return false, nil
 	}
 	if opts.Location != "" {
-		return true, notSupported("REPLACE TABLE %s: LOCATION cannot change; the table keeps its location", real)
+		return true, mysqlerr.NotSupported("REPLACE TABLE %s: LOCATION cannot change; the table keeps its location", real)
 	}
 	ident := d.ident(real)
 	tbl, err := d.e.catalog.LoadTable(ctx, ident)
 	if err != nil {
-		return true, catalogError(err, real)
+		return true, mysqlerr.CatalogError(err, real)
 	}
 	r, err := replacementOf(tbl, schema, opts, real)
 	if err != nil {
@@ -131,7 +132,7 @@ func replacedProperties(tbl *table.Table, fresh *iceberg.Schema, schema sql.Prim
 	}
 	if v, ok := props["format-version"]; ok {
 		if n, _ := strconv.Atoi(v); n != tbl.Metadata().Version() {
-			return nil, nil, notSupported("REPLACE TABLE %s: format-version %s differs from the table's %d, and a replacement keeps the format version", tbl.Identifier()[len(tbl.Identifier())-1], v, tbl.Metadata().Version())
+			return nil, nil, mysqlerr.NotSupported("REPLACE TABLE %s: format-version %s differs from the table's %d, and a replacement keeps the format version", tbl.Identifier()[len(tbl.Identifier())-1], v, tbl.Metadata().Version())
 		}
 		delete(props, "format-version")
 	}
@@ -154,9 +155,9 @@ func replacedProperties(tbl *table.Table, fresh *iceberg.Schema, schema sql.Prim
 
 func replaceError(err error, name string) error {
 	if errors.Is(err, storage.ErrConflict) {
-		return conflict("REPLACE TABLE %s conflicted with a concurrent change; retry the statement: %v", name, err)
+		return mysqlerr.Conflict("REPLACE TABLE %s conflicted with a concurrent change; retry the statement: %v", name, err)
 	}
-	return catalogError(err, name)
+	return mysqlerr.CatalogError(err, name)
 }
 
 // beginReplacement makes the replaced table the one the rest of the

@@ -18,6 +18,7 @@ import (
 	"github.com/apache/iceberg-go/table"
 	"github.com/dolthub/go-mysql-server/sql"
 
+	"github.com/icesql/icesql/engine/internal/mysqlerr"
 	"github.com/icesql/icesql/storage"
 )
 
@@ -103,7 +104,7 @@ func (s *Session) commitStage(ctx *sql.Context, cat catalog.Catalog, st *stage) 
 	}
 	_, err := storage.CommitRowDelta(ctx, cat, st.ident, st.delta(), snapshotSummary())
 	if errors.Is(err, storage.ErrRowConflict) {
-		return conflict("%s: another transaction changed the same rows first; nothing was changed, retry the statement", err)
+		return mysqlerr.Conflict("%s: another transaction changed the same rows first; nothing was changed, retry the statement", err)
 	}
 	return err
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/apache/iceberg-go"
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/vitess/go/mysql"
+	"github.com/icesql/icesql/engine/internal/mysqlerr"
 )
 
 var (
@@ -28,7 +29,7 @@ func (t *Table) rowEditor(op string) *rowEditor {
 		// table here is the same table read again in the statement (a
 		// subquery), which go-mysql-server took for the target. MySQL
 		// refuses such statements too.
-		ed.err = mysql.NewSQLError(mysql.ERUpdateTableUsed, "HY000", "You can't specify target table '%s' for update in FROM clause", t.name)
+		ed.err = mysqlerr.New(mysql.ERUpdateTableUsed, "You can't specify target table '%s' for update in FROM clause", t.name)
 	}
 	return ed
 }
@@ -105,7 +106,7 @@ func (ed *rowEditor) Update(ctx *sql.Context, old, new sql.Row) error {
 }
 
 func hiddenColumnError() error {
-	return mysql.NewSQLError(mysql.ERBadFieldError, mysql.SSBadFieldError, "%s and %s are hidden columns naming a row's data file and position; they cannot be set", fileColumn, posColumn)
+	return mysqlerr.New(mysql.ERBadFieldError, "%s and %s are hidden columns naming a row's data file and position; they cannot be set", fileColumn, posColumn)
 }
 
 // StatementComplete implements sql.EditOpenerCloser: the new rows' files

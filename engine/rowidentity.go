@@ -15,6 +15,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/types"
 
+	"github.com/icesql/icesql/engine/internal/mysqlerr"
 	"github.com/icesql/icesql/pushdown"
 )
 
@@ -111,7 +112,7 @@ func (d *Database) rowIdentityTable(ctx *sql.Context, name string) (sql.Table, b
 	}
 	for _, col := range it.schema {
 		if strings.EqualFold(col.Name, fileColumn) || strings.EqualFold(col.Name, posColumn) {
-			return nil, false, notSupported("table %s has a column named %s, the name UPDATE, DELETE and MERGE give the hidden row-identity column; rename the column to change rows of this table", it.name, col.Name)
+			return nil, false, mysqlerr.NotSupported("table %s has a column named %s, the name UPDATE, DELETE and MERGE give the hidden row-identity column; rename the column to change rows of this table", it.name, col.Name)
 		}
 	}
 	target, err := it.writeTarget(ctx)
@@ -372,7 +373,7 @@ func (r *identityIter) Close(*sql.Context) error {
 // Tags and tables read AS OF are refused by writeTarget, as for INSERT.
 func rowLevelRefusal(ctx *sql.Context, t *Table, target writeTarget) error {
 	if target.wapID != "" {
-		return notSupported("%s has write-audit-publish on and this session set the WAP id %s: UPDATE, DELETE and MERGE cannot stage a WAP snapshot yet; set spark.wap.branch instead of spark.wap.id to change rows on a branch", t, target.wapID)
+		return mysqlerr.NotSupported("%s has write-audit-publish on and this session set the WAP id %s: UPDATE, DELETE and MERGE cannot stage a WAP snapshot yet; set spark.wap.branch instead of spark.wap.id to change rows on a branch", t, target.wapID)
 	}
 	return nil
 }

@@ -11,7 +11,10 @@ import (
 	"github.com/dolthub/go-mysql-server/server"
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/vitess/go/mysql"
+	"github.com/dolthub/vitess/go/sqltypes"
+	querypb "github.com/dolthub/vitess/go/vt/proto/query"
 
+	"github.com/icesql/icesql/engine/internal/mysqlerr"
 	"github.com/icesql/icesql/planner"
 )
 
@@ -147,4 +150,43 @@ func isLoopback(host string) bool {
 	}
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
+}
+
+// codeMappingHandler gives wire clients the same codes as statementError,
+// and adds a failed statement's error to its session's diagnostics
+// (diagnostics.go).
+type codeMappingHandler struct {
+	mysql.Handler
+	sessions *statementLimits // the session of each connection
+}
+
+func (h codeMappingHandler) recode(c *mysql.Conn, query string, err error) error {
+	if err == nil {
+		return nil
+	}
+	se := mysqlerr.ForStatement(query, err)
+	rememberError(h.sessions.sessionOf(c.ConnectionID), se)
+	return se
+}
+
+func (h codeMappingHandler) ComInitDB(c *mysql.Conn, schemaName string) error {
+	return h.recode(c, "", h.Handler.ComInitDB(c, schemaName))
+}
+
+func (h codeMappingHandler) ComQuery(ctx context.Context, c *mysql.Conn, query string, callback mysql.ResultSpoolFn) error {
+	return h.recode(c, query, h.Handler.ComQuery(ctx, c, query, callback))
+}
+
+func (h codeMappingHandler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query string, callback mysql.ResultSpoolFn) (string, error) {
+	rest, err := h.Handler.ComMultiQuery(ctx, c, query, callback)
+	return rest, h.recode(c, query, err)
+}
+
+func (h codeMappingHandler) ComPrepare(ctx context.Context, c *mysql.Conn, query string, prepare *mysql.PrepareData) ([]*querypb.Field, error) {
+	fields, err := h.Handler.ComPrepare(ctx, c, query, prepare)
+	return fields, h.recode(c, query, err)
+}
+
+func (h codeMappingHandler) ComStmtExecute(ctx context.Context, c *mysql.Conn, prepare *mysql.PrepareData, callback func(*sqltypes.Result) error) error {
+	return h.recode(c, prepare.PrepareStmt, h.Handler.ComStmtExecute(ctx, c, prepare, callback))
 }

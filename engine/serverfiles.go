@@ -10,8 +10,8 @@ import (
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/plan"
 	"github.com/dolthub/go-mysql-server/sql/types"
-	"github.com/dolthub/vitess/go/mysql"
 
+	"github.com/icesql/icesql/engine/internal/mysqlerr"
 	"github.com/icesql/icesql/storage"
 )
 
@@ -33,9 +33,6 @@ func serverFilesDir(root string) string {
 	return filepath.Join(p, ".icesql", "files")
 }
 
-// erOptionPreventsStatement is MySQL's ER_OPTION_PREVENTS_STATEMENT.
-const erOptionPreventsStatement = 1290
-
 // serverFileAllowed refuses name, a file a statement is about to read or
 // write on the server, unless it resolves below dir: any ".." step is
 // refused (the operating system resolves it after symbolic links, lexical
@@ -44,7 +41,7 @@ const erOptionPreventsStatement = 1290
 // go-mysql-server opens it.
 func serverFileAllowed(dir, name string) error {
 	refuse := func(why string) error {
-		return mysql.NewSQLError(erOptionPreventsStatement, "HY000",
+		return mysqlerr.New(mysqlerr.ErOptionPreventsStatement,
 			"The MySQL server is running with the --secure-file-priv option so it cannot execute this statement: %q %s", name, why)
 	}
 	if dir == "" {

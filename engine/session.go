@@ -15,6 +15,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/mysql_db"
 
+	"github.com/icesql/icesql/engine/internal/mysqlerr"
 	"github.com/icesql/icesql/storage"
 )
 
@@ -411,13 +412,13 @@ func (s *Session) validateCommit(ctx *sql.Context, stages []*stage, locked map[s
 // conflict with a concurrent commit, else the cause with its MySQL code.
 // done names the tables the transaction had already committed.
 func commitError(err error, table, done string) error {
-	if isConflict(err) {
+	if mysqlerr.IsConflict(err) {
 		if done == "" {
 			done = "; nothing of the transaction was written"
 		}
-		return conflict("commit to %s conflicted with a concurrent commit%s; retry the transaction: %v", table, done, err)
+		return mysqlerr.Conflict("commit to %s conflicted with a concurrent commit%s; retry the transaction: %v", table, done, err)
 	}
-	return annotated(catalogError(err, table), fmt.Sprintf("commit to %s%s", table, done))
+	return mysqlerr.Annotated(mysqlerr.CatalogError(err, table), fmt.Sprintf("commit to %s%s", table, done))
 }
 
 // snapshotSummary are the properties icesql adds to every snapshot summary.

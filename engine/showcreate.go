@@ -9,9 +9,9 @@ import (
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/types"
-	"github.com/dolthub/vitess/go/mysql"
 	ast "github.com/dolthub/vitess/go/vt/sqlparser"
 
+	"github.com/icesql/icesql/engine/internal/mysqlerr"
 	"github.com/icesql/icesql/planner"
 )
 
@@ -185,14 +185,14 @@ func (s *showCreateTable) RowIter(ctx *sql.Context, _ sql.Row) (sql.RowIter, err
 		return nil, sql.ErrTableNotFound.New(s.table)
 	}
 	if s.view {
-		return nil, mysql.NewSQLError(erWrongObject, "HY000", "'%s.%s' is not VIEW", dbName, s.table)
+		return nil, mysqlerr.New(mysqlerr.ErWrongObject, "'%s.%s' is not VIEW", dbName, s.table)
 	}
 	if tt, ok := t.(*tempTable); ok {
 		return sql.RowsToRowIter(sql.Row{tt.Name(), showCreateTemporary(tt)}), nil
 	}
 	it, ok := t.(*Table)
 	if !ok { // a metadata table
-		return nil, notSupported("SHOW CREATE TABLE %s: metadata tables are read-only views of table metadata and have no DDL; DESCRIBE shows their columns", s.table)
+		return nil, mysqlerr.NotSupported("SHOW CREATE TABLE %s: metadata tables are read-only views of table metadata and have no DDL; DESCRIBE shows their columns", s.table)
 	}
 	return sql.RowsToRowIter(sql.Row{it.name, icebergDDL(it)}), nil
 }

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/icesql/icesql/engine/internal/mysqlerr"
 )
 
 // TestWireSQLStates checks that a client receives MySQL's SQLSTATE with
@@ -56,7 +57,7 @@ func TestSQLStatesOfCodedKinds(t *testing.T) {
 		{sql.ErrTableNotFound.New("nope"), 1146, "42S02"},
 		{sql.ErrDatabaseNotFound.New("nodb"), 1049, "42000"},
 	} {
-		se := mysqlError(c.err)
+		se := mysqlerr.Coded(c.err)
 		if se.Num != c.code || se.State != c.state {
 			t.Errorf("%v: got %d %s, want %d %s", c.err, se.Num, se.State, c.code, c.state)
 		}

@@ -8,6 +8,8 @@ import (
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/expression"
 	"github.com/dolthub/go-mysql-server/sql/types"
+	"github.com/dolthub/vitess/go/mysql"
+	"github.com/icesql/icesql/engine/internal/mysqlerr"
 )
 
 // STR_TO_DATE as MySQL parses (sql/item_timefunc.cc, extract_date_time).
@@ -154,11 +156,11 @@ func (s *strToDate) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 		ok = t.valid(kind)
 	}
 	if !ok {
-		ctx.Warn(erWrongValueForType, "Incorrect datetime value: '%s' for function str_to_date", truncateForMessage(value))
+		ctx.Warn(mysqlerr.ErWrongValueForType, "Incorrect datetime value: '%s' for function str_to_date", truncateForMessage(value))
 		return nil, nil
 	}
 	if strings.TrimLeft(rest, " \t\n\r\v\f") != "" {
-		ctx.Warn(mysqlTruncatedWrongValue, "Truncated incorrect %s value: '%s'", kind, truncateForMessage(value))
+		ctx.Warn(mysql.ERTruncatedWrongValue, "Truncated incorrect %s value: '%s'", kind, truncateForMessage(value))
 	}
 	switch kind {
 	case strToDateDate:
@@ -170,12 +172,6 @@ func (s *strToDate) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 	}
 	return time.Date(t.year, time.Month(t.month), t.day, t.hour, t.minute, t.second, t.micro*1000, time.UTC), nil
 }
-
-// MySQL's ER_WRONG_VALUE_FOR_TYPE and ER_TRUNCATED_WRONG_VALUE.
-const (
-	erWrongValueForType      = 1411
-	mysqlTruncatedWrongValue = 1292
-)
 
 // truncateForMessage cuts a value to the 127 bytes MySQL quotes.
 func truncateForMessage(s string) string {

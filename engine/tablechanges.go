@@ -12,6 +12,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/types"
 	"github.com/dolthub/vitess/go/mysql"
 
+	"github.com/icesql/icesql/engine/internal/mysqlerr"
 	"github.com/icesql/icesql/pushdown"
 )
 
@@ -262,5 +263,5 @@ func (t *tableChanges) RowIter(ctx *sql.Context, _ sql.Row) (sql.RowIter, error)
 
 // wrongArguments is MySQL error 1210 (ER_WRONG_ARGUMENTS).
 func wrongArguments(format string, args ...any) error {
-	return mysql.NewSQLError(mysql.ERWrongArguments, "HY000", format, args...)
+	return mysqlerr.New(mysql.ERWrongArguments, format, args...)
 }

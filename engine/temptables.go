@@ -13,6 +13,7 @@ import (
 	"github.com/dolthub/vitess/go/mysql"
 	ast "github.com/dolthub/vitess/go/vt/sqlparser"
 
+	"github.com/icesql/icesql/engine/internal/mysqlerr"
 	"github.com/icesql/icesql/planner"
 )
 
@@ -336,7 +337,7 @@ func (s *Session) restoreTempsLocked(at map[*tempTable][]sql.Row) {
 func (d *Database) CreateTemporaryTable(ctx *sql.Context, name string, schema sql.PrimaryKeySchema, collation sql.CollationID) error {
 	for _, col := range schema.Schema {
 		if col.AutoIncrement {
-			return notSupported("temporary table %s: AUTO_INCREMENT is not supported; give the column its values", name)
+			return mysqlerr.NotSupported("temporary table %s: AUTO_INCREMENT is not supported; give the column its values", name)
 		}
 	}
 	s := sessionOf(ctx)
@@ -396,7 +397,7 @@ func (s *Session) renameTempTable(db, from, to string) (bool, error) {
 
 // errTemporaryTable refuses a statement that needs an Iceberg table.
 func errTemporaryTable(db, name string) error {
-	return notSupported("%s.%s is a temporary table, kept in this session's memory, not in Iceberg: ALTER TABLE, MERGE INTO, INSERT OVERWRITE, REPLACE, time travel, branches, tags and metadata tables work on Iceberg tables only", db, name)
+	return mysqlerr.NotSupported("%s.%s is a temporary table, kept in this session's memory, not in Iceberg: ALTER TABLE, MERGE INTO, INSERT OVERWRITE, REPLACE, time travel, branches, tags and metadata tables work on Iceberg tables only", db, name)
 }
 
 // refuseTemporary fails with errTemporaryTable when name is one of the
@@ -418,7 +419,7 @@ func temporaryOptions(ct *plan.CreateTable) error {
 		return err
 	}
 	if len(opts.PartitionBy) > 0 || len(opts.Properties) > 0 || opts.Location != "" || len(opts.WriteOrderedBy) > 0 || opts.Replace != "" {
-		return notSupported("temporary table %s: PARTITIONED BY, TBLPROPERTIES, LOCATION, WRITE ORDERED BY and REPLACE are Iceberg table clauses; a temporary table is kept in memory", ct.Name())
+		return mysqlerr.NotSupported("temporary table %s: PARTITIONED BY, TBLPROPERTIES, LOCATION, WRITE ORDERED BY and REPLACE are Iceberg table clauses; a temporary table is kept in memory", ct.Name())
 	}
 	return nil
 }
@@ -500,7 +501,7 @@ func (n *dropTemporary) RowIter(ctx *sql.Context, _ sql.Row) (sql.RowIter, error
 			names[i] = u[0] + "." + u[1]
 		}
 		if !n.ifExists {
-			return nil, mysql.NewSQLError(mysql.ERBadTable, mysql.SSUnknownTable, "Unknown table '%s': DROP TEMPORARY TABLE drops temporary tables only", strings.Join(names, ","))
+			return nil, mysqlerr.New(mysql.ERBadTable, "Unknown table '%s': DROP TEMPORARY TABLE drops temporary tables only", strings.Join(names, ","))
 		}
 		for _, name := range names {
 			ctx.Warn(mysql.ERBadTable, "Unknown table '%s'", name)
@@ -523,7 +524,7 @@ var _ sql.IndexAlterableTable = (*tempTable)(nil)
 
 func (t *tempTable) CreateIndex(ctx *sql.Context, def sql.IndexDef) error {
 	if def.IsUnique() || def.IsFullText() || def.IsSpatial() || def.Constraint == sql.IndexConstraint_Vector {
-		return notSupported("index %s on temporary table %s: icesql's temporary tables keep no indexes, and only a plain one can be left out (the PRIMARY KEY is enforced)", def.Name, t.Name())
+		return mysqlerr.NotSupported("index %s on temporary table %s: icesql's temporary tables keep no indexes, and only a plain one can be left out (the PRIMARY KEY is enforced)", def.Name, t.Name())
 	}
 	ctx.Warn(mysql.ERNotSupportedYet, "index %s on temporary table %s is not kept: icesql's temporary tables keep no indexes, every query scans them", def.Name, t.Name())
 	return nil

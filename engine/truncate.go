@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/icesql/icesql/engine/internal/mysqlerr"
 )
 
 var _ sql.TruncateableTable = (*Table)(nil)
@@ -22,7 +23,7 @@ var _ sql.TruncateableTable = (*Table)(nil)
 // as MySQL does; rows the transaction had inserted into the table go too.
 func (t *Table) Truncate(ctx *sql.Context) (int, error) {
 	if t.snapshotID != nil {
-		return 0, notSupported("TRUNCATE TABLE %s: a table read AS OF a snapshot cannot be changed", t)
+		return 0, mysqlerr.NotSupported("TRUNCATE TABLE %s: a table read AS OF a snapshot cannot be changed", t)
 	}
 	snap := t.tbl.CurrentSnapshot()
 	files, err := liveDataFiles(ctx, t.tbl, snap)

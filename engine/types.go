@@ -20,6 +20,7 @@ import (
 	"github.com/dolthub/vitess/go/sqltypes"
 	"github.com/dolthub/vitess/go/vt/sqlparser"
 	"github.com/google/uuid"
+	"github.com/icesql/icesql/engine/internal/mysqlerr"
 )
 
 // sqlType is the SQL type a column of Iceberg type t shows (DESIGN.md, Types).
@@ -144,7 +145,7 @@ func icebergTypeMatches(t sql.Type, f iceberg.NestedField) bool {
 func icebergType(col *sql.Column) (iceberg.Type, error) {
 	t := col.Type
 	unsupported := func(why string) error {
-		return notSupported("column %s has type %s: %s", col.Name, t.String(), why)
+		return mysqlerr.NotSupported("column %s has type %s: %s", col.Name, t.String(), why)
 	}
 	switch {
 	case types.IsBoolean(t):

@@ -10,6 +10,7 @@ import (
 	"github.com/dolthub/vitess/go/mysql"
 	ast "github.com/dolthub/vitess/go/vt/sqlparser"
 
+	"github.com/icesql/icesql/engine/internal/mysqlerr"
 	"github.com/icesql/icesql/planner"
 )
 
@@ -80,11 +81,11 @@ func (n *upsertNode) RowIter(ctx *sql.Context, _ sql.Row) (sql.RowIter, error) {
 	case n.unbound:
 		return nil, sql.ErrUnboundPreparedStatementVariable.New(ast.String(placeholders(ins)[0]))
 	case len(ins.Returning) > 0:
-		return nil, notSupported("INSERT ... ON DUPLICATE KEY UPDATE ... RETURNING is not supported")
+		return nil, mysqlerr.NotSupported("INSERT ... ON DUPLICATE KEY UPDATE ... RETURNING is not supported")
 	case len(ins.Partitions) > 0:
-		return nil, notSupported("INSERT ... PARTITION (...) is not supported: Iceberg partitions are not MySQL partitions")
+		return nil, mysqlerr.NotSupported("INSERT ... PARTITION (...) is not supported: Iceberg partitions are not MySQL partitions")
 	case ins.With != nil:
-		return nil, notSupported("WITH ... INSERT ... ON DUPLICATE KEY UPDATE is not supported; put the query after INSERT INTO t")
+		return nil, mysqlerr.NotSupported("WITH ... INSERT ... ON DUPLICATE KEY UPDATE is not supported; put the query after INSERT INTO t")
 	}
 	dbName := ins.Table.DbQualifier.String()
 	if dbName == "" {
@@ -113,7 +114,7 @@ func (n *upsertNode) RowIter(ctx *sql.Context, _ sql.Row) (sql.RowIter, error) {
 	plain := *ins
 	if av, ok := ins.Rows.(*ast.AliasedValues); ok {
 		if len(av.Columns) > 0 {
-			return nil, notSupported("INSERT ... VALUES (...) AS alias(columns) is not supported; name the columns in the INSERT's column list")
+			return nil, mysqlerr.NotSupported("INSERT ... VALUES (...) AS alias(columns) is not supported; name the columns in the INSERT's column list")
 		}
 		alias = av.As.String()
 		plain.Rows = av.Values
@@ -211,11 +212,11 @@ func upsertAssignments(ins *ast.Insert, t *Table, alias string) (planner.MergeCl
 			case alias != "" && strings.EqualFold(q, alias):
 				buf.WriteString(quoteIdent(replaceSource) + "." + quoteIdent(e.Name.String()))
 			default:
-				err = mysql.NewSQLError(mysql.ERBadFieldError, mysql.SSBadFieldError, "Unknown column '%s' in 'field list'", ast.String(e))
+				err = mysqlerr.New(mysql.ERBadFieldError, "Unknown column '%s' in 'field list'", ast.String(e))
 			}
 			return
 		case *ast.Subquery:
-			err = notSupported("a subquery in ON DUPLICATE KEY UPDATE is not supported")
+			err = mysqlerr.NotSupported("a subquery in ON DUPLICATE KEY UPDATE is not supported")
 			return
 		}
 		node.Format(buf)
@@ -224,11 +225,11 @@ func upsertAssignments(ins *ast.Insert, t *Table, alias string) (planner.MergeCl
 	for _, a := range ins.OnDup {
 		name := a.Name.Name.String()
 		if q := a.Name.Qualifier.Name.String(); q != "" && !strings.EqualFold(q, table) {
-			return c, mysql.NewSQLError(mysql.ERBadFieldError, mysql.SSBadFieldError, "Unknown column '%s' in 'field list'", ast.String(a.Name))
+			return c, mysqlerr.New(mysql.ERBadFieldError, "Unknown column '%s' in 'field list'", ast.String(a.Name))
 		}
 		at := t.schema.IndexOfColName(name)
 		if at < 0 {
-			return c, mysql.NewSQLError(mysql.ERBadFieldError, mysql.SSBadFieldError, "Unknown column '%s' in 'field list'", name)
+			return c, mysqlerr.New(mysql.ERBadFieldError, "Unknown column '%s' in 'field list'", name)
 		}
 		buf := ast.NewTrackedBuffer(format)
 		buf.Myprintf("%v", a.Expr)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/dolthub/go-mysql-server/sql"
 
+	"github.com/icesql/icesql/engine/internal/mysqlerr"
 	"github.com/icesql/icesql/storage"
 )
 
@@ -60,7 +61,7 @@ func (d *Database) GetViewDefinition(ctx *sql.Context, name string) (sql.ViewDef
 	}
 	names, listed, err := sv.viewNames(ctx, lister, d.name)
 	if err != nil {
-		return sql.ViewDefinition{}, false, catalogError(err, d.name)
+		return sql.ViewDefinition{}, false, mysqlerr.CatalogError(err, d.name)
 	}
 	if listed && !names.Has(name) {
 		return sql.ViewDefinition{}, false, nil

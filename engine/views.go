@@ -18,6 +18,7 @@ import (
 	"github.com/dolthub/vitess/go/mysql"
 	ast "github.com/dolthub/vitess/go/vt/sqlparser"
 
+	"github.com/icesql/icesql/engine/internal/mysqlerr"
 	"github.com/icesql/icesql/planner"
 )
 
@@ -68,7 +69,7 @@ func viewStatements(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.
 	case *plan.DropTable:
 		for _, t := range n.Tables {
 			if sa, ok := t.(*plan.SubqueryAlias); ok { // a view: tables resolve to ResolvedTable
-				return nil, transform.SameTree, mysql.NewSQLError(mysql.ERBadTable, mysql.SSUnknownTable,
+				return nil, transform.SameTree, mysqlerr.New(mysql.ERBadTable,
 					"Unknown table '%s': it is a view; DROP VIEW drops it", sa.Name())
 			}
 		}
@@ -127,7 +128,7 @@ func checkViewExists(ctx *sql.Context, db sql.Database, name string) error {
 // errViewNotUpdatable is MySQL's 1288 (ER_NON_UPDATABLE_TABLE) for UPDATE,
 // DELETE and MERGE into a view.
 func errViewNotUpdatable(name string) error {
-	return mysql.NewSQLError(mysql.ERNonUpdateableTable, "HY000",
+	return mysqlerr.New(mysql.ERNonUpdateableTable,
 		"The target table %s of the UPDATE, DELETE or MERGE is not updatable: icesql views are read-only; change the tables the view reads", name)
 }
 
@@ -158,7 +159,7 @@ func (d *Database) CreateView(ctx *sql.Context, name, selectStatement, _ string)
 	defer forgetCatalogReads(ctx)
 	vc, ok := d.views()
 	if !ok {
-		return notSupported("views are stored by icesql's embedded catalog only; the %s catalog cannot hold view %s", d.e.catalog.CatalogType(), name)
+		return mysqlerr.NotSupported("views are stored by icesql's embedded catalog only; the %s catalog cannot hold view %s", d.e.catalog.CatalogType(), name)
 	}
 	pending, ok := sessionOf(ctx).takeView(ctx, name)
 	if !ok {
@@ -214,9 +215,9 @@ func viewError(err error, db, name string) error {
 	case errors.Is(err, catalog.ErrTableAlreadyExists):
 		return sql.ErrTableAlreadyExists.New(name)
 	case errors.Is(err, table.ErrCommitFailed):
-		return conflict("view %s.%s changed while this statement ran: %v", db, name, err)
+		return mysqlerr.Conflict("view %s.%s changed while this statement ran: %v", db, name, err)
 	}
-	return catalogError(err, name)
+	return mysqlerr.CatalogError(err, name)
 }
 
 // DropView implements sql.ViewDatabase. In CREATE OR REPLACE VIEW it does
@@ -242,7 +243,7 @@ func (d *Database) loadViewDefinition(ctx *sql.Context, vc viewCatalog, name str
 		return sql.ViewDefinition{}, false, nil
 	}
 	if err != nil {
-		return sql.ViewDefinition{}, false, catalogError(err, name)
+		return sql.ViewDefinition{}, false, mysqlerr.CatalogError(err, name)
 	}
 	def, err := viewDefinition(v)
 	return def, err == nil, err
@@ -294,7 +295,7 @@ func viewSQL(v *view.View) (string, error) {
 	for _, r := range cur.Representations {
 		dialects = append(dialects, r.Dialect)
 	}
-	return "", notSupported("view %s has SQL in dialects %s only; icesql reads %s",
+	return "", mysqlerr.NotSupported("view %s has SQL in dialects %s only; icesql reads %s",
 		strings.Join(v.Identifier(), "."), strings.Join(dialects, ", "), strings.Join(readableDialects, " or "))
 }
 
@@ -308,14 +309,14 @@ func (d *Database) AllViews(ctx *sql.Context) ([]sql.ViewDefinition, error) {
 	var defs []sql.ViewDefinition
 	for id, err := range vc.ListViews(ctx, table.Identifier{d.name}) {
 		if err != nil {
-			return nil, catalogError(err, d.name)
+			return nil, mysqlerr.CatalogError(err, d.name)
 		}
 		v, err := vc.LoadView(ctx, id)
 		if errors.Is(err, catalog.ErrNoSuchView) {
 			continue // dropped meanwhile
 		}
 		if err != nil {
-			return nil, catalogError(err, id[len(id)-1])
+			return nil, mysqlerr.CatalogError(err, id[len(id)-1])
 		}
 		if def, err := viewDefinition(v); err == nil {
 			defs = append(defs, def) // a view in SQL icesql cannot read is left out

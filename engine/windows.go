@@ -15,7 +15,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/plan"
 	"github.com/dolthub/go-mysql-server/sql/transform"
 	"github.com/dolthub/go-mysql-server/sql/types"
-	"github.com/dolthub/vitess/go/mysql"
+	"github.com/icesql/icesql/engine/internal/mysqlerr"
 )
 
 // go-mysql-server's window functions that read a frame (the aggregates
@@ -450,17 +450,8 @@ func (f *rangeFramer) Interval() (sql.WindowInterval, error) {
 	return f.frame, nil
 }
 
-// MySQL's errors for RANGE frames with N PRECEDING or N FOLLOWING over an
-// ORDER BY they cannot measure (ER_WINDOW_RANGE_FRAME_ORDER_TYPE,
-// _TEMPORAL_TYPE, _NUMERIC_TYPE).
-const (
-	errRangeOrder    = 3587
-	errRangeTemporal = 3588
-	errRangeNumeric  = 3589
-)
-
 func rangeOrderError() error {
-	return mysql.NewSQLError(errRangeOrder, "HY000",
+	return mysqlerr.New(mysqlerr.ErWindowRangeFrameOrderType,
 		"Window with RANGE N PRECEDING/FOLLOWING frame requires exactly one ORDER BY expression, of numeric or temporal type")
 }
 
@@ -470,10 +461,10 @@ func checkOffset(t sql.Type, offset sql.Expression) error {
 	_, interval := offset.(*expression.Interval)
 	switch {
 	case types.IsTime(t) && !interval:
-		return mysql.NewSQLError(errRangeTemporal, "HY000",
+		return mysqlerr.New(mysqlerr.ErWindowRangeFrameTemporalType,
 			"Window with RANGE frame has ORDER BY expression of datetime type. Only INTERVAL bound value allowed.")
 	case types.IsNumber(t) && interval:
-		return mysql.NewSQLError(errRangeNumeric, "HY000",
+		return mysqlerr.New(mysqlerr.ErWindowRangeFrameNumericType,
 			"Window with RANGE frame has ORDER BY expression of numeric type, INTERVAL bound value not allowed.")
 	case !types.IsTime(t) && !types.IsNumber(t):
 		return rangeOrderError()

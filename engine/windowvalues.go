@@ -9,7 +9,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/expression/function/aggregation"
 	"github.com/dolthub/go-mysql-server/sql/planbuilder"
 	"github.com/dolthub/go-mysql-server/sql/types"
-	"github.com/dolthub/vitess/go/mysql"
+	"github.com/icesql/icesql/engine/internal/mysqlerr"
 )
 
 // NTH_VALUE(expr, N) and CUME_DIST(), MySQL window functions go-mysql-server
@@ -154,7 +154,7 @@ func (v *nthValue) NewWindowFunction(ctx *sql.Context) (sql.WindowFunction, erro
 
 // position is N: a positive integer constant.
 func (v *nthValue) position(ctx *sql.Context) (int, error) {
-	bad := mysql.NewSQLError(erWrongArguments, "HY000", "Incorrect arguments to nth_value")
+	bad := mysqlerr.New(mysqlerr.ErWrongArguments, "Incorrect arguments to nth_value")
 	if !isConstant(v.n) || !types.IsInteger(v.n.Type(ctx)) {
 		return 0, bad
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/mysql_db"
 	"github.com/dolthub/vitess/go/mysql"
+	"github.com/icesql/icesql/engine/internal/mysqlerr"
 )
 
 // listenerFactory builds go-mysql-server's vitess listener with icesql's
@@ -67,7 +68,7 @@ func (m scrambleLength) HandleAuthPluginData(c *mysql.Conn, user string, serverD
 }
 
 func accessDenied(user string) error {
-	return mysql.NewSQLError(mysql.ERAccessDeniedError, mysql.SSAccessDeniedError, "Access denied for user '%v'", user)
+	return mysqlerr.New(mysql.ERAccessDeniedError, "Access denied for user '%v'", user)
 }
 
 // sha2Method is caching_sha2_password. vitess completes it only over TLS

@@ -15,6 +15,7 @@ import (
 	"github.com/dolthub/vitess/go/mysql"
 	"github.com/dolthub/vitess/go/sqltypes"
 	querypb "github.com/dolthub/vitess/go/vt/proto/query"
+	"github.com/icesql/icesql/engine/internal/mysqlerr"
 )
 
 // packetConn reads the client's side of a MySQL connection one packet
@@ -92,13 +93,6 @@ const (
 	// message before it gives up on the client reading its error.
 	discardTimeout = 10 * time.Second
 
-	erNetPacketTooLarge   = 1153 // ER_NET_PACKET_TOO_LARGE
-	erHandshakeError      = 1043 // ER_HANDSHAKE_ERROR
-	erUnknownCom          = 1047 // ER_UNKNOWN_COM_ERROR
-	erMalformedPacket     = 1835 // ER_MALFORMED_PACKET
-	erUnknownStmtHandler  = 1243 // ER_UNKNOWN_STMT_HANDLER
-	erWrongArguments      = 1210 // ER_WRONG_ARGUMENTS
-	erUnknownError        = 1105 // ER_UNKNOWN_ERROR
 	msgPacketTooLarge     = "Got a packet bigger than 'max_allowed_packet' bytes"
 	msgMalformedPacket    = "Malformed communication packet."
 	msgLongDataTooLong    = "Parameter of prepared statement which is set through mysql_send_long_data() is longer than 'max_allowed_packet' bytes"
@@ -267,7 +261,7 @@ func (c *packetConn) tooLarge(seq byte, n int) error {
 		}
 		n, seq = int(h[0])|int(h[1])<<8|int(h[2])<<16, h[3]
 	}
-	c.reply(seq+1, erNetPacketTooLarge, "08S01", msgPacketTooLarge)
+	c.reply(seq+1, mysqlerr.ErNetPacketTooLarge, "08S01", msgPacketTooLarge)
 	return fmt.Errorf("%w: %s", errConnectionRefused, msgPacketTooLarge)
 }
 
@@ -298,7 +292,7 @@ func (c *packetConn) greeting(h [4]byte, n int) error {
 	}
 	ssl, ok := checkHandshakeResponse(p, c.tls)
 	if !ok {
-		c.reply(h[3]+1, erHandshakeError, "08S01", "Bad handshake")
+		c.reply(h[3]+1, mysqlerr.ErHandshakeError, "08S01", "Bad handshake")
 		return fmt.Errorf("%w: bad handshake", errConnectionRefused)
 	}
 	c.phase = phaseAuth
@@ -382,7 +376,7 @@ func lenEncInt(p []byte) (uint64, int, bool) {
 // parses it; h is its header.
 func (c *packetConn) command(h [4]byte, n int) error {
 	if n == 0 {
-		return c.refuse(n, erUnknownCom, "08S01", "Unknown command")
+		return c.refuse(n, mysqlerr.ErUnknownCom, "08S01", "Unknown command")
 	}
 	first, err := c.in.Peek(1)
 	if err != nil {
@@ -405,7 +399,7 @@ func (c *packetConn) command(h [4]byte, n int) error {
 		// COM_BINLOG_DUMP(_GTID), COM_REGISTER_SLAVE, COM_CHANGE_USER, ...:
 		// vitess leaves some of them half handled (no answer, a packet
 		// never released).
-		return c.refuse(n, erUnknownCom, "08S01", "Unknown command")
+		return c.refuse(n, mysqlerr.ErUnknownCom, "08S01", "Unknown command")
 	}
 	var p []byte
 	if c.more {
@@ -513,7 +507,7 @@ func frame(p []byte) []byte {
 // checkCommand is the error a command gets instead of reaching vitess,
 // or nil.
 func (c *packetConn) checkCommand(p []byte) *mysql.SQLError {
-	malformed := mysql.NewSQLError(erMalformedPacket, "HY000", msgMalformedPacket)
+	malformed := mysqlerr.New(mysqlerr.ErMalformedPacket, msgMalformedPacket)
 	stmtID := func() (uint32, bool) {
 		if len(p) < 5 {
 			return 0, false
@@ -530,7 +524,7 @@ func (c *packetConn) checkCommand(p []byte) *mysql.SQLError {
 			return malformed
 		}
 		if op := binary.LittleEndian.Uint16(p[1:]); op > 1 {
-			return mysql.NewSQLError(erUnknownCom, "08S01", "Unknown command")
+			return mysqlerr.New(mysqlerr.ErUnknownCom, "Unknown command")
 		}
 	case mysql.ComStmtClose:
 		if id, ok := stmtID(); ok {
@@ -545,7 +539,7 @@ func (c *packetConn) checkCommand(p []byte) *mysql.SQLError {
 			return malformed
 		}
 		if c.prepared(id) == nil {
-			return mysql.NewSQLError(erUnknownStmtHandler, "HY000", "Unknown prepared statement handler (%d) given to mysqld_stmt_reset", id)
+			return mysqlerr.New(mysqlerr.ErUnknownStmtHandler, "Unknown prepared statement handler (%d) given to mysqld_stmt_reset", id)
 		}
 		c.forgetLongData(id)
 	case mysql.ComStmtExecute:
@@ -555,7 +549,7 @@ func (c *packetConn) checkCommand(p []byte) *mysql.SQLError {
 		}
 		prep := c.prepared(id)
 		if prep == nil {
-			return mysql.NewSQLError(erUnknownStmtHandler, "HY000", "Unknown prepared statement handler (%d) given to mysqld_stmt_execute", id)
+			return mysqlerr.New(mysqlerr.ErUnknownStmtHandler, "Unknown prepared statement handler (%d) given to mysqld_stmt_execute", id)
 		}
 		if e := c.stmtErr[id]; e != nil {
 			// MySQL forgets the statement's long data with the error.
@@ -607,13 +601,13 @@ func (c *packetConn) sendLongData(h [4]byte, n int) error {
 	case c.stmtErr[key.stmt] != nil:
 		return c.discard(n)
 	case prep.BindVars == nil || key.param >= prep.ParamsCount:
-		c.stmtErr[key.stmt] = mysql.NewSQLError(erWrongArguments, "HY000", msgLongDataBadArgment)
+		c.stmtErr[key.stmt] = mysqlerr.New(mysqlerr.ErWrongArguments, msgLongDataBadArgment)
 		return c.discard(n)
 	}
 	// The chunk's size is the whole message's; a long one is checked
 	// packet by packet against the limit as it streams by (next).
 	if c.longData[key]+int64(n-header) > c.maxInput() {
-		c.stmtErr[key.stmt] = mysql.NewSQLError(erUnknownError, "HY000", msgLongDataTooLong)
+		c.stmtErr[key.stmt] = mysqlerr.New(mysql.ERUnknownError, msgLongDataTooLong)
 		return c.discard(n)
 	}
 	c.longData[key] += int64(n - header)
