@@ -14,6 +14,7 @@ import (
 	ast "github.com/dolthub/vitess/go/vt/sqlparser"
 
 	"github.com/icesql/icesql/engine/internal/mysqlerr"
+	"github.com/icesql/icesql/engine/internal/sqlval"
 	"github.com/icesql/icesql/planner"
 )
 
@@ -105,7 +106,7 @@ func (alt *alteration) addColumn(def *ast.ColumnDefinition, order *ast.ColumnOrd
 	if _, ok := alt.field(cur, col.Name); ok {
 		return mysqlerr.DuplicateColumn(col.Name)
 	}
-	typ, err := icebergType(col)
+	typ, err := sqlval.IcebergType(col)
 	if err != nil {
 		return err
 	}
@@ -153,8 +154,8 @@ func (alt *alteration) declare(name string, typ sql.Type) error {
 	if !ok {
 		return fmt.Errorf("alter table %s: column %s vanished", alt.name, name)
 	}
-	key := declaredTypeKey(f.ID)
-	if declaredNarrower(typ, f.Type) {
+	key := sqlval.DeclaredTypeKey(f.ID)
+	if sqlval.DeclaredNarrower(typ, f.Type) {
 		if cur.Properties()[key] == typ.String() {
 			return nil
 		}
@@ -186,7 +187,7 @@ func (alt *alteration) dropColumn(name string) error {
 	if err := alt.tx.UpdateSchema(false, false).DeleteColumn([]string{f.Name}).Commit(); err != nil {
 		return fmt.Errorf("drop column %s of %s: %w", f.Name, alt.name, err)
 	}
-	if key := declaredTypeKey(f.ID); cur.Properties()[key] != "" {
+	if key := sqlval.DeclaredTypeKey(f.ID); cur.Properties()[key] != "" {
 		return alt.tx.RemoveProperties([]string{key})
 	}
 	return nil
@@ -315,12 +316,12 @@ func (alt *alteration) changeColumn(old string, ch columnChange) error {
 	var upd table.ColumnUpdate
 	incompatible := false
 	if ch.typ != nil {
-		it, err := icebergType(&sql.Column{Name: f.Name, Type: ch.typ})
+		it, err := sqlval.IcebergType(&sql.Column{Name: f.Name, Type: ch.typ})
 		if err != nil {
 			return err
 		}
-		shown := sqlType(f.Type)
-		if declared, ok := declaredType(cur.Properties(), f); ok {
+		shown := sqlval.SQLType(f.Type)
+		if declared, ok := sqlval.DeclaredType(cur.Properties(), f); ok {
 			shown = declared
 		}
 		switch {

@@ -13,6 +13,7 @@ import (
 	"github.com/dolthub/vitess/go/mysql"
 
 	"github.com/icesql/icesql/engine/internal/mysqlerr"
+	"github.com/icesql/icesql/engine/internal/sqlval"
 	"github.com/icesql/icesql/metatables"
 	"github.com/icesql/icesql/pushdown"
 )
@@ -165,7 +166,7 @@ func newTableAsOf(db *Database, name string, tbl *table.Table, snap *table.Snaps
 	if snap.SchemaID != nil {
 		for _, sc := range tbl.Metadata().Schemas() {
 			if sc.ID == *snap.SchemaID {
-				t.schema = sqlColumns(schemaOf(sc, tbl.Properties(), db.name, name), sc)
+				t.schema = sqlColumns(sqlval.SchemaOf(sc, tbl.Properties(), db.name, name), sc)
 				t.names = icebergNames(sc)
 			}
 		}

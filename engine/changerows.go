@@ -11,6 +11,7 @@ import (
 	"github.com/apache/iceberg-go/table"
 	"github.com/dolthub/go-mysql-server/sql"
 
+	"github.com/icesql/icesql/engine/internal/sqlval"
 	"github.com/icesql/icesql/pushdown"
 )
 
@@ -211,7 +212,7 @@ func (r *changeRowIter) nextInTask(ctx *sql.Context) (sql.Row, error) {
 func (r *changeRowIter) tableRow(rec arrow.RecordBatch, i int) (sql.Row, error) {
 	row := make(sql.Row, 0, r.width+3)
 	for c := 0; c < r.width; c++ {
-		v, err := rowValue(rec.Column(c), i)
+		v, err := sqlval.RowValue(rec.Column(c), i)
 		if err != nil {
 			return nil, err
 		}

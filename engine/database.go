@@ -12,6 +12,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql"
 
 	"github.com/icesql/icesql/engine/internal/mysqlerr"
+	"github.com/icesql/icesql/engine/internal/sqlval"
 	"github.com/icesql/icesql/planner"
 	"github.com/icesql/icesql/storage"
 )
@@ -160,7 +161,7 @@ func (d *Database) CreateTable(ctx *sql.Context, name string, schema sql.Primary
 	if err != nil {
 		return err
 	}
-	props := declaredTypeProperties(sc, schema.Schema)
+	props := sqlval.DeclaredTypeProperties(sc, schema.Schema)
 	for k, v := range opts.Properties {
 		props[k] = v
 	}
@@ -208,7 +209,7 @@ func icebergSchema(schema sql.PrimaryKeySchema) (*iceberg.Schema, error) {
 		ids = append(ids, i+1)
 	}
 	for i, col := range schema.Schema {
-		typ, err := icebergType(col)
+		typ, err := sqlval.IcebergType(col)
 		if err != nil {
 			return nil, err
 		}

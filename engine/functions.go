@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/icesql/icesql/engine/internal/sqlval"
 	"github.com/icesql/icesql/planner"
 )
 
@@ -11,8 +12,8 @@ import (
 // go-mysql-server's built-ins of the same name.
 var providedFunctions = func() map[string]sql.Function {
 	fs := map[string]sql.Function{
-		"sum":                      exactAggregateFunction("sum"),
-		"avg":                      exactAggregateFunction("avg"),
+		"sum":                      sqlval.ExactAggregateFunction("sum"),
+		"avg":                      sqlval.ExactAggregateFunction("avg"),
 		planner.QuantifiedFunction: quantifiedFunction,
 		"load_file":                loadFileFunction,  // serverfiles.go
 		"coalesce":                 coalesceFunction,  // coalesce.go

@@ -14,6 +14,7 @@ import (
 	"github.com/apache/iceberg-go/table"
 	"github.com/dolthub/go-mysql-server/sql"
 
+	"github.com/icesql/icesql/engine/internal/sqlval"
 	"github.com/icesql/icesql/storage"
 )
 
@@ -143,7 +144,7 @@ func (ins *inserter) Insert(ctx *sql.Context, row sql.Row) error {
 	}
 	zone := sessionZone(ctx) // timezone.go
 	for i, v := range row {
-		if err := appendValue(ins.builder.Field(i), unzoned(ins.builder.Field(i), v, zone)); err != nil {
+		if err := sqlval.AppendValue(ins.builder.Field(i), unzoned(ins.builder.Field(i), v, zone)); err != nil {
 			ins.err = sql.ErrInvalidValue.New(fmt.Sprint(v), ins.t.schema[i].Type.String()+" (column "+ins.t.schema[i].Name+": "+err.Error()+")")
 			return ins.err
 		}

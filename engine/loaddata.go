@@ -22,6 +22,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/types"
 	"github.com/dolthub/vitess/go/sqltypes"
 	"github.com/icesql/icesql/engine/internal/mysqlerr"
+	"github.com/icesql/icesql/engine/internal/sqlval"
 )
 
 // LOAD DATA into an Iceberg table, in bulk. go-mysql-server runs LOAD DATA
@@ -464,7 +465,7 @@ func (w *loadWorker) appendRow(ctx *sql.Context, fields []string) error {
 				return err
 			}
 		}
-		if err := appendValue(b, r.v); err != nil {
+		if err := sqlval.AppendValue(b, r.v); err != nil {
 			return sql.ErrInvalidValue.New(r.v, col.Type.String()+" (column "+col.Name+": "+err.Error()+")")
 		}
 	}

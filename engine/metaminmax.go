@@ -10,6 +10,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/expression/function/aggregation"
 	"github.com/dolthub/go-mysql-server/sql/plan"
 	"github.com/dolthub/go-mysql-server/sql/transform"
+	"github.com/icesql/icesql/engine/internal/sqlval"
 )
 
 // minMaxFromMetadata answers SELECT MIN(c), MAX(c), COUNT(*) ... FROM t,
@@ -197,7 +198,7 @@ func sqlValue(l iceberg.Literal) (any, bool) {
 	case iceberg.Float64Literal:
 		return float64(l), true
 	case iceberg.DecimalLiteral:
-		return decimalValue(l.Val.BigInt(), int32(l.Scale)), true
+		return sqlval.DecimalValue(l.Val.BigInt(), int32(l.Scale)), true
 	case iceberg.DateLiteral:
 		return time.Unix(int64(l)*86400, 0).UTC(), true
 	case iceberg.TimestampLiteral:

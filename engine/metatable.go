@@ -12,6 +12,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql"
 
 	"github.com/icesql/icesql/engine/internal/mysqlerr"
+	"github.com/icesql/icesql/engine/internal/sqlval"
 	"github.com/icesql/icesql/metatables"
 )
 
@@ -101,7 +102,7 @@ func metaSchema(sc *arrow.Schema, db, name string) (sql.Schema, error) {
 	if err != nil {
 		return nil, fmt.Errorf("schema of metadata table %s: %w", name, err)
 	}
-	return schemaOf(isc, nil, db, name), nil
+	return sqlval.SchemaOf(isc, nil, db, name), nil
 }
 
 func (t *metaTable) Name() string                   { return t.name }
@@ -155,7 +156,7 @@ func (r *recordRowIter) Next(ctx *sql.Context) (sql.Row, error) {
 	}
 	row := make(sql.Row, r.rec.NumCols())
 	for i, col := range r.rec.Columns() {
-		v, err := rowValue(col, r.row)
+		v, err := sqlval.RowValue(col, r.row)
 		if err != nil {
 			return nil, err
 		}

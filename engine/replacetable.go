@@ -13,6 +13,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql"
 
 	"github.com/icesql/icesql/engine/internal/mysqlerr"
+	"github.com/icesql/icesql/engine/internal/sqlval"
 	"github.com/icesql/icesql/planner"
 	"github.com/icesql/icesql/storage"
 )
@@ -119,7 +120,7 @@ func replacementOf(tbl *table.Table, schema sql.PrimaryKeySchema, opts planner.T
 // statement's over the table's, as Iceberg's Java library merges them,
 // except icesql's own column types, which belong to the old columns.
 func replacedProperties(tbl *table.Table, fresh *iceberg.Schema, schema sql.PrimaryKeySchema, opts planner.TableOptions) (iceberg.Properties, []string, error) {
-	props := declaredTypeProperties(fresh, schema.Schema)
+	props := sqlval.DeclaredTypeProperties(fresh, schema.Schema)
 	maps.Copy(props, opts.Properties)
 	if opts.Comment != "" {
 		props["comment"] = opts.Comment

@@ -6,6 +6,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
+	"github.com/icesql/icesql/engine/internal/sqlval"
 )
 
 // TestDecimal128Value checks the 64-bit fast path against the math/big one
@@ -18,7 +19,7 @@ func TestDecimal128Value(t *testing.T) {
 		big, big.Negate(), decimal128.FromI64(math.MinInt64).Sub(decimal128.FromI64(1)),
 	} {
 		for _, scale := range []int32{0, 2, 10} {
-			got, want := decimal128Value(n, scale), decimalValue(n.BigInt(), scale)
+			got, want := sqlval.Decimal128Value(n, scale), sqlval.DecimalValue(n.BigInt(), scale)
 			if got.Cmp(want) != 0 || got.Exponent != want.Exponent {
 				t.Errorf("%s scale %d: %s, want %s", n.BigInt(), scale, got, want)
 			}
@@ -29,7 +30,7 @@ func TestDecimal128Value(t *testing.T) {
 // TestDate32Value checks the direct conversion against Arrow's own.
 func TestDate32Value(t *testing.T) {
 	for _, d := range []arrow.Date32{0, 1, -1, 9204, -719162, 2932896} {
-		if got, want := date32Value(d), d.ToTime(); !got.Equal(want) || got.Location() != want.Location() {
+		if got, want := sqlval.Date32Value(d), d.ToTime(); !got.Equal(want) || got.Location() != want.Location() {
 			t.Errorf("day %d: %v, want %v", d, got, want)
 		}
 	}
@@ -37,10 +38,10 @@ func TestDate32Value(t *testing.T) {
 
 // TestRowBlocks checks that rows carved from one block are independent.
 func TestRowBlocks(t *testing.T) {
-	b := rowBlocks{width: 2}
-	rows := make([][]any, 0, 3*rowBlockRows)
-	for i := range 3 * rowBlockRows {
-		r := b.next()
+	b := sqlval.RowBlocks{Width: 2}
+	rows := make([][]any, 0, 3*sqlval.RowBlockRows)
+	for i := range 3 * sqlval.RowBlockRows {
+		r := b.Next()
 		if len(r) != 2 || cap(r) != 2 {
 			t.Fatalf("row %d: len %d cap %d, want 2 and 2", i, len(r), cap(r))
 		}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/apache/iceberg-go/table"
 	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/icesql/icesql/engine/internal/sqlval"
 )
 
 // go-mysql-server runs a correlated subquery once per outer row, and each
@@ -138,7 +139,7 @@ func (t *Table) scanRows(ctx *sql.Context, cols []string) (sql.RowIter, error) {
 	if err != nil {
 		return nil, err
 	}
-	it := &rowIter{batches: batches, width: len(cols), names: cols, rows: rowBlocks{width: len(cols)}}
+	it := &rowIter{batches: batches, width: len(cols), names: cols, rows: sqlval.RowBlocks{Width: len(cols)}}
 	if !smallEnough(tasks) {
 		return it, nil
 	}

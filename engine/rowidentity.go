@@ -16,6 +16,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/types"
 
 	"github.com/icesql/icesql/engine/internal/mysqlerr"
+	"github.com/icesql/icesql/engine/internal/sqlval"
 	"github.com/icesql/icesql/pushdown"
 )
 
@@ -350,7 +351,7 @@ func (r *identityIter) Next(ctx *sql.Context) (sql.Row, error) {
 		case -2:
 			row[i] = pos
 		default:
-			v, err := rowValue(r.cols[o], at)
+			v, err := sqlval.RowValue(r.cols[o], at)
 			if err != nil {
 				return nil, err
 			}

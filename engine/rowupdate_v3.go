@@ -11,6 +11,7 @@ import (
 	"github.com/apache/iceberg-go"
 	"github.com/apache/iceberg-go/table"
 	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/icesql/icesql/engine/internal/sqlval"
 )
 
 // An UPDATE on a format-version 3 table keeps each updated row's _row_id,
@@ -62,7 +63,7 @@ func (m *movedWriter) add(ctx *sql.Context, file string, pos int64, row sql.Row)
 	}
 	zone := sessionZone(ctx) // timezone.go
 	for i, v := range row {
-		if err := appendValue(m.builder.Field(i), unzoned(m.builder.Field(i), v, zone)); err != nil {
+		if err := sqlval.AppendValue(m.builder.Field(i), unzoned(m.builder.Field(i), v, zone)); err != nil {
 			m.err = sql.ErrInvalidValue.New(fmt.Sprint(v), m.t.schema[i].Type.String()+" (column "+m.t.schema[i].Name+": "+err.Error()+")")
 			return m.err
 		}

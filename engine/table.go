@@ -14,6 +14,7 @@ import (
 	"github.com/apache/iceberg-go/table"
 	"github.com/dolthub/go-mysql-server/sql"
 
+	"github.com/icesql/icesql/engine/internal/sqlval"
 	"github.com/icesql/icesql/pushdown"
 )
 
@@ -78,7 +79,7 @@ func newTable(db *Database, name string, tbl *table.Table, staged []iceberg.Data
 		name:    name,
 		tbl:     tbl,
 		staged:  staged,
-		schema:  sqlColumns(schemaOf(tbl.Schema(), tbl.Properties(), db.name, name), tbl.Schema()),
+		schema:  sqlColumns(sqlval.SchemaOf(tbl.Schema(), tbl.Properties(), db.name, name), tbl.Schema()),
 		names:   icebergNames(tbl.Schema()),
 		plan:    &pushdown.Plan{Caches: db.e.caches, Manifests: pushdown.ManifestSource{Cache: db.e.manifests, Table: tbl}},
 		aligned: &alignedTasks{},
@@ -210,7 +211,7 @@ func (t *Table) PartitionRows(ctx *sql.Context, _ sql.Partition) (sql.RowIter, e
 	if err != nil {
 		return nil, err
 	}
-	it := &rowIter{batches: batches, width: len(cols), names: cols, rows: rowBlocks{width: len(cols)}}
+	it := &rowIter{batches: batches, width: len(cols), names: cols, rows: sqlval.RowBlocks{Width: len(cols)}}
 	if smallEnough(tasks) {
 		return t.keepRows(ctx, cols, it), nil
 	}
@@ -326,8 +327,8 @@ type rowIter struct {
 	rec     arrow.RecordBatch
 	cols    []arrow.Array // rec's columns in row order
 	row     int
-	rows    rowBlocks      // where rows are allocated (rowalloc.go)
-	zone    *time.Location // the session's, for timestamptz (timezone.go)
+	rows    sqlval.RowBlocks // where rows are allocated (rowalloc.go)
+	zone    *time.Location   // the session's, for timestamptz (timezone.go)
 	started bool
 }
 
@@ -350,9 +351,9 @@ func (r *rowIter) Next(ctx *sql.Context) (sql.Row, error) {
 			r.cols = append(r.cols, rec.Column(idx[0]))
 		}
 	}
-	row := r.rows.next()
+	row := r.rows.Next()
 	for i, col := range r.cols {
-		v, err := rowValue(col, r.row)
+		v, err := sqlval.RowValue(col, r.row)
 		if err != nil {
 			return nil, err
 		}

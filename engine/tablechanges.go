@@ -13,6 +13,7 @@ import (
 	"github.com/dolthub/vitess/go/mysql"
 
 	"github.com/icesql/icesql/engine/internal/mysqlerr"
+	"github.com/icesql/icesql/engine/internal/sqlval"
 	"github.com/icesql/icesql/pushdown"
 )
 
@@ -216,7 +217,7 @@ func changeBound(ctx *sql.Context, tbl *table.Table, name, which string, v any) 
 		}
 		ts = t.(time.Time)
 	default:
-		id, err := toInt64(v)
+		id, err := sqlval.ToInt64(v)
 		if err != nil {
 			return 0, false, wrongArguments("table_changes %s %v: neither a snapshot id nor a timestamp", which, v)
 		}

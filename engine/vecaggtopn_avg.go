@@ -25,7 +25,7 @@ func averaged(o vecOutput) bool {
 	if o.key >= 0 || o.fn != vector.Avg {
 		return false
 	}
-	return o.exact != nil && o.exact.avg
+	return o.exact != nil && o.exact.Avg
 }
 
 // roundedAvg is the AVG of v as the row path's value orders: Val.I the
@@ -34,7 +34,7 @@ func roundedAvg(o vecOutput, v vector.AggValue) vector.AggValue {
 	if v.Null || v.Count == 0 {
 		return vector.AggValue{Null: true}
 	}
-	shift := int64(o.exact.typ.Scale()) - int64(o.scale)
+	shift := int64(o.exact.Typ.Scale()) - int64(o.scale)
 	if v.Sum.IsInt64() && shift >= 0 && shift <= 18 {
 		if q, ok := roundedQuo64(v.Sum.Int64(), pow10[shift], v.Count); ok {
 			return vector.AggValue{Val: vector.Value{I: q}}

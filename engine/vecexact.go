@@ -4,6 +4,7 @@ import (
 	"github.com/cockroachdb/apd/v3"
 	"github.com/dolthub/go-mysql-server/sql"
 
+	"github.com/icesql/icesql/engine/internal/sqlval"
 	"github.com/icesql/icesql/pushdown/vector"
 )
 
@@ -17,9 +18,9 @@ import (
 
 // unwrapExact is the go-mysql-server aggregate inside an exact SUM or AVG,
 // and the exact aggregate (nil when e is not one).
-func unwrapExact(e sql.Expression) (sql.Expression, *exactAgg) {
-	if x, ok := e.(*exactAgg); ok {
-		return x.inner, x
+func unwrapExact(e sql.Expression) (sql.Expression, *sqlval.ExactAgg) {
+	if x, ok := e.(*sqlval.ExactAgg); ok {
+		return x.Inner, x
 	}
 	return e, nil
 }
@@ -31,5 +32,5 @@ func (o vecOutput) exactValue(v vector.AggValue) (any, error) {
 		return nil, nil
 	}
 	sum := apd.NewWithBigInt(new(apd.BigInt).SetMathBigInt(v.Sum), -o.scale)
-	return o.exact.result(sum, v.Count)
+	return o.exact.Result(sum, v.Count)
 }

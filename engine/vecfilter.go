@@ -10,6 +10,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/plan"
 	"github.com/dolthub/go-mysql-server/sql/transform"
 
+	"github.com/icesql/icesql/engine/internal/sqlval"
 	"github.com/icesql/icesql/pushdown/vector"
 )
 
@@ -123,7 +124,7 @@ func withFoldedDates(ctx *sql.Context, f *plan.Filter) (*plan.Filter, error) {
 	if !vectorizeOn(ctx) {
 		return f, nil
 	}
-	cond, changed, err := foldDateLiterals(ctx, f.Expression)
+	cond, changed, err := sqlval.FoldDateLiterals(ctx, f.Expression)
 	if err != nil || !changed {
 		return f, err
 	}

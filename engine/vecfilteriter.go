@@ -14,6 +14,7 @@ import (
 	"github.com/cockroachdb/apd/v3"
 	"github.com/dolthub/go-mysql-server/sql"
 
+	"github.com/icesql/icesql/engine/internal/sqlval"
 	"github.com/icesql/icesql/pushdown/vector"
 )
 
@@ -51,7 +52,7 @@ type batchFunc func(ctx *sql.Context, rec arrow.RecordBatch) ([]sql.Row, error)
 
 // keeper is a worker's filter over v's batches.
 func (v *vectorFilter) keeper() (*keptRows, error) {
-	k := &keptRows{v: v, rows: rowBlocks{width: v.width}}
+	k := &keptRows{v: v, rows: sqlval.RowBlocks{Width: v.width}}
 	if v.pred != nil {
 		s, err := vector.NewSelector(v.pred)
 		if err != nil {
@@ -219,7 +220,7 @@ type keptRows struct {
 	sel  *vector.Selector // nil: every row
 	top  *bestKeys        // nil: no ORDER BY ... LIMIT narrows the rows (vecrowstopn.go)
 	cols []arrow.Array    // the batch's columns in row order
-	rows rowBlocks
+	rows sqlval.RowBlocks
 	all  []int32
 	// zone is the session's, for timestamptz (timezone.go).
 	zone    *time.Location
@@ -284,7 +285,7 @@ func (b *keptRows) selectRows(ctx *sql.Context, rec arrow.RecordBatch) ([]int32,
 }
 
 func (b *keptRows) row(r int) (sql.Row, error) {
-	row := b.rows.next()
+	row := b.rows.Next()
 	for i, col := range b.cols {
 		val, err := b.v.value(i, col, r)
 		if err != nil {
@@ -313,9 +314,9 @@ func (v *vectorFilter) value(i int, col arrow.Array, r int) (any, error) {
 		if d, ok := a.Dictionary().(*array.String); ok {
 			return strings.Clone(d.Value(a.GetValueIndex(r))), nil
 		}
-		return rowValue(a.Dictionary(), a.GetValueIndex(r))
+		return sqlval.RowValue(a.Dictionary(), a.GetValueIndex(r))
 	}
-	return rowValue(col, r)
+	return sqlval.RowValue(col, r)
 }
 
 // filterRows filters rec on the row path: one of its values is outside

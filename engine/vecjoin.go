@@ -11,6 +11,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/expression"
 	"github.com/dolthub/go-mysql-server/sql/plan"
 	"github.com/dolthub/go-mysql-server/sql/transform"
+	"github.com/icesql/icesql/engine/internal/sqlval"
 )
 
 // A hash join of two Iceberg scans (each with its WHERE clause, as
@@ -160,7 +161,7 @@ func (vj *vectorJoin) iter(ctx *sql.Context) (sql.RowIter, error) {
 		if err != nil {
 			return nil, err
 		}
-		p := &prober{vj: vj, k: k, table: table, rows: rowBlocks{width: width}}
+		p := &prober{vj: vj, k: k, table: table, rows: sqlval.RowBlocks{Width: width}}
 		return p.probe, nil
 	})
 }
@@ -193,7 +194,7 @@ type prober struct {
 	vj    *vectorJoin
 	k     *keptRows
 	table *joinTable
-	rows  rowBlocks
+	rows  sqlval.RowBlocks
 	buf   []sql.Row
 }
 
@@ -245,7 +246,7 @@ func (p *prober) matches(k int64, ok bool) []sql.Row {
 func (p *prober) join(ctx *sql.Context, out []sql.Row, l sql.Row, matches []sql.Row) ([]sql.Row, error) {
 	joined := false
 	for _, m := range matches {
-		row := p.rows.next()
+		row := p.rows.Next()
 		copy(row, l)
 		copy(row[len(l):], m)
 		if p.vj.cond != nil {
@@ -261,7 +262,7 @@ func (p *prober) join(ctx *sql.Context, out []sql.Row, l sql.Row, matches []sql.
 		joined = true
 	}
 	if !joined && p.vj.outer {
-		row := p.rows.next()
+		row := p.rows.Next()
 		copy(row, l)
 		clear(row[len(l):])
 		out = append(out, row)

@@ -121,7 +121,7 @@ func sortable(o vecOutput) bool {
 		return true
 	}
 	if o.exact != nil {
-		return !o.exact.avg && int32(o.exact.typ.Scale()) >= o.scale
+		return !o.exact.Avg && int32(o.exact.Typ.Scale()) >= o.scale
 	}
 	switch o.fn {
 	case vector.CountStar, vector.Count, vector.CountDistinct, vector.Sum, vector.Min, vector.Max:

@@ -14,6 +14,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/expression"
 	"github.com/dolthub/go-mysql-server/sql/types"
 	"github.com/dolthub/vitess/go/sqltypes"
+	"github.com/icesql/icesql/engine/internal/sqlval"
 )
 
 // A vectorized join's keys are int64s. Integer and boolean columns (int,
@@ -128,8 +129,8 @@ func (k *joinKeys) value(v any) (int64, bool) {
 		}
 		// A date is its UTC midnight (date32Value).
 		s := t.Unix()
-		d := s / secondsPerDay
-		if s%secondsPerDay < 0 {
+		d := s / sqlval.SecondsPerDay
+		if s%sqlval.SecondsPerDay < 0 {
 			d--
 		}
 		return d, true

@@ -16,6 +16,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/transform"
 	"github.com/dolthub/go-mysql-server/sql/types"
 
+	"github.com/icesql/icesql/engine/internal/sqlval"
 	"github.com/icesql/icesql/pushdown/vector"
 )
 
@@ -437,7 +438,7 @@ type vecOutput struct {
 	fn    vector.AggFunc
 	scale int32
 	kind  vector.Kind
-	exact *exactAgg // the exact SUM or AVG wrapping fn, if any
+	exact *sqlval.ExactAgg // the exact SUM or AVG wrapping fn, if any
 }
 
 // newVectorAggregate translates gb; above is what the nodes above it refer

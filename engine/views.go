@@ -19,6 +19,7 @@ import (
 	ast "github.com/dolthub/vitess/go/vt/sqlparser"
 
 	"github.com/icesql/icesql/engine/internal/mysqlerr"
+	"github.com/icesql/icesql/engine/internal/sqlval"
 	"github.com/icesql/icesql/planner"
 )
 
@@ -195,7 +196,7 @@ func (d *Database) CreateView(ctx *sql.Context, name, selectStatement, _ string)
 func viewSchema(cols sql.Schema) *iceberg.Schema {
 	fields := make([]iceberg.NestedField, len(cols))
 	for i, c := range cols {
-		typ, err := icebergType(c)
+		typ, err := sqlval.IcebergType(c)
 		if err != nil {
 			typ = iceberg.PrimitiveTypes.String
 		}

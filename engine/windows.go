@@ -16,6 +16,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/transform"
 	"github.com/dolthub/go-mysql-server/sql/types"
 	"github.com/icesql/icesql/engine/internal/mysqlerr"
+	"github.com/icesql/icesql/engine/internal/sqlval"
 )
 
 // go-mysql-server's window functions that read a frame (the aggregates
@@ -58,7 +59,7 @@ func fixWindows(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scop
 			switch fn.(type) {
 			case *aggregation.Sum, *aggregation.Avg:
 				nullWhenEmpty = true
-			case *exactAgg: // exactagg.go: NULL over NULLs already
+			case *sqlval.ExactAgg: // exactagg.go: NULL over NULLs already
 			case sql.Aggregation, *window.FirstValue, *window.LastValue, *nthValue: // windowvalues.go
 			default:
 				continue // ranking and offset functions read no frame
@@ -503,19 +504,19 @@ func offsetValue(ctx *sql.Context, t sql.Type, v any, offset sql.Expression, add
 		}
 		return fv.(float64) - fn.(float64), nil
 	}
-	dv, err := toDecimal(v)
+	dv, err := sqlval.ToDecimal(v)
 	if err != nil {
 		return nil, err
 	}
-	dn, err := toDecimal(n)
+	dn, err := sqlval.ToDecimal(n)
 	if err != nil {
 		return nil, err
 	}
 	out := new(apd.Decimal)
 	if add {
-		_, err = exactCtx.Add(out, dv, dn)
+		_, err = sqlval.ExactCtx.Add(out, dv, dn)
 	} else {
-		_, err = exactCtx.Sub(out, dv, dn)
+		_, err = sqlval.ExactCtx.Sub(out, dv, dn)
 	}
 	return out, err
 }
@@ -525,7 +526,7 @@ func offsetValue(ctx *sql.Context, t sql.Type, v any, offset sql.Expression, add
 func compareOffset(ctx *sql.Context, t sql.Type, v, target any) (int, error) {
 	switch target := target.(type) {
 	case *apd.Decimal:
-		dv, err := toDecimal(v)
+		dv, err := sqlval.ToDecimal(v)
 		if err != nil {
 			return 0, err
 		}

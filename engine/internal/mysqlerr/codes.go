@@ -1,3 +1,9 @@
+// Package mysqlerr is where every MySQL error a client of icesql can receive
+// is coded: the numbers vitess does not name (codes.go), the SQLSTATE of each
+// code (states, New), the constructors of icesql's own errors, and the
+// mapping of go-mysql-server's and storage's errors to the codes MySQL gives
+// for the same mistake (mapping.go), applied where errors leave the engine:
+// the wire handler and the database/sql driver.
 package mysqlerr
 
 import (

@@ -1,4 +1,9 @@
-package engine
+// Package sqlval converts values between go-mysql-server's SQL types,
+// Iceberg's types and Arrow's columns (types.go, nested.go), allocates rows
+// in blocks (rowalloc.go), computes SUM and AVG of exact types exactly as
+// MySQL does (exactagg.go) and folds date literals (folddates.go). It knows
+// nothing of tables or sessions.
+package sqlval
 
 import (
 	"encoding/json"
@@ -24,7 +29,7 @@ import (
 )
 
 // sqlType is the SQL type a column of Iceberg type t shows (DESIGN.md, Types).
-func sqlType(t iceberg.Type) sql.Type {
+func SQLType(t iceberg.Type) sql.Type {
 	switch t := t.(type) {
 	case iceberg.BooleanType:
 		return types.Boolean
@@ -59,13 +64,13 @@ func sqlType(t iceberg.Type) sql.Type {
 	}
 }
 
-// schemaOf presents an Iceberg schema as a SQL schema of table tableName,
+// SchemaOf presents an Iceberg schema as a SQL schema of table tableName,
 // with the column types declared at CREATE TABLE where props remember them.
-func schemaOf(sc *iceberg.Schema, props iceberg.Properties, db, tableName string) sql.Schema {
+func SchemaOf(sc *iceberg.Schema, props iceberg.Properties, db, tableName string) sql.Schema {
 	out := make(sql.Schema, 0, len(sc.Fields()))
 	for _, f := range sc.Fields() {
-		typ := sqlType(f.Type)
-		if declared, ok := declaredType(props, f); ok {
+		typ := SQLType(f.Type)
+		if declared, ok := DeclaredType(props, f); ok {
 			typ = declared
 		}
 		out = append(out, &sql.Column{
@@ -80,39 +85,39 @@ func schemaOf(sc *iceberg.Schema, props iceberg.Properties, db, tableName string
 	return out
 }
 
-// declaredTypeKey is the table property that remembers the MySQL type a
+// DeclaredTypeKey is the table property that remembers the MySQL type a
 // column was declared with when it is narrower than what its Iceberg type
 // shows: VARCHAR(20) or TEXT for string, SMALLINT for int. It is keyed by
 // field id, so a rename keeps it. go-mysql-server then enforces the declared
 // length or range on insert, as MySQL would; other engines ignore it.
-func declaredTypeKey(fieldID int) string { return "icesql.column." + strconv.Itoa(fieldID) + ".type" }
+func DeclaredTypeKey(fieldID int) string { return "icesql.column." + strconv.Itoa(fieldID) + ".type" }
 
-// declaredTypeProperties lists the declaredTypeKey properties of new columns.
-func declaredTypeProperties(sc *iceberg.Schema, cols sql.Schema) iceberg.Properties {
+// DeclaredTypeProperties lists the declaredTypeKey properties of new columns.
+func DeclaredTypeProperties(sc *iceberg.Schema, cols sql.Schema) iceberg.Properties {
 	props := iceberg.Properties{}
 	for i, f := range sc.Fields() {
-		if declaredNarrower(cols[i].Type, f.Type) {
-			props[declaredTypeKey(f.ID)] = cols[i].Type.String()
+		if DeclaredNarrower(cols[i].Type, f.Type) {
+			props[DeclaredTypeKey(f.ID)] = cols[i].Type.String()
 		}
 	}
 	return props
 }
 
-// declaredNarrower says whether a column declared with typ needs its declared
+// DeclaredNarrower says whether a column declared with typ needs its declared
 // type remembered: it shows differently from what its Iceberg type shows.
 // TIMESTAMP (what TIMESTAMP_LTZ becomes) never does: it only chooses
 // timestamptz, and remembering it would bring back MySQL TIMESTAMP's
 // 1970–2038 range.
-func declaredNarrower(typ sql.Type, t iceberg.Type) bool {
-	return typ.Type() != sqltypes.Timestamp && typ.String() != sqlType(t).String()
+func DeclaredNarrower(typ sql.Type, t iceberg.Type) bool {
+	return typ.Type() != sqltypes.Timestamp && typ.String() != SQLType(t).String()
 }
 
 var declaredTypes sync.Map // type text -> sql.Type
 
-// declaredType returns a field's declared type if props remember one that
+// DeclaredType returns a field's declared type if props remember one that
 // still fits the field's Iceberg type (a later type change voids it).
-func declaredType(props iceberg.Properties, f iceberg.NestedField) (sql.Type, bool) {
-	text, ok := props[declaredTypeKey(f.ID)]
+func DeclaredType(props iceberg.Properties, f iceberg.NestedField) (sql.Type, bool) {
+	text, ok := props[DeclaredTypeKey(f.ID)]
 	if !ok {
 		return nil, false
 	}
@@ -136,13 +141,13 @@ func declaredType(props iceberg.Properties, f iceberg.NestedField) (sql.Type, bo
 }
 
 func icebergTypeMatches(t sql.Type, f iceberg.NestedField) bool {
-	it, err := icebergType(&sql.Column{Name: f.Name, Type: t})
+	it, err := IcebergType(&sql.Column{Name: f.Name, Type: t})
 	return err == nil && it.Equals(f.Type)
 }
 
-// icebergType maps a column type from CREATE TABLE to the Iceberg type that
+// IcebergType maps a column type from CREATE TABLE to the Iceberg type that
 // stores it, or says why it cannot be stored.
-func icebergType(col *sql.Column) (iceberg.Type, error) {
+func IcebergType(col *sql.Column) (iceberg.Type, error) {
 	t := col.Type
 	unsupported := func(why string) error {
 		return mysqlerr.NotSupported("column %s has type %s: %s", col.Name, t.String(), why)
@@ -196,9 +201,9 @@ func icebergType(col *sql.Column) (iceberg.Type, error) {
 	return nil, unsupported("icesql cannot store it in Iceberg")
 }
 
-// rowValue reads row i of an Arrow column as the Go value go-mysql-server
+// RowValue reads row i of an Arrow column as the Go value go-mysql-server
 // expects for the column's SQL type.
-func rowValue(arr arrow.Array, i int) (any, error) {
+func RowValue(arr arrow.Array, i int) (any, error) {
 	if arr.IsNull(i) {
 		return nil, nil
 	}
@@ -218,7 +223,7 @@ func rowValue(arr arrow.Array, i int) (any, error) {
 		return a.Value(i), nil
 	case *array.Decimal128:
 		scale := a.DataType().(*arrow.Decimal128Type).Scale
-		return decimal128Value(a.Value(i), scale), nil
+		return Decimal128Value(a.Value(i), scale), nil
 	case *array.String:
 		return a.Value(i), nil
 	case *array.LargeString:
@@ -232,7 +237,7 @@ func rowValue(arr arrow.Array, i int) (any, error) {
 	case *array.FixedSizeBinary:
 		return append([]byte(nil), a.Value(i)...), nil
 	case *array.Date32:
-		return date32Value(a.Value(i)), nil
+		return Date32Value(a.Value(i)), nil
 	case *array.Time64:
 		unit := a.DataType().(*arrow.Time64Type).Unit
 		return types.Timespan(a.Value(i).ToTime(unit).Sub(time.Unix(0, 0).UTC()) / time.Microsecond), nil
@@ -247,7 +252,7 @@ func rowValue(arr arrow.Array, i int) (any, error) {
 	return nil, fmt.Errorf("reading Arrow type %s is not supported", arr.DataType())
 }
 
-func decimalValue(coeff *big.Int, scale int32) *apd.Decimal {
+func DecimalValue(coeff *big.Int, scale int32) *apd.Decimal {
 	return apd.NewWithBigInt(new(apd.BigInt).SetMathBigInt(coeff), -scale)
 }
 
@@ -265,25 +270,25 @@ func jsonValue(v any) (any, error) {
 	return types.JSONDocument{Val: out}, nil
 }
 
-// appendValue appends a value go-mysql-server produced for a column to the
+// AppendValue appends a value go-mysql-server produced for a column to the
 // Arrow builder of that column. Values arrive already converted to the
 // column's SQL type, so only the Go representations of that type occur.
-func appendValue(b array.Builder, v any) error {
+func AppendValue(b array.Builder, v any) error {
 	if v == nil {
 		b.AppendNull()
 		return nil
 	}
 	switch b := b.(type) {
 	case *array.BooleanBuilder:
-		n, err := toInt64(v)
+		n, err := ToInt64(v)
 		b.Append(n != 0)
 		return err
 	case *array.Int32Builder:
-		n, err := toInt64(v)
+		n, err := ToInt64(v)
 		b.Append(int32(n))
 		return err
 	case *array.Int64Builder:
-		n, err := toInt64(v)
+		n, err := ToInt64(v)
 		b.Append(n)
 		return err
 	case *array.Float32Builder:
@@ -353,7 +358,7 @@ func appendValue(b array.Builder, v any) error {
 	return nil
 }
 
-func toInt64(v any) (int64, error) {
+func ToInt64(v any) (int64, error) {
 	switch n := v.(type) {
 	case int8:
 		return int64(n), nil
@@ -387,7 +392,7 @@ func toFloat64(v any) (float64, error) {
 	case float64:
 		return n, nil
 	}
-	i, err := toInt64(v)
+	i, err := ToInt64(v)
 	return float64(i), err
 }
 

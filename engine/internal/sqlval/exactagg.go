@@ -1,4 +1,4 @@
-package engine
+package sqlval
 
 import (
 	"fmt"
@@ -33,9 +33,9 @@ const (
 	maxDecScale       = 30
 )
 
-// exactAggregateFunction is the sql.Function for SUM or AVG: the exact
+// ExactAggregateFunction is the sql.Function for SUM or AVG: the exact
 // aggregate when the argument is exact, go-mysql-server's otherwise.
-func exactAggregateFunction(name string) sql.Function {
+func ExactAggregateFunction(name string) sql.Function {
 	avg := name == "avg"
 	return sql.Function1{Name: name, Fn: func(ctx *sql.Context, e sql.Expression) sql.Expression {
 		var inner sql.Aggregation
@@ -48,7 +48,7 @@ func exactAggregateFunction(name string) sql.Function {
 		if !ok {
 			return inner
 		}
-		return &exactAgg{inner: inner, avg: avg, typ: typ}
+		return &ExactAgg{Inner: inner, Avg: avg, Typ: typ}
 	}}
 }
 
@@ -98,60 +98,60 @@ func exactPrecision(t sql.Type) (p, s int, ok bool) {
 	}
 }
 
-// exactAgg is SUM or AVG with a DECIMAL result computed exactly. It wraps
+// ExactAgg is SUM or AVG with a DECIMAL result computed exactly. It wraps
 // go-mysql-server's aggregate for everything but the type and the
 // computation, so names, children, windows and ids behave as before.
-type exactAgg struct {
-	inner sql.Aggregation // *aggregation.Sum or *aggregation.Avg
-	avg   bool
-	typ   sql.DecimalType
+type ExactAgg struct {
+	Inner sql.Aggregation // *aggregation.Sum or *aggregation.Avg
+	Avg   bool
+	Typ   sql.DecimalType
 }
 
 var (
-	_ sql.Aggregation        = (*exactAgg)(nil)
-	_ sql.FunctionExpression = (*exactAgg)(nil)
-	_ sql.CollationCoercible = (*exactAgg)(nil)
+	_ sql.Aggregation        = (*ExactAgg)(nil)
+	_ sql.FunctionExpression = (*ExactAgg)(nil)
+	_ sql.CollationCoercible = (*ExactAgg)(nil)
 )
 
-func (a *exactAgg) with(inner sql.Expression) *exactAgg {
-	return &exactAgg{inner: inner.(sql.Aggregation), avg: a.avg, typ: a.typ}
+func (a *ExactAgg) with(inner sql.Expression) *ExactAgg {
+	return &ExactAgg{Inner: inner.(sql.Aggregation), Avg: a.Avg, Typ: a.Typ}
 }
 
-func (a *exactAgg) child() sql.Expression                   { return a.inner.Children()[0] }
-func (a *exactAgg) Type(*sql.Context) sql.Type              { return a.typ }
-func (a *exactAgg) IsNullable(*sql.Context) bool            { return true } // no rows, or only NULLs
-func (a *exactAgg) Resolved() bool                          { return a.inner.Resolved() }
-func (a *exactAgg) String() string                          { return a.inner.String() }
-func (a *exactAgg) Children() []sql.Expression              { return a.inner.Children() }
-func (a *exactAgg) Id() sql.ColumnId                        { return a.inner.Id() }
-func (a *exactAgg) Window() *sql.WindowDefinition           { return a.inner.Window() }
-func (a *exactAgg) FunctionName() string                    { return a.inner.(sql.FunctionExpression).FunctionName() }
-func (a *exactAgg) Description() string                     { return a.inner.(sql.FunctionExpression).Description() }
-func (a *exactAgg) WithId(id sql.ColumnId) sql.IdExpression { return a.with(a.inner.WithId(id)) }
+func (a *ExactAgg) child() sql.Expression                   { return a.Inner.Children()[0] }
+func (a *ExactAgg) Type(*sql.Context) sql.Type              { return a.Typ }
+func (a *ExactAgg) IsNullable(*sql.Context) bool            { return true } // no rows, or only NULLs
+func (a *ExactAgg) Resolved() bool                          { return a.Inner.Resolved() }
+func (a *ExactAgg) String() string                          { return a.Inner.String() }
+func (a *ExactAgg) Children() []sql.Expression              { return a.Inner.Children() }
+func (a *ExactAgg) Id() sql.ColumnId                        { return a.Inner.Id() }
+func (a *ExactAgg) Window() *sql.WindowDefinition           { return a.Inner.Window() }
+func (a *ExactAgg) FunctionName() string                    { return a.Inner.(sql.FunctionExpression).FunctionName() }
+func (a *ExactAgg) Description() string                     { return a.Inner.(sql.FunctionExpression).Description() }
+func (a *ExactAgg) WithId(id sql.ColumnId) sql.IdExpression { return a.with(a.Inner.WithId(id)) }
 
-func (a *exactAgg) DebugString(ctx *sql.Context) string { return sql.DebugString(ctx, a.inner) }
+func (a *ExactAgg) DebugString(ctx *sql.Context) string { return sql.DebugString(ctx, a.Inner) }
 
-func (a *exactAgg) CollationCoercibility(ctx *sql.Context) (sql.CollationID, byte) {
-	return sql.GetCoercibility(ctx, a.inner)
+func (a *ExactAgg) CollationCoercibility(ctx *sql.Context) (sql.CollationID, byte) {
+	return sql.GetCoercibility(ctx, a.Inner)
 }
 
-func (a *exactAgg) Eval(ctx *sql.Context, row sql.Row) (any, error) {
-	return a.inner.Eval(ctx, row) // an error: aggregates are evaluated through buffers
+func (a *ExactAgg) Eval(ctx *sql.Context, row sql.Row) (any, error) {
+	return a.Inner.Eval(ctx, row) // an error: aggregates are evaluated through buffers
 }
 
-func (a *exactAgg) WithChildren(ctx *sql.Context, children ...sql.Expression) (sql.Expression, error) {
-	inner, err := a.inner.WithChildren(ctx, children...)
+func (a *ExactAgg) WithChildren(ctx *sql.Context, children ...sql.Expression) (sql.Expression, error) {
+	inner, err := a.Inner.WithChildren(ctx, children...)
 	if err != nil {
 		return nil, err
 	}
 	return a.with(inner), nil
 }
 
-func (a *exactAgg) WithWindow(ctx *sql.Context, w *sql.WindowDefinition) sql.WindowAdaptableExpression {
-	return a.with(a.inner.WithWindow(ctx, w))
+func (a *ExactAgg) WithWindow(ctx *sql.Context, w *sql.WindowDefinition) sql.WindowAdaptableExpression {
+	return a.with(a.Inner.WithWindow(ctx, w))
 }
 
-func (a *exactAgg) NewBuffer(ctx *sql.Context) (sql.AggregationBuffer, error) {
+func (a *ExactAgg) NewBuffer(ctx *sql.Context) (sql.AggregationBuffer, error) {
 	child, err := transform.Clone(ctx, a.child())
 	if err != nil {
 		return nil, err
@@ -161,7 +161,7 @@ func (a *exactAgg) NewBuffer(ctx *sql.Context) (sql.AggregationBuffer, error) {
 
 // NewWindowFunction keeps go-mysql-server's window function for framing and
 // computes the frames' sums exactly from prefix sums.
-func (a *exactAgg) NewWindowFunction(ctx *sql.Context) (sql.WindowFunction, error) {
+func (a *ExactAgg) NewWindowFunction(ctx *sql.Context) (sql.WindowFunction, error) {
 	child, err := transform.Clone(ctx, a.child())
 	if err != nil {
 		return nil, err
@@ -173,13 +173,13 @@ func (a *exactAgg) NewWindowFunction(ctx *sql.Context) (sql.WindowFunction, erro
 	return &exactWindowAgg{WindowFunction: framing, expr: child, agg: a}, nil
 }
 
-// result is the SUM or AVG of n values summing to sum, in the result type.
-func (a *exactAgg) result(sum *apd.Decimal, n int64) (any, error) {
+// Result is the SUM or AVG of n values summing to sum, in the result type.
+func (a *ExactAgg) Result(sum *apd.Decimal, n int64) (any, error) {
 	if n == 0 {
 		return nil, nil
 	}
-	scale := int32(a.typ.Scale())
-	if a.avg {
+	scale := int32(a.Typ.Scale())
+	if a.Avg {
 		return divRoundHalfUp(sum, n, scale), nil
 	}
 	out, err := sql.DecimalRound(sum, scale)
@@ -192,7 +192,7 @@ func (a *exactAgg) result(sum *apd.Decimal, n int64) (any, error) {
 // exactAggBuffer sums one group's values exactly.
 type exactAggBuffer struct {
 	expr sql.Expression
-	agg  *exactAgg
+	agg  *ExactAgg
 	sum  apd.Decimal
 	n    int64
 }
@@ -202,18 +202,18 @@ func (b *exactAggBuffer) Update(ctx *sql.Context, row sql.Row) error {
 	if err != nil || v == nil {
 		return err
 	}
-	d, err := toDecimal(v)
+	d, err := ToDecimal(v)
 	if err != nil {
 		return err
 	}
-	if _, err := exactCtx.Add(&b.sum, &b.sum, d); err != nil {
+	if _, err := ExactCtx.Add(&b.sum, &b.sum, d); err != nil {
 		return fmt.Errorf("%s: %w", b.agg.String(), err)
 	}
 	b.n++
 	return nil
 }
 
-func (b *exactAggBuffer) Eval(*sql.Context) (any, error) { return b.agg.result(&b.sum, b.n) }
+func (b *exactAggBuffer) Eval(*sql.Context) (any, error) { return b.agg.Result(&b.sum, b.n) }
 
 func (b *exactAggBuffer) Dispose(ctx *sql.Context) { expression.Dispose(ctx, b.expr) }
 
@@ -222,7 +222,7 @@ func (b *exactAggBuffer) Dispose(ctx *sql.Context) { expression.Dispose(ctx, b.e
 type exactWindowAgg struct {
 	sql.WindowFunction
 	expr   sql.Expression
-	agg    *exactAgg
+	agg    *ExactAgg
 	start  int
 	sums   []apd.Decimal // sums[i]: the partition's first i+1 values
 	counts []int64       // counts[i]: how many of them are not NULL
@@ -240,11 +240,11 @@ func (w *exactWindowAgg) StartPartition(ctx *sql.Context, interval sql.WindowInt
 			return err
 		}
 		if v != nil {
-			d, err := toDecimal(v)
+			d, err := ToDecimal(v)
 			if err != nil {
 				return err
 			}
-			if _, err := exactCtx.Add(&sum, &sum, d); err != nil {
+			if _, err := ExactCtx.Add(&sum, &sum, d); err != nil {
 				return fmt.Errorf("%s: %w", w.agg.String(), err)
 			}
 			count++
@@ -263,25 +263,25 @@ func (w *exactWindowAgg) Compute(ctx *sql.Context, interval sql.WindowInterval, 
 	sum := new(apd.Decimal).Set(&w.sums[last])
 	n := w.counts[last]
 	if first >= 0 {
-		if _, err := exactCtx.Sub(sum, sum, &w.sums[first]); err != nil {
+		if _, err := ExactCtx.Sub(sum, sum, &w.sums[first]); err != nil {
 			return nil, err
 		}
 		n -= w.counts[first]
 	}
-	return w.agg.result(sum, n)
+	return w.agg.Result(sum, n)
 }
 
-// exactCtx adds without rounding: 200 digits hold any sum of DECIMAL(65)
+// ExactCtx adds without rounding: 200 digits hold any sum of DECIMAL(65)
 // values.
-var exactCtx = func() *apd.Context {
+var ExactCtx = func() *apd.Context {
 	c := apd.BaseContext.WithPrecision(200)
 	c.Rounding = apd.RoundHalfUp
 	return c
 }()
 
-// toDecimal reads one argument value (an integer, a DECIMAL, or the string
+// ToDecimal reads one argument value (an integer, a DECIMAL, or the string
 // go-mysql-server evaluates some DECIMAL literals to) as a decimal.
-func toDecimal(v any) (*apd.Decimal, error) {
+func ToDecimal(v any) (*apd.Decimal, error) {
 	if d, ok := v.(*apd.Decimal); ok {
 		return d, nil
 	}

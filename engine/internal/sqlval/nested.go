@@ -1,4 +1,4 @@
-package engine
+package sqlval
 
 import (
 	"fmt"
@@ -71,7 +71,7 @@ func plainValue(arr arrow.Array, i int) (any, error) {
 	if arr.DataType().ID() == arrow.EXTENSION {
 		return arr.GetOneForMarshal(i), nil
 	}
-	v, err := rowValue(arr, i)
+	v, err := RowValue(arr, i)
 	if err != nil {
 		return nil, err
 	}

@@ -1,4 +1,4 @@
-package engine
+package sqlval
 
 import (
 	"time"
@@ -12,48 +12,48 @@ import (
 // Turning Arrow batches into go-mysql-server rows allocates per row and per
 // value; these helpers cut what icesql's own code allocates there.
 
-// rowBlockRows is how many rows share one allocation. go-mysql-server may
+// RowBlockRows is how many rows share one allocation. go-mysql-server may
 // keep any row it is given (sorts, hash joins), and a kept row keeps its
 // block alive, so blocks stay small: a filter that keeps one row in many
 // pins at most this many rows' slots, not a batch's.
-const rowBlockRows = 32
+const RowBlockRows = 32
 
-// rowBlocks hands out rows of one width carved from shared blocks. Rows are
+// RowBlocks hands out rows of one width carved from shared blocks. Rows are
 // never reused, and each is capped at its width, so appending to one
 // reallocates instead of writing into its neighbour.
-type rowBlocks struct {
-	width int
+type RowBlocks struct {
+	Width int
 	block []any
 }
 
-func (b *rowBlocks) next() sql.Row {
-	if b.width == 0 {
+func (b *RowBlocks) Next() sql.Row {
+	if b.Width == 0 {
 		return sql.Row{}
 	}
-	if len(b.block) < b.width {
-		b.block = make([]any, b.width*rowBlockRows)
+	if len(b.block) < b.Width {
+		b.block = make([]any, b.Width*RowBlockRows)
 	}
-	row := b.block[:b.width:b.width]
-	b.block = b.block[b.width:]
+	row := b.block[:b.Width:b.Width]
+	b.block = b.block[b.Width:]
 	return sql.Row(row)
 }
 
-// decimal128Value is an Arrow decimal as go-mysql-server's decimal value.
+// Decimal128Value is an Arrow decimal as go-mysql-server's decimal value.
 // Values whose unscaled integer fits 64 bits (every DECIMAL of precision 18
 // or less, TPC-H's amounts among them) take one allocation instead of the
 // four that going through math/big costs.
-func decimal128Value(n decimal128.Num, scale int32) *apd.Decimal {
+func Decimal128Value(n decimal128.Num, scale int32) *apd.Decimal {
 	hi, lo := n.HighBits(), n.LowBits()
 	if (hi == 0 && lo>>63 == 0) || (hi == -1 && lo>>63 == 1) {
 		return apd.New(int64(lo), -scale)
 	}
-	return decimalValue(n.BigInt(), scale)
+	return DecimalValue(n.BigInt(), scale)
 }
 
-// date32Value is an Arrow date as a UTC midnight. arrow.Date32.ToTime gets
+// Date32Value is an Arrow date as a UTC midnight. arrow.Date32.ToTime gets
 // there through time.AddDate, several times slower per row.
-func date32Value(d arrow.Date32) time.Time {
-	return time.Unix(int64(d)*secondsPerDay, 0).UTC()
+func Date32Value(d arrow.Date32) time.Time {
+	return time.Unix(int64(d)*SecondsPerDay, 0).UTC()
 }
 
-const secondsPerDay = 24 * 60 * 60
+const SecondsPerDay = 24 * 60 * 60

@@ -1,4 +1,4 @@
-package engine
+package sqlval
 
 import (
 	"time"
@@ -18,9 +18,9 @@ import (
 // leaves any literal whose conversion fails or warns as it was, so that
 // the row path still reports it per row.
 
-// foldDateLiterals returns e with the string literals compared with a
+// FoldDateLiterals returns e with the string literals compared with a
 // date or time value replaced by their DATETIME value.
-func foldDateLiterals(ctx *sql.Context, e sql.Expression) (sql.Expression, bool, error) {
+func FoldDateLiterals(ctx *sql.Context, e sql.Expression) (sql.Expression, bool, error) {
 	out, same, err := transform.Expr(ctx, e, func(ctx *sql.Context, e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
 		switch c := e.(type) {
 		case *expression.Equals, *expression.NullSafeEquals, *expression.LessThan, *expression.LessThanOrEqual,
