@@ -18,6 +18,7 @@ import (
 	"github.com/dolthub/vitess/go/sqltypes"
 	"github.com/dolthub/vitess/go/vt/sqlparser"
 	"github.com/icesql/icesql/engine/internal/mysqlerr"
+	"github.com/icesql/icesql/engine/internal/sqlfunc"
 )
 
 // DriverName is the database/sql driver name: sql.Open("icesql", "<warehouse>").
@@ -516,8 +517,8 @@ func textValue(ctx *sql.Context, typ sql.Type, v any) (driver.Value, error) {
 		return strconv.ParseFloat(string(val.Raw()), 64)
 	case sqltypes.IsBinary(t):
 		return append([]byte(nil), val.Raw()...), nil
-	case isDateType(t):
-		padded, _ := paddedYear(val.Raw()) // yearpad.go
+	case sqlfunc.IsDateType(t):
+		padded, _ := sqlfunc.PaddedYear(val.Raw()) // yearpad.go
 		return string(padded), nil
 	}
 	return string(val.Raw()), nil

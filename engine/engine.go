@@ -18,6 +18,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/analyzer"
 
+	"github.com/icesql/icesql/engine/internal/sqlfunc"
 	"github.com/icesql/icesql/planner"
 	"github.com/icesql/icesql/procedures"
 	"github.com/icesql/icesql/pushdown"
@@ -150,7 +151,7 @@ func newEngine(ctx context.Context, cfg Config, cat catalog.Catalog, root string
 	addVectorizeVar()
 	addDecorrelateVar()      // groupedsubquery.go
 	addMaxStatementTimeVar() // limits.go
-	registerWindowValueFuncs()
+	sqlfunc.RegisterWindowValueFuncs()
 	e := &Engine{cfg: cfg, catalog: cat, procedures: procedures.Builtin(), root: root,
 		caches: pushdown.NewCaches(), manifests: newManifestCache(cfg)}
 	registerSessionVariables()
@@ -162,21 +163,21 @@ func newEngine(ctx context.Context, cfg Config, cat catalog.Catalog, root string
 		AddPreAnalyzeRule(viewStatementsID, viewStatements).
 		AddPreAnalyzeRule(markFullAnalysisID, markFullAnalysis).
 		AddPreAnalyzeRule(bindScanIDsID, bindScanIDs).
-		AddPreAnalyzeRule(resolveQuantifiedID, resolveQuantified).
+		AddPreAnalyzeRule(resolveQuantifiedID, sqlfunc.ResolveQuantified).
 		AddPreAnalyzeRule(orderLargeJoinsID, orderLargeJoins).
 		AddPreAnalyzeRule(keepRootColumnsID, keepRootColumns).
 		AddPostAnalyzeRule(stopIfCancelledID, stopIfCancelled).
 		AddPreAnalyzeRule(innerOuterJoinsID, innerOuterJoins).
-		AddPreAnalyzeRule(filterOuterJoinsID, filterOuterJoins). // crossjoins.go
-		AddPostAnalyzeRule(checkOverflowID, checkOverflow).      // overflow.go
+		AddPreAnalyzeRule(filterOuterJoinsID, filterOuterJoins).            // crossjoins.go
+		AddPostAnalyzeRule(sqlfunc.CheckOverflowID, sqlfunc.CheckOverflow). // overflow.go
 		AddPostAnalyzeRule(pushRowFiltersID, pushRowFilters).
 		AddPostAnalyzeRule(countFromMetadataID, countFromMetadata).
 		AddPostAnalyzeRule(minMaxFromMetadataID, minMaxFromMetadata).
 		AddPostAnalyzeRule(vectorizeID, vectorize).
 		AddPostAnalyzeRule(keyCorrelatedSubqueriesID, keyCorrelatedSubqueries). // correlated.go
-		AddPostAnalyzeRule(fixSetOpsID, fixSetOps).
+		AddPostAnalyzeRule(fixSetOpsID, sqlfunc.FixSetOps).
 		AddPostAnalyzeRule(bulkLoadID, bulkLoads). // loaddata.go
-		AddPostAnalyzeRule(fixWindowsID, fixWindows).
+		AddPostAnalyzeRule(fixWindowsID, sqlfunc.FixWindows).
 		AddOverrides(sql.EngineOverrides{Builder: sql.BuilderOverrides{Parser: parser{Parser: planner.NewParser(cfg.CatalogName), e: e}}}).
 		Build()
 	if err := replaceRule(a, "replaceCrossJoins", func(analyzer.RuleFunc) analyzer.RuleFunc { return crossJoinConditions }); err != nil { // crossjoins.go
@@ -201,13 +202,13 @@ func newEngine(ctx context.Context, cfg Config, cat catalog.Catalog, root string
 	if err := tableConstraintsEnforcement(sql.NewEmptyContext(), a.Catalog.InfoSchema); err != nil { // constraintsview.go
 		return nil, err
 	}
-	a.ExecBuilder.PriorityBuilder = checkedBuilder{ // overflow.go
-		next: serverFileBuilder{dir: serverFilesDir(root), // serverfiles.go
+	a.ExecBuilder.PriorityBuilder = sqlfunc.CheckedBuilder{ // overflow.go
+		Next: serverFileBuilder{dir: serverFilesDir(root), // serverfiles.go
 			next: hashJoinBuilder{ // hashlookup.go
 				next: sortBuilder{ // sortlimit.go
 					next: vectorBuilder{
 						next: groupByBuilder{ // groupby.go
-							next: explainBuilder{next: nullFirstBuilder{base: a.ExecBuilder}, base: a.ExecBuilder}, // nullcompare.go
+							next: explainBuilder{next: sqlfunc.NullFirstBuilder{Base: a.ExecBuilder}, base: a.ExecBuilder}, // nullcompare.go
 							base: a.ExecBuilder,
 						},
 						base: a.ExecBuilder,
@@ -217,7 +218,7 @@ func newEngine(ctx context.Context, cfg Config, cat catalog.Catalog, root string
 				base: a.ExecBuilder,
 			},
 		},
-		base: a.ExecBuilder,
+		Base: a.ExecBuilder,
 	}
 	if e.budget = newMemoryBudget(cfg.MemoryLimit); e.budget != nil { // memlimit.go
 		e.sqle.MemoryManager = sql.NewMemoryManager(e.budget)
@@ -252,7 +253,7 @@ func setServerVariables(root string, localInfile bool) error {
 		"secure_file_priv": files,
 		"local_infile":     localInfile,
 		// MySQL 8's default; go-mysql-server's is 1 GiB (packetlimit.go).
-		"max_allowed_packet": defaultMaxAllowedPacket,
+		"max_allowed_packet": sqlfunc.DefaultMaxAllowedPacket,
 	})
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/plan"
 	ast "github.com/dolthub/vitess/go/vt/sqlparser"
+	"github.com/icesql/icesql/engine/internal/sqlfunc"
 )
 
 // EXPLAIN prints go-mysql-server's plan tree followed by one section per
@@ -46,7 +47,7 @@ func (b explainBuilder) Build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.Ro
 	}
 	// The plans of go-mysql-server's short rule sets show what the exec
 	// builder runs (overflow.go, decimalcompare.go).
-	shown, _, err := checkNodeArithmetic(ctx, dq.Child)
+	shown, _, err := sqlfunc.CheckNodeArithmetic(ctx, dq.Child)
 	if err != nil {
 		return nil, err
 	}

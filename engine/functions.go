@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/icesql/icesql/engine/internal/sqlfunc"
 	"github.com/icesql/icesql/engine/internal/sqlval"
 	"github.com/icesql/icesql/planner"
 )
@@ -14,22 +15,22 @@ var providedFunctions = func() map[string]sql.Function {
 	fs := map[string]sql.Function{
 		"sum":                      sqlval.ExactAggregateFunction("sum"),
 		"avg":                      sqlval.ExactAggregateFunction("avg"),
-		planner.QuantifiedFunction: quantifiedFunction,
-		"load_file":                loadFileFunction,  // serverfiles.go
-		"coalesce":                 coalesceFunction,  // coalesce.go
-		"abs":                      absFunction,       // abs.go
-		"str_to_date":              strToDateFunction, // strtodate.go
-		"nth_value":                nthValueFunc,      // windowvalues.go
-		"cume_dist":                cumeDistFunc,      // windowvalues.go
+		planner.QuantifiedFunction: sqlfunc.QuantifiedFunction,
+		"load_file":                loadFileFunction,          // serverfiles.go
+		"coalesce":                 sqlfunc.CoalesceFunction,  // coalesce.go
+		"abs":                      sqlfunc.AbsFunction,       // abs.go
+		"str_to_date":              sqlfunc.StrToDateFunction, // strtodate.go
+		"nth_value":                sqlfunc.NthValueFunc,      // windowvalues.go
+		"cume_dist":                sqlfunc.CumeDistFunc,      // windowvalues.go
 	}
-	for _, name := range temporalTextFunctions { // stringfuncs.go
-		fs[name] = textArgsFunction(name)
+	for _, name := range sqlfunc.TemporalTextFunctions { // stringfuncs.go
+		fs[name] = sqlfunc.TextArgsFunction(name)
 	}
-	for name, bound := range packetBoundedFunctions { // packetlimit.go
-		fs[name] = packetBoundedFunction(name, bound)
+	for name, bound := range sqlfunc.PacketBoundedFunctions { // packetlimit.go
+		fs[name] = sqlfunc.PacketBoundedFunction(name, bound)
 	}
-	for name, flagsAt := range regexpFunctions { // regexguard.go
-		fs[name] = regexpFunction(name, flagsAt)
+	for name, flagsAt := range sqlfunc.RegexpFunctions { // regexguard.go
+		fs[name] = sqlfunc.RegexpFunction(name, flagsAt)
 	}
 	return fs
 }()

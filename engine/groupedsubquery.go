@@ -12,6 +12,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/plan"
 	"github.com/dolthub/go-mysql-server/sql/transform"
 	"github.com/dolthub/go-mysql-server/sql/types"
+	"github.com/icesql/icesql/engine/internal/sqlfunc"
 )
 
 // go-mysql-server runs a correlated scalar subquery once per outer row: it
@@ -297,7 +298,7 @@ func newGroupedSubquery(ctx *sql.Context, b sql.NodeExecBuilder, sq *plan.Subque
 		g.residual = expression.JoinAnd(residual...)
 		// Checked per pair of rows: a NULL operand must not cost an error
 		// (nullcompare.go).
-		if c, ok, err := nullFirstCondition(ctx, g.residual); err != nil {
+		if c, ok, err := sqlfunc.NullFirstCondition(ctx, g.residual); err != nil {
 			return nil
 		} else if ok {
 			g.residual = c

@@ -10,6 +10,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/expression"
 	"github.com/dolthub/go-mysql-server/sql/types"
 
+	"github.com/icesql/icesql/engine/internal/sqlfunc"
 	"github.com/icesql/icesql/pushdown"
 )
 
@@ -68,7 +69,7 @@ func (t *Table) translate(ctx *sql.Context, exprs []sql.Expression) *pushedFilte
 	for _, e := range exprs {
 		// The short rule sets hand over comparisons as bound, before
 		// mysqlOperation made them exact (decimalcompare.go).
-		e = exactComparisons(ctx, e)
+		e = sqlfunc.ExactComparisons(ctx, e)
 		ice, _, ok := tr.expr(e)
 		if !ok {
 			f.residual = append(f.residual, e.String())
@@ -138,7 +139,7 @@ func (tr translator) expr(e sql.Expression) (out iceberg.BooleanExpression, exac
 		}
 		return iceberg.NewOr(l, r), lExact && rExact, true
 	case *expression.Not:
-		if _, ok := selfEquality(e.Child); ok {
+		if _, ok := sqlfunc.SelfEquality(e.Child); ok {
 			// never(x) of decimalcompare.go: true for no row. (Not exact:
 			// its negation is NULL, not true, for a NULL x.)
 			return iceberg.AlwaysFalse{}, false, true

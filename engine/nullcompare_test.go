@@ -10,6 +10,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/expression"
 	"github.com/dolthub/go-mysql-server/sql/types"
 	"github.com/dolthub/vitess/go/sqltypes"
+	"github.com/icesql/icesql/engine/internal/sqlfunc"
 )
 
 // nullFirstOperands are values of the types a comparison meets, each with
@@ -128,7 +129,7 @@ func TestNullFirstMatchesComparison(t *testing.T) {
 			row := sql.NewRow(l.val, r.val)
 			for op, mk := range comparisons {
 				cmp := mk(l.expr(0), r.expr(1))
-				nf, err := newNullFirst(ctx, cmp)
+				nf, err := sqlfunc.NewNullFirst(ctx, cmp)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -158,7 +159,7 @@ func TestNullFirstMatchesComparison(t *testing.T) {
 func TestNullFirstBuildsNoError(t *testing.T) {
 	ctx := sql.NewEmptyContext()
 	cmp := expression.NewLessThan(expression.NewGetField(0, types.Int64, "a", true), expression.NewGetField(1, types.Int64, "b", true))
-	nf, err := newNullFirst(ctx, cmp)
+	nf, err := sqlfunc.NewNullFirst(ctx, cmp)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/apache/iceberg-go"
+	"github.com/icesql/icesql/engine/internal/sqlfunc"
 )
 
 // iceberg-go v0.7.0 writes the empty string as a NULL lower bound in a
@@ -161,7 +162,7 @@ func (t *Table) rangeBoundTrusted(f iceberg.NestedField, v any) bool {
 	default:
 		return true
 	}
-	n, ok := signed(v) // overflow.go
+	n, ok := sqlfunc.Signed(v) // overflow.go
 	if !ok {
 		return true // not an integer: pushdown.Compare decides
 	}

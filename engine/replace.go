@@ -12,6 +12,7 @@ import (
 	ast "github.com/dolthub/vitess/go/vt/sqlparser"
 
 	"github.com/icesql/icesql/engine/internal/mysqlerr"
+	"github.com/icesql/icesql/engine/internal/sqlfunc"
 	"github.com/icesql/icesql/planner"
 )
 
@@ -29,7 +30,7 @@ func (p parser) interceptReplace(stmt ast.Statement) (ast.Statement, bool) {
 	if !ok || ins.Action != ast.ReplaceStr {
 		return stmt, false
 	}
-	return ast.InjectedStatement{Statement: &replaceNode{e: p.e, ins: ins}, Children: placeholders(ins), Auth: ins.Auth}, true
+	return ast.InjectedStatement{Statement: &replaceNode{e: p.e, ins: ins}, Children: sqlfunc.Placeholders(ins), Auth: ins.Auth}, true
 }
 
 type replaceNode struct {
@@ -43,7 +44,7 @@ type replaceNode struct {
 // WithResolvedChildren implements ast.Injectable: the children are the
 // values of the statement's ? parameters.
 func (n *replaceNode) WithResolvedChildren(_ context.Context, children []any) (any, error) {
-	stmt, bound, err := bindArguments(n.ins, children)
+	stmt, bound, err := sqlfunc.BindArguments(n.ins, children)
 	if err != nil {
 		return nil, err
 	}
@@ -72,7 +73,7 @@ func (n *replaceNode) RowIter(ctx *sql.Context, _ sql.Row) (sql.RowIter, error) 
 	ins := n.ins
 	switch {
 	case n.unbound:
-		return nil, sql.ErrUnboundPreparedStatementVariable.New(ast.String(placeholders(ins)[0]))
+		return nil, sql.ErrUnboundPreparedStatementVariable.New(ast.String(sqlfunc.Placeholders(ins)[0]))
 	case ins.OnDup != nil:
 		return nil, mysqlerr.NotSupported("REPLACE ... ON DUPLICATE KEY UPDATE is not valid SQL")
 	case len(ins.Returning) > 0:

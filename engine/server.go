@@ -15,6 +15,7 @@ import (
 	querypb "github.com/dolthub/vitess/go/vt/proto/query"
 
 	"github.com/icesql/icesql/engine/internal/mysqlerr"
+	"github.com/icesql/icesql/engine/internal/sqlfunc"
 	"github.com/icesql/icesql/planner"
 )
 
@@ -100,7 +101,7 @@ func (e *Engine) NewServer(cfg ServerConfig) (*Server, error) {
 		// icesql's authentication methods (wireauth.go)
 		ProtocolListenerFactory: listenerFactory,
 	}, e.sqle, sql.NewContext, sessions, nil, func(h mysql.Handler) (mysql.Handler, error) {
-		var inner mysql.Handler = statusHandler{codeMappingHandler{limitHandler{Handler: yearPadHandler{okInfoHandler{decimalParamHandler{h}}}, l: limits}, limits}} // yearpad.go, okinfo.go, decimalparams.go
+		var inner mysql.Handler = statusHandler{codeMappingHandler{limitHandler{Handler: sqlfunc.YearPadHandler{Handler: okInfoHandler{decimalParamHandler{h}}}, l: limits}, limits}} // yearpad.go, okinfo.go, decimalparams.go
 		if cfg.Observer != nil {
 			inner = observeHandler{Handler: inner, obs: cfg.Observer, open: &sync.Map{}, sessions: limits.sessionOf} // observe.go
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/types"
 
 	"github.com/icesql/icesql/engine/internal/mysqlerr"
+	"github.com/icesql/icesql/engine/internal/sqlfunc"
 	"github.com/icesql/icesql/storage"
 )
 
@@ -127,7 +128,7 @@ func (l *loadFile) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 	if err != nil || v == nil || !ok {
 		return nil, err
 	}
-	name := textOf(ctx, v)
+	name := sqlfunc.TextOf(ctx, v)
 	if serverFileAllowed(serverFilesDir(s.e.root), name) != nil {
 		return nil, nil
 	}
@@ -136,7 +137,7 @@ func (l *loadFile) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 		return nil, nil
 	}
 	defer f.Close()
-	limit := maxAllowedPacket(ctx)
+	limit := sqlfunc.MaxAllowedPacket(ctx)
 	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() || fi.Size() > limit {
 		return nil, nil
 	}

@@ -12,6 +12,7 @@ import (
 	ast "github.com/dolthub/vitess/go/vt/sqlparser"
 
 	"github.com/icesql/icesql/engine/internal/mysqlerr"
+	"github.com/icesql/icesql/engine/internal/sqlfunc"
 	"github.com/icesql/icesql/planner"
 )
 
@@ -51,10 +52,10 @@ func (p parser) ParseOneWithOptions(ctx context.Context, query string, opts ast.
 func (p parser) intercept(stmt ast.Statement) ast.Statement {
 	explainAsTree(stmt)
 	balanceSetOps(stmt)                        // planlimits.go
-	regexpOperators(stmt)                      // regexguard.go
+	sqlfunc.RegexpOperators(stmt)              // regexguard.go
 	groupedWindows(stmt)                       // groupedwindows.go
 	havingAliases(stmt)                        // havingalias.go
-	decimalLiterals(stmt)                      // decimalcompare.go
+	sqlfunc.DecimalLiterals(stmt)              // decimalcompare.go
 	qualifyCreateView(stmt)                    // views.go
 	if err := checkNesting(stmt); err != nil { // planlimits.go
 		return refused(err)

@@ -11,6 +11,7 @@ import (
 	ast "github.com/dolthub/vitess/go/vt/sqlparser"
 
 	"github.com/icesql/icesql/engine/internal/mysqlerr"
+	"github.com/icesql/icesql/engine/internal/sqlfunc"
 	"github.com/icesql/icesql/planner"
 )
 
@@ -34,7 +35,7 @@ func (p parser) interceptUpsert(stmt ast.Statement) (ast.Statement, bool) {
 	if !ok || ins.Action == ast.ReplaceStr || len(ins.OnDup) == 0 {
 		return stmt, false
 	}
-	return ast.InjectedStatement{Statement: &upsertNode{e: p.e, ins: ins}, Children: placeholders(ins), Auth: ins.Auth}, true
+	return ast.InjectedStatement{Statement: &upsertNode{e: p.e, ins: ins}, Children: sqlfunc.Placeholders(ins), Auth: ins.Auth}, true
 }
 
 type upsertNode struct {
@@ -48,7 +49,7 @@ type upsertNode struct {
 // WithResolvedChildren implements ast.Injectable: the children are the
 // values of the statement's ? parameters.
 func (n *upsertNode) WithResolvedChildren(_ context.Context, children []any) (any, error) {
-	stmt, bound, err := bindArguments(n.ins, children)
+	stmt, bound, err := sqlfunc.BindArguments(n.ins, children)
 	if err != nil {
 		return nil, err
 	}
@@ -79,7 +80,7 @@ func (n *upsertNode) RowIter(ctx *sql.Context, _ sql.Row) (sql.RowIter, error) {
 	ins := n.ins
 	switch {
 	case n.unbound:
-		return nil, sql.ErrUnboundPreparedStatementVariable.New(ast.String(placeholders(ins)[0]))
+		return nil, sql.ErrUnboundPreparedStatementVariable.New(ast.String(sqlfunc.Placeholders(ins)[0]))
 	case len(ins.Returning) > 0:
 		return nil, mysqlerr.NotSupported("INSERT ... ON DUPLICATE KEY UPDATE ... RETURNING is not supported")
 	case len(ins.Partitions) > 0:

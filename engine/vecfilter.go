@@ -10,6 +10,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/plan"
 	"github.com/dolthub/go-mysql-server/sql/transform"
 
+	"github.com/icesql/icesql/engine/internal/sqlfunc"
 	"github.com/icesql/icesql/engine/internal/sqlval"
 	"github.com/icesql/icesql/pushdown/vector"
 )
@@ -82,7 +83,7 @@ func (b vectorBuilder) Build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.Row
 		}
 	case *plan.DescribeQuery:
 		// As the exec builder will run it (overflow.go, decimalcompare.go).
-		q, _, err := checkNodeArithmetic(ctx, n.Query())
+		q, _, err := sqlfunc.CheckNodeArithmetic(ctx, n.Query())
 		if err != nil {
 			return nil, err
 		}

@@ -16,6 +16,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/transform"
 	"github.com/dolthub/go-mysql-server/sql/types"
 
+	"github.com/icesql/icesql/engine/internal/sqlfunc"
 	"github.com/icesql/icesql/engine/internal/sqlval"
 	"github.com/icesql/icesql/pushdown/vector"
 )
@@ -154,15 +155,15 @@ func (tr *vecTranslator) value(e sql.Expression) (vector.Expr, error) {
 		return c, err
 	case *expression.Literal:
 		return tr.literal(e)
-	case *mod: // mod.go: an integer remainder is a BIGINT, as the vector's
-		if e.integer || tr.rowLevel {
+	case *sqlfunc.MySQLMod: // mod.go: an integer remainder is a BIGINT, as the vector's
+		if e.Integer || tr.rowLevel {
 			return tr.mod(e.Mod) // rowscan_fast.go
 		}
 	case *expression.Mod:
 		if tr.rowLevel {
 			return tr.mod(e) // rowscan_fast.go
 		}
-	case *checkedArithmetic: // overflow.go: the vector path checks too
+	case *sqlfunc.CheckedArithmetic: // overflow.go: the vector path checks too
 		return tr.value(e.Arithmetic)
 	case *expression.Arithmetic:
 		op := vector.ArithOp(e.Op[0])

@@ -16,6 +16,7 @@ import (
 	"github.com/dolthub/vitess/go/sqltypes"
 	querypb "github.com/dolthub/vitess/go/vt/proto/query"
 	"github.com/icesql/icesql/engine/internal/mysqlerr"
+	"github.com/icesql/icesql/engine/internal/sqlfunc"
 )
 
 // packetConn reads the client's side of a MySQL connection one packet
@@ -119,7 +120,7 @@ func newPacketConn(c net.Conn, tls bool, phase wirePhase) *packetConn {
 func globalMaxAllowedPacket() int64 {
 	_, v, ok := sql.SystemVariables.GetGlobal("max_allowed_packet")
 	if !ok {
-		return defaultMaxAllowedPacket
+		return sqlfunc.DefaultMaxAllowedPacket
 	}
 	switch n := v.(type) {
 	case int64:
@@ -133,7 +134,7 @@ func globalMaxAllowedPacket() int64 {
 	case uint32:
 		return int64(n)
 	}
-	return defaultMaxAllowedPacket
+	return sqlfunc.DefaultMaxAllowedPacket
 }
 
 func (c *packetConn) Read(p []byte) (int, error) {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/go-sql-driver/mysql"
+	"github.com/icesql/icesql/engine/internal/sqlfunc"
 )
 
 // TestWireCommandPanics: every command that crashed a connection (a
@@ -121,7 +122,7 @@ func setMaxAllowedPacket(t *testing.T, db *sql.DB, n int) {
 	t.Helper()
 	mustExec(t, db, fmt.Sprintf("SET GLOBAL max_allowed_packet = %d", n))
 	t.Cleanup(func() {
-		if _, err := db.Exec(fmt.Sprintf("SET GLOBAL max_allowed_packet = %d", defaultMaxAllowedPacket)); err != nil {
+		if _, err := db.Exec(fmt.Sprintf("SET GLOBAL max_allowed_packet = %d", sqlfunc.DefaultMaxAllowedPacket)); err != nil {
 			t.Errorf("restore max_allowed_packet: %v", err)
 		}
 	})

@@ -1,4 +1,4 @@
-package engine
+package sqlfunc
 
 import (
 	"cmp"
@@ -37,7 +37,7 @@ import (
 //     window SUM gave 0 (prefix sums count NULL as 0) and AVG NaN.
 //
 // ROWS frames are go-mysql-server's own, which count rows correctly.
-func fixWindows(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
+func FixWindows(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
 	return transform.NodeWithOpaque(ctx, n, func(ctx *sql.Context, n sql.Node) (sql.Node, transform.TreeIdentity, error) {
 		w, ok := n.(*plan.Window)
 		if !ok {

@@ -1,4 +1,4 @@
-package engine
+package sqlfunc
 
 import (
 	"fmt"
@@ -25,8 +25,8 @@ import (
 // while executing they are the values, which the statement then writes
 // into its text as literals.
 
-// placeholders are the ? parameters of node, in order.
-func placeholders(node ast.SQLNode) ast.Exprs {
+// Placeholders are the ? parameters of node, in order.
+func Placeholders(node ast.SQLNode) ast.Exprs {
 	var args ast.Exprs
 	_ = ast.Walk(func(n ast.SQLNode) (bool, error) {
 		if v, ok := n.(*ast.SQLVal); ok && v.Type == ast.ValArg {
@@ -37,15 +37,15 @@ func placeholders(node ast.SQLNode) ast.Exprs {
 	return args
 }
 
-// bindArguments is stmt with its placeholders replaced by the values
+// BindArguments is stmt with its placeholders replaced by the values
 // go-mysql-server bound to them (children, from placeholders). bound is
 // false while the statement is being prepared: its parameters have no
 // values yet.
-func bindArguments(stmt ast.Statement, children []any) (_ ast.Statement, bound bool, err error) {
+func BindArguments(stmt ast.Statement, children []any) (_ ast.Statement, bound bool, err error) {
 	if len(children) == 0 {
 		return stmt, true, nil
 	}
-	args := placeholders(stmt)
+	args := Placeholders(stmt)
 	if len(args) != len(children) {
 		return nil, false, fmt.Errorf("%d parameters bound to %d values", len(args), len(children))
 	}

@@ -1,4 +1,4 @@
-package engine
+package sqlfunc
 
 import (
 	"fmt"
@@ -22,17 +22,17 @@ import (
 // fixedFunctions are icesql's versions of go-mysql-server built-ins whose
 // answers differ from MySQL's; packetlimit.go bounds their results too.
 var fixedFunctions = map[string]sql.Function{
-	"concat":    textArgsFunction("concat"),
-	"concat_ws": textArgsFunction("concat_ws"),
-	"replace":   textArgsFunction("replace"),
+	"concat":    TextArgsFunction("concat"),
+	"concat_ws": TextArgsFunction("concat_ws"),
+	"replace":   TextArgsFunction("replace"),
 	"lpad":      sql.Function3{Name: "lpad", Fn: func(ctx *sql.Context, s, n, p sql.Expression) sql.Expression { return newPad(ctx, true, s, n, p) }},
 	"rpad":      sql.Function3{Name: "rpad", Fn: func(ctx *sql.Context, s, n, p sql.Expression) sql.Expression { return newPad(ctx, false, s, n, p) }},
 }
 
-// temporalTextFunctions are the other string functions that read a DATE
+// TemporalTextFunctions are the other string functions that read a DATE
 // or DATETIME argument as text (LENGTH(d) was 19, LEFT(d, 13) showed its
 // midnight).
-var temporalTextFunctions = []string{
+var TemporalTextFunctions = []string{
 	"length", "char_length", "character_length", "octet_length", "left", "right",
 	"substring", "substr", "mid", "locate", "instr", "reverse",
 }
@@ -46,9 +46,9 @@ func functionFor(name string) sql.Function {
 	return builtinFunction(name)
 }
 
-// textArgsFunction is go-mysql-server's built-in name with its date and
+// TextArgsFunction is go-mysql-server's built-in name with its date and
 // datetime arguments turned into text as MySQL does.
-func textArgsFunction(name string) sql.Function {
+func TextArgsFunction(name string) sql.Function {
 	builtin := builtinFunction(name)
 	return sql.FunctionN{Name: name, Fn: func(ctx *sql.Context, args ...sql.Expression) (sql.Expression, error) {
 		return builtin.NewInstance(ctx, withTemporalText(ctx, args))
@@ -83,7 +83,7 @@ func (t *temporalText) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	text, _ := paddedYear(s.ToBytes()) // yearpad.go: 0011-01-02, not 11-01-02
+	text, _ := PaddedYear(s.ToBytes()) // yearpad.go: 0011-01-02, not 11-01-02
 	return string(text), nil
 }
 
@@ -172,7 +172,7 @@ func (p *pad) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 	if !ok || length < 0 {
 		return nil, nil
 	}
-	str, padStr := textOf(ctx, vals[0]), textOf(ctx, vals[2])
+	str, padStr := TextOf(ctx, vals[0]), TextOf(ctx, vals[2])
 	// Binary strings count bytes, as in MySQL.
 	binary := types.IsBinaryType(p.str.Type(ctx)) || types.IsBinaryType(p.padStr.Type(ctx))
 	s, ok := padText(str, length, padStr, p.left, binary)

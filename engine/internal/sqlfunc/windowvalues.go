@@ -1,4 +1,4 @@
-package engine
+package sqlfunc
 
 import (
 	"fmt"
@@ -31,9 +31,9 @@ import (
 
 var addWindowValueFuncs sync.Once
 
-// registerWindowValueFuncs makes the planner build nth_value and cume_dist
+// RegisterWindowValueFuncs makes the planner build nth_value and cume_dist
 // with their OVER clause.
-func registerWindowValueFuncs() {
+func RegisterWindowValueFuncs() {
 	addWindowValueFuncs.Do(func() {
 		builtin := planbuilder.IsWindowFunc
 		planbuilder.IsWindowFunc = func(ctx *sql.Context, name string) (bool, error) {
@@ -46,10 +46,10 @@ func registerWindowValueFuncs() {
 }
 
 var (
-	nthValueFunc = sql.Function2{Name: "nth_value", Fn: func(_ *sql.Context, e, n sql.Expression) sql.Expression {
+	NthValueFunc = sql.Function2{Name: "nth_value", Fn: func(_ *sql.Context, e, n sql.Expression) sql.Expression {
 		return &nthValue{arg: e, n: n}
 	}}
-	cumeDistFunc = sql.Function0{Name: "cume_dist", Fn: func(*sql.Context) sql.Expression { return &cumeDist{} }}
+	CumeDistFunc = sql.Function0{Name: "cume_dist", Fn: func(*sql.Context) sql.Expression { return &cumeDist{} }}
 )
 
 // windowValue is what NTH_VALUE and CUME_DIST share as expressions: a

@@ -1,4 +1,4 @@
-package engine
+package sqlfunc
 
 import (
 	"github.com/cockroachdb/apd/v3"
@@ -20,7 +20,7 @@ type coalesce struct {
 
 var _ sql.FunctionExpression = (*coalesce)(nil)
 
-var coalesceFunction = sql.FunctionN{Name: "coalesce", Fn: newCoalesce}
+var CoalesceFunction = sql.FunctionN{Name: "coalesce", Fn: newCoalesce}
 
 func newCoalesce(ctx *sql.Context, args ...sql.Expression) (sql.Expression, error) {
 	e, err := function.NewCoalesce(ctx, args...)

@@ -1,4 +1,4 @@
-package engine
+package sqlfunc
 
 import (
 	"slices"
@@ -26,7 +26,7 @@ import (
 //     merged one, so INT UNION DECIMAL sorted 3.25 as 3, a tie with 3
 //     (setOpSortTypes; planbuilder/set_op.go buildSetOp builds the sort
 //     fields from the left scope before mergeSetOpSchemas).
-func fixSetOps(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
+func FixSetOps(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
 	return transform.NodeWithOpaque(ctx, n, func(ctx *sql.Context, n sql.Node) (sql.Node, transform.TreeIdentity, error) {
 		s, ok := n.(*plan.SetOp)
 		if !ok {

@@ -1,4 +1,4 @@
-package engine
+package sqlfunc
 
 import (
 	"github.com/dolthub/go-mysql-server/sql"
@@ -18,15 +18,15 @@ import (
 // are unchanged. <=> never errs on NULL and is left alone, as are merge
 // joins and range-heap joins, which take their comparisons apart.
 
-// nullFirstBuilder is the last of icesql's exec builders: it builds
+// NullFirstBuilder is the last of icesql's exec builders: it builds
 // Filters, Havings and joins whose conditions compare, with each
 // comparison checking for NULL first, and leaves every other node to
 // go-mysql-server.
-type nullFirstBuilder struct {
-	base sql.NodeExecBuilder // go-mysql-server's builder
+type NullFirstBuilder struct {
+	Base sql.NodeExecBuilder // go-mysql-server's builder
 }
 
-func (b nullFirstBuilder) Build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.RowIter, error) {
+func (b NullFirstBuilder) Build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.RowIter, error) {
 	// A Filter is built here even with nothing to change: the builders
 	// before this one hand on Filters of their own making (vecfilter.go).
 	switch n := n.(type) {
@@ -38,38 +38,38 @@ func (b nullFirstBuilder) Build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.
 		if n.Filter == nil || n.Op.IsMerge() || n.Op.IsRange() {
 			return nil, nil
 		}
-		cond, ok, err := nullFirstCondition(ctx, n.Filter)
+		cond, ok, err := NullFirstCondition(ctx, n.Filter)
 		if !ok || err != nil {
 			return nil, err
 		}
 		// go-mysql-server builds the join; its condition comes back here
 		// with nothing left to change.
-		return b.base.Build(ctx, n.WithFilter(cond), row)
+		return b.Base.Build(ctx, n.WithFilter(cond), row)
 	}
 	return nil, nil
 }
 
-func (b nullFirstBuilder) filter(ctx *sql.Context, cond sql.Expression, child sql.Node, row sql.Row) (sql.RowIter, error) {
-	if c, ok, err := nullFirstCondition(ctx, cond); err != nil {
+func (b NullFirstBuilder) filter(ctx *sql.Context, cond sql.Expression, child sql.Node, row sql.Row) (sql.RowIter, error) {
+	if c, ok, err := NullFirstCondition(ctx, cond); err != nil {
 		return nil, err
 	} else if ok {
 		cond = c
 	}
-	iter, err := b.base.Build(ctx, child, row)
+	iter, err := b.Base.Build(ctx, child, row)
 	if err != nil {
 		return nil, err
 	}
 	return plan.NewFilterIter(cond, iter), nil
 }
 
-// nullFirstCondition is cond with each comparison checking for NULL first;
+// NullFirstCondition is cond with each comparison checking for NULL first;
 // ok is false when cond has none left to change.
-func nullFirstCondition(ctx *sql.Context, cond sql.Expression) (sql.Expression, bool, error) {
+func NullFirstCondition(ctx *sql.Context, cond sql.Expression) (sql.Expression, bool, error) {
 	out, same, err := transform.Expr(ctx, cond, func(ctx *sql.Context, e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
 		switch e := e.(type) {
 		case *expression.Equals, *expression.LessThan, *expression.GreaterThan,
 			*expression.LessThanOrEqual, *expression.GreaterThanOrEqual:
-			n, err := newNullFirst(ctx, e.(expression.Comparer))
+			n, err := NewNullFirst(ctx, e.(expression.Comparer))
 			if err != nil {
 				return nil, transform.SameTree, err
 			}
@@ -98,7 +98,7 @@ var (
 	_ sql.CollationCoercible = (*nullFirst)(nil)
 )
 
-func newNullFirst(ctx *sql.Context, cmp expression.Comparer) (*nullFirst, error) {
+func NewNullFirst(ctx *sql.Context, cmp expression.Comparer) (*nullFirst, error) {
 	// WithChildren makes the comparison anew, of the same kind, over the
 	// operands; it leaves cmp's own children as they are.
 	inner, err := cmp.WithChildren(ctx, &operand{side: cmp.Left(), i: 0}, &operand{side: cmp.Right(), i: 1})
@@ -142,7 +142,7 @@ func (n *nullFirst) WithChildren(ctx *sql.Context, children ...sql.Expression) (
 	if err != nil {
 		return nil, err
 	}
-	return newNullFirst(ctx, c.(expression.Comparer))
+	return NewNullFirst(ctx, c.(expression.Comparer))
 }
 
 // operand is one side of a nullFirst comparison: its value is the pair's

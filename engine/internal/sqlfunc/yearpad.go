@@ -1,4 +1,4 @@
-package engine
+package sqlfunc
 
 import (
 	"bytes"
@@ -16,9 +16,9 @@ import (
 // the connection dropped. icesql pads the year where values leave: the
 // wire handler (yearPadHandler) and the in-process driver (textValue).
 
-// paddedYear is text, a date or date-time as MySQL writes it, with its year
+// PaddedYear is text, a date or date-time as MySQL writes it, with its year
 // padded to four digits; changed says it was short.
-func paddedYear(text []byte) (out []byte, changed bool) {
+func PaddedYear(text []byte) (out []byte, changed bool) {
 	i := bytes.IndexByte(text, '-')
 	if i <= 0 || i >= 4 {
 		return text, false
@@ -33,9 +33,9 @@ func paddedYear(text []byte) (out []byte, changed bool) {
 	return append(out, text...), true
 }
 
-// isDateType says values of a result column of type t are dates or
+// IsDateType says values of a result column of type t are dates or
 // date-times.
-func isDateType(t querypb.Type) bool {
+func IsDateType(t querypb.Type) bool {
 	return t == sqltypes.Date || t == sqltypes.Datetime || t == sqltypes.Timestamp
 }
 
@@ -45,40 +45,40 @@ func padYears(res *sqltypes.Result) {
 		return
 	}
 	for i, f := range res.Fields {
-		if !isDateType(f.Type) {
+		if !IsDateType(f.Type) {
 			continue
 		}
 		for _, row := range res.Rows {
 			if i >= len(row) || row[i].IsNull() {
 				continue
 			}
-			if padded, changed := paddedYear(row[i].Raw()); changed {
+			if padded, changed := PaddedYear(row[i].Raw()); changed {
 				row[i] = sqltypes.MakeTrusted(row[i].Type(), padded)
 			}
 		}
 	}
 }
 
-// yearPadHandler pads the years of the dates every result carries.
-type yearPadHandler struct {
+// YearPadHandler pads the years of the dates every result carries.
+type YearPadHandler struct {
 	mysql.Handler
 }
 
-func (h yearPadHandler) ComQuery(ctx context.Context, c *mysql.Conn, query string, callback mysql.ResultSpoolFn) error {
+func (h YearPadHandler) ComQuery(ctx context.Context, c *mysql.Conn, query string, callback mysql.ResultSpoolFn) error {
 	return h.Handler.ComQuery(ctx, c, query, func(res *sqltypes.Result, more bool) error {
 		padYears(res)
 		return callback(res, more)
 	})
 }
 
-func (h yearPadHandler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query string, callback mysql.ResultSpoolFn) (string, error) {
+func (h YearPadHandler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query string, callback mysql.ResultSpoolFn) (string, error) {
 	return h.Handler.ComMultiQuery(ctx, c, query, func(res *sqltypes.Result, more bool) error {
 		padYears(res)
 		return callback(res, more)
 	})
 }
 
-func (h yearPadHandler) ComStmtExecute(ctx context.Context, c *mysql.Conn, prepare *mysql.PrepareData, callback func(*sqltypes.Result) error) error {
+func (h YearPadHandler) ComStmtExecute(ctx context.Context, c *mysql.Conn, prepare *mysql.PrepareData, callback func(*sqltypes.Result) error) error {
 	return h.Handler.ComStmtExecute(ctx, c, prepare, func(res *sqltypes.Result) error {
 		padYears(res)
 		return callback(res)

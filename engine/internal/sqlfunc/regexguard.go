@@ -1,4 +1,4 @@
-package engine
+package sqlfunc
 
 import (
 	"errors"
@@ -11,12 +11,12 @@ import (
 	"github.com/icesql/icesql/engine/internal/regexlimit"
 )
 
-// regexpOperators turns a REGEXP b (RLIKE too) into regexp_like(a, b) = 1
+// RegexpOperators turns a REGEXP b (RLIKE too) into regexp_like(a, b) = 1
 // and a NOT REGEXP b into regexp_like(a, b) = 0, the same values NULL
 // included: go-mysql-server's planner builds the operators itself rather
 // than through the function registry, where regexpFunction puts the
 // limits. The select list keeps its text, and so its column names.
-func regexpOperators(node ast.SQLNode) {
+func RegexpOperators(node ast.SQLNode) {
 	_ = ast.Walk(func(n ast.SQLNode) (bool, error) {
 		c, ok := n.(*ast.ComparisonExpr)
 		if !ok || (c.Operator != ast.RegexpStr && c.Operator != ast.NotRegexpStr) {
@@ -34,9 +34,9 @@ func regexpOperators(node ast.SQLNode) {
 	}, node)
 }
 
-// regexpFunctions are the REGEXP functions by name, with the position of
+// RegexpFunctions are the REGEXP functions by name, with the position of
 // their match type argument.
-var regexpFunctions = map[string]int{"regexp_like": 2, "regexp_substr": 4, "regexp_instr": 5, "regexp_replace": 5}
+var RegexpFunctions = map[string]int{"regexp_like": 2, "regexp_substr": 4, "regexp_instr": 5, "regexp_replace": 5}
 
 func guardRegexp(ctx *sql.Context, e sql.Expression, flagsAt int) (sql.Expression, error) {
 	return newGuarded(ctx, e, func(ctx *sql.Context, vals []any) (bool, error) {
@@ -44,8 +44,8 @@ func guardRegexp(ctx *sql.Context, e sql.Expression, flagsAt int) (sql.Expressio
 	})
 }
 
-// regexpFunction is go-mysql-server's REGEXP function name under the limits.
-func regexpFunction(name string, flagsAt int) sql.Function {
+// RegexpFunction is go-mysql-server's REGEXP function name under the limits.
+func RegexpFunction(name string, flagsAt int) sql.Function {
 	builtin := builtinFunction(name)
 	return sql.FunctionN{Name: name, Fn: func(ctx *sql.Context, args ...sql.Expression) (sql.Expression, error) {
 		f, err := builtin.NewInstance(ctx, args)
@@ -64,7 +64,7 @@ func checkRegexp(ctx *sql.Context, vals []any, flagsAt int) error {
 	}
 	var flags uint32
 	if flagsAt < len(vals) {
-		for _, c := range textOf(ctx, vals[flagsAt]) {
+		for _, c := range TextOf(ctx, vals[flagsAt]) {
 			switch c {
 			case 'i':
 				flags |= regexlimit.CaseInsensitive
@@ -79,7 +79,7 @@ func checkRegexp(ctx *sql.Context, vals []any, flagsAt int) error {
 			}
 		}
 	}
-	err := regexlimit.Check(textOf(ctx, vals[1]), textOf(ctx, vals[0]), flags,
+	err := regexlimit.Check(TextOf(ctx, vals[1]), TextOf(ctx, vals[0]), flags,
 		int32(globalInt("regexp_time_limit", 32)), int32(globalInt("regexp_stack_limit", 8000000)))
 	switch {
 	case errors.Is(err, regexlimit.ErrTimeout):

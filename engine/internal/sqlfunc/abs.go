@@ -1,4 +1,10 @@
-package engine
+// Package sqlfunc holds SQL functions and operators as MySQL evaluates them
+// where go-mysql-server differs (arithmetic overflow, MOD, ABS, COALESCE,
+// STR_TO_DATE, string functions bounded by max_allowed_packet, REGEXP with
+// limits, quantified comparisons, window value functions and frames), the
+// comparison rules for DECIMAL, DOUBLE, unsigned and NULL operands, and the
+// analyzer rules that install them. It knows nothing of tables or sessions.
+package sqlfunc
 
 import (
 	"math"
@@ -19,7 +25,7 @@ import (
 // which hold every absolute value; a BIGINT stays one and its minimum fails
 // with 1690.
 
-var absFunction = sql.Function1{Name: "abs", Fn: func(ctx *sql.Context, e sql.Expression) sql.Expression {
+var AbsFunction = sql.Function1{Name: "abs", Fn: func(ctx *sql.Context, e sql.Expression) sql.Expression {
 	if !types.IsSigned(e.Type(ctx)) {
 		return builtinAbs(ctx, e)
 	}

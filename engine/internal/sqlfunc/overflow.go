@@ -1,4 +1,4 @@
-package engine
+package sqlfunc
 
 import (
 	"math"
@@ -25,13 +25,13 @@ import (
 // DELETE), which run no rule of icesql's. The same two put MySQL's integer
 // remainder in place of go-mysql-server's % (mod.go).
 
-// checkedArithmetic is an integer +, - or * that fails with 1690 where the
+// CheckedArithmetic is an integer +, - or * that fails with 1690 where the
 // exact result leaves its type's range.
-type checkedArithmetic struct {
+type CheckedArithmetic struct {
 	*expression.Arithmetic
 }
 
-var _ sql.Expression = (*checkedArithmetic)(nil)
+var _ sql.Expression = (*CheckedArithmetic)(nil)
 
 // needsCheck says whether e is an integer +, - or * that go-mysql-server
 // would let wrap: both operands integers (not dates, whose arithmetic is
@@ -57,7 +57,7 @@ func needsCheck(ctx *sql.Context, e sql.Expression) (*expression.Arithmetic, boo
 func checkArithmetic(ctx *sql.Context, e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
 	return transform.Expr(ctx, e, func(ctx *sql.Context, e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
 		if sq, ok := e.(*plan.Subquery); ok {
-			q, same, err := checkNodeArithmetic(ctx, sq.Query)
+			q, same, err := CheckNodeArithmetic(ctx, sq.Query)
 			if err != nil || same {
 				return e, transform.SameTree, err
 			}
@@ -76,7 +76,7 @@ func checkArithmetic(ctx *sql.Context, e sql.Expression) (sql.Expression, transf
 // (decimalcompare.go).
 func mysqlOperation(ctx *sql.Context, e sql.Expression) (sql.Expression, bool) {
 	if a, ok := needsCheck(ctx, e); ok {
-		return &checkedArithmetic{Arithmetic: a}, true
+		return &CheckedArithmetic{Arithmetic: a}, true
 	}
 	if m, ok := e.(*expression.Mod); ok && m.Resolved() {
 		return newMod(ctx, m), true
@@ -121,31 +121,31 @@ func builtHashLookup(n sql.Node) bool {
 	return hl.Lookup != nil
 }
 
-// checkOverflowID is checkOverflow's rule id, apart from rules.go's list.
-const checkOverflowID analyzer.RuleId = 1200
+// CheckOverflowID is checkOverflow's rule id, apart from rules.go's list.
+const CheckOverflowID analyzer.RuleId = 1200
 
-// checkOverflow is the analyzer rule: every node's integer operations,
+// CheckOverflow is the analyzer rule: every node's integer operations,
 // subqueries' plans included, become checked ones.
-func checkOverflow(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
-	return checkNodeArithmetic(ctx, n)
+func CheckOverflow(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
+	return CheckNodeArithmetic(ctx, n)
 }
 
-func checkNodeArithmetic(ctx *sql.Context, n sql.Node) (sql.Node, transform.TreeIdentity, error) {
+func CheckNodeArithmetic(ctx *sql.Context, n sql.Node) (sql.Node, transform.TreeIdentity, error) {
 	return transform.Node(ctx, n, func(ctx *sql.Context, n sql.Node) (sql.Node, transform.TreeIdentity, error) {
 		return transform.OneNodeExpressions(ctx, n, checkArithmetic)
 	})
 }
 
-// checkedBuilder checks the integer operations of the nodes the analyzer's
+// CheckedBuilder checks the integer operations of the nodes the analyzer's
 // short rule sets left unchecked, as they are built.
-type checkedBuilder struct {
-	next sql.NodeExecBuilder // the rest of icesql's builders
-	base sql.NodeExecBuilder // go-mysql-server's builder, which asks next first
+type CheckedBuilder struct {
+	Next sql.NodeExecBuilder // the rest of icesql's builders
+	Base sql.NodeExecBuilder // go-mysql-server's builder, which asks next first
 }
 
-func (b checkedBuilder) Build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.RowIter, error) {
+func (b CheckedBuilder) Build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.RowIter, error) {
 	if builtHashLookup(n) || !hasUncheckedArithmetic(ctx, n) {
-		return b.next.Build(ctx, n, row)
+		return b.Next.Build(ctx, n, row)
 	}
 	checked, _, err := transform.OneNodeExpressions(ctx, n, checkArithmetic)
 	if err != nil {
@@ -154,25 +154,25 @@ func (b checkedBuilder) Build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.Ro
 	if hasUncheckedArithmetic(ctx, checked) {
 		// A node that does not take its expressions back (WithExpressions
 		// keeping some): build it as it is rather than loop.
-		return b.next.Build(ctx, n, row)
+		return b.Next.Build(ctx, n, row)
 	}
 	// Through the base builder, so that it builds the checked node when
 	// no builder of icesql's takes it (its children come back here).
-	return b.base.Build(ctx, checked, row)
+	return b.Base.Build(ctx, checked, row)
 }
 
-func (c *checkedArithmetic) WithChildren(ctx *sql.Context, children ...sql.Expression) (sql.Expression, error) {
+func (c *CheckedArithmetic) WithChildren(ctx *sql.Context, children ...sql.Expression) (sql.Expression, error) {
 	e, err := c.Arithmetic.WithChildren(ctx, children...)
 	if err != nil {
 		return nil, err
 	}
 	if a, ok := needsCheck(ctx, e); ok {
-		return &checkedArithmetic{Arithmetic: a}, nil
+		return &CheckedArithmetic{Arithmetic: a}, nil
 	}
 	return e, nil
 }
 
-func (c *checkedArithmetic) Eval(ctx *sql.Context, row sql.Row) (any, error) {
+func (c *CheckedArithmetic) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 	l, err := c.LeftChild.Eval(ctx, row)
 	if err != nil {
 		return nil, err
@@ -196,8 +196,8 @@ func (c *checkedArithmetic) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 		}
 		return v, nil
 	}
-	x, ok1 := signed(l)
-	y, ok2 := signed(r)
+	x, ok1 := Signed(l)
+	y, ok2 := Signed(r)
 	if !ok1 || !ok2 {
 		return c.plain(ctx, l, r)
 	}
@@ -210,15 +210,15 @@ func (c *checkedArithmetic) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 
 // plain computes l op r as go-mysql-server does, for operand values of
 // other Go types (a BIGINT UNSIGNED above the signed range, a string).
-func (c *checkedArithmetic) plain(ctx *sql.Context, l, r any) (any, error) {
+func (c *CheckedArithmetic) plain(ctx *sql.Context, l, r any) (any, error) {
 	a := expression.NewArithmetic(
 		expression.NewLiteral(l, c.LeftChild.Type(ctx)),
 		expression.NewLiteral(r, c.RightChild.Type(ctx)), c.Op)
 	return a.Eval(ctx, nil)
 }
 
-// signed is v as an int64 when it is an integer that fits one.
-func signed(v any) (int64, bool) {
+// Signed is v as an int64 when it is an integer that fits one.
+func Signed(v any) (int64, bool) {
 	switch v := v.(type) {
 	case int64:
 		return v, true

@@ -1,4 +1,4 @@
-package engine
+package sqlfunc
 
 import (
 	"math"
@@ -11,21 +11,21 @@ import (
 	"github.com/icesql/icesql/engine/internal/mysqlerr"
 )
 
-// defaultMaxAllowedPacket is MySQL 8's default max_allowed_packet (64 MiB);
+// DefaultMaxAllowedPacket is MySQL 8's default max_allowed_packet (64 MiB);
 // go-mysql-server's is 1 GiB, which lets one REPEAT allocate a gigabyte.
-const defaultMaxAllowedPacket = 64 << 20
+const DefaultMaxAllowedPacket = 64 << 20
 
 // resultBound is an upper bound, in bytes, of what a string function returns
 // for the argument values vals (already evaluated, in argument order). It
 // must be computed without building the result: that is what it guards.
 type resultBound func(ctx *sql.Context, vals []any) int64
 
-// packetBoundedFunctions are the string functions whose result can be far
+// PacketBoundedFunctions are the string functions whose result can be far
 // larger than their arguments. As in MySQL, a result longer than
 // max_allowed_packet is NULL with warning 1301, and never allocated.
-var packetBoundedFunctions = map[string]resultBound{
+var PacketBoundedFunctions = map[string]resultBound{
 	"repeat": func(ctx *sql.Context, v []any) int64 {
-		return mulBound(int64(len(textOf(ctx, v[0]))), intOf(ctx, v[1]))
+		return mulBound(int64(len(TextOf(ctx, v[0]))), intOf(ctx, v[1]))
 	},
 	"space": func(ctx *sql.Context, v []any) int64 { return intOf(ctx, v[0]) },
 	"lpad":  padBound,
@@ -37,13 +37,13 @@ var packetBoundedFunctions = map[string]resultBound{
 		if len(v) == 0 {
 			return 0
 		}
-		return addBound(sumBound(ctx, v[1:]), mulBound(int64(len(textOf(ctx, v[0]))), int64(len(v)-1)))
+		return addBound(sumBound(ctx, v[1:]), mulBound(int64(len(TextOf(ctx, v[0]))), int64(len(v)-1)))
 	},
 	"insert": func(ctx *sql.Context, v []any) int64 {
-		return addBound(int64(len(textOf(ctx, v[0]))), int64(len(textOf(ctx, v[3]))))
+		return addBound(int64(len(TextOf(ctx, v[0]))), int64(len(TextOf(ctx, v[3]))))
 	},
 	"replace": func(ctx *sql.Context, v []any) int64 {
-		s, from, to := textOf(ctx, v[0]), textOf(ctx, v[1]), textOf(ctx, v[2])
+		s, from, to := TextOf(ctx, v[0]), TextOf(ctx, v[1]), TextOf(ctx, v[2])
 		if from == "" || len(to) <= len(from) {
 			return int64(len(s))
 		}
@@ -56,7 +56,7 @@ var packetBoundedFunctions = map[string]resultBound{
 func padBound(ctx *sql.Context, v []any) int64 {
 	width := int64(1)
 	for _, x := range []any{v[0], v[len(v)-1]} {
-		s := textOf(ctx, x)
+		s := TextOf(ctx, x)
 		for _, r := range s {
 			width = max(width, int64(utf8.RuneLen(r)))
 		}
@@ -67,7 +67,7 @@ func padBound(ctx *sql.Context, v []any) int64 {
 func sumBound(ctx *sql.Context, v []any) int64 {
 	var n int64
 	for _, x := range v {
-		n = addBound(n, int64(len(textOf(ctx, x))))
+		n = addBound(n, int64(len(TextOf(ctx, x))))
 	}
 	return n
 }
@@ -89,9 +89,9 @@ func mulBound(a, b int64) int64 {
 	return a * b
 }
 
-// textOf is v as the text a string function sees ("" for NULL or what does
+// TextOf is v as the text a string function sees ("" for NULL or what does
 // not convert: the function itself reports that).
-func textOf(ctx *sql.Context, v any) string {
+func TextOf(ctx *sql.Context, v any) string {
 	switch s := v.(type) {
 	case nil:
 		return ""
@@ -125,12 +125,12 @@ func intOf(ctx *sql.Context, v any) int64 {
 	return n
 }
 
-// packetBoundedFunction is go-mysql-server's built-in function name,
+// PacketBoundedFunction is go-mysql-server's built-in function name,
 // wrapped so that its result is bounded by max_allowed_packet.
-func packetBoundedFunction(name string, bound resultBound) sql.Function {
+func PacketBoundedFunction(name string, bound resultBound) sql.Function {
 	builtin := functionFor(name) // stringfuncs.go
 	check := func(ctx *sql.Context, vals []any) (bool, error) {
-		limit := maxAllowedPacket(ctx)
+		limit := MaxAllowedPacket(ctx)
 		if n := bound(ctx, vals); n > limit {
 			ctx.Warn(mysqlerr.ErWarnAllowedPacketOverflowed, "Result of %s() was larger than max_allowed_packet (%d) - truncated", name, limit)
 			return true, nil
@@ -156,15 +156,15 @@ func builtinFunction(name string) sql.Function {
 	panic("go-mysql-server has no built-in function " + name)
 }
 
-// maxAllowedPacket is the session's max_allowed_packet.
-func maxAllowedPacket(ctx *sql.Context) int64 {
+// MaxAllowedPacket is the session's max_allowed_packet.
+func MaxAllowedPacket(ctx *sql.Context) int64 {
 	v, err := ctx.GetSessionVariable(ctx, "max_allowed_packet")
 	if err != nil {
-		return defaultMaxAllowedPacket
+		return DefaultMaxAllowedPacket
 	}
 	n := intOf(ctx, v)
 	if n <= 0 {
-		return defaultMaxAllowedPacket
+		return DefaultMaxAllowedPacket
 	}
 	return n
 }

@@ -1,4 +1,4 @@
-package engine
+package sqlfunc
 
 import (
 	"fmt"
@@ -26,7 +26,7 @@ type quantifiedMarker struct {
 	op, quantifier, subquery sql.Expression
 }
 
-var quantifiedFunction = sql.Function3{
+var QuantifiedFunction = sql.Function3{
 	Name: planner.QuantifiedFunction,
 	Fn: func(_ *sql.Context, op, quantifier, subquery sql.Expression) sql.Expression {
 		return &quantifiedMarker{op: op, quantifier: quantifier, subquery: subquery}
@@ -84,9 +84,9 @@ var comparisons = map[string]func(l, r sql.Expression) sql.Expression{
 	"<=>": func(l, r sql.Expression) sql.Expression { return expression.NewNullSafeEquals(l, r) },
 }
 
-// resolveQuantified replaces every x = icesql_quantified(...) with the
+// ResolveQuantified replaces every x = icesql_quantified(...) with the
 // quantified comparison it stands for, in subqueries too.
-func resolveQuantified(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
+func ResolveQuantified(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
 	return quantifiedInNode(ctx, n)
 }
 

@@ -1,4 +1,4 @@
-package engine
+package sqlfunc
 
 import (
 	"math"
@@ -15,26 +15,26 @@ import (
 // Remainders of decimals and floats keep go-mysql-server's computation,
 // with a negative zero made 0 (MySQL groups and compares them as one
 // value, and prints 0).
-type mod struct {
+type MySQLMod struct {
 	*expression.Mod
-	integer bool // both operands integers: a BIGINT remainder
+	Integer bool // both operands integers: a BIGINT remainder
 }
 
-var _ sql.Expression = (*mod)(nil)
+var _ sql.Expression = (*MySQLMod)(nil)
 
-func newMod(ctx *sql.Context, m *expression.Mod) *mod {
+func newMod(ctx *sql.Context, m *expression.Mod) *MySQLMod {
 	lt, rt := m.LeftChild.Type(ctx), m.RightChild.Type(ctx)
-	return &mod{Mod: m, integer: types.IsInteger(lt) && types.IsInteger(rt) && !types.IsUnsigned(lt)}
+	return &MySQLMod{Mod: m, Integer: types.IsInteger(lt) && types.IsInteger(rt) && !types.IsUnsigned(lt)}
 }
 
-func (m *mod) Type(ctx *sql.Context) sql.Type {
-	if m.integer {
+func (m *MySQLMod) Type(ctx *sql.Context) sql.Type {
+	if m.Integer {
 		return types.Int64
 	}
 	return m.Mod.Type(ctx)
 }
 
-func (m *mod) WithChildren(ctx *sql.Context, children ...sql.Expression) (sql.Expression, error) {
+func (m *MySQLMod) WithChildren(ctx *sql.Context, children ...sql.Expression) (sql.Expression, error) {
 	e, err := m.Mod.WithChildren(ctx, children...)
 	if err != nil {
 		return nil, err
@@ -42,8 +42,8 @@ func (m *mod) WithChildren(ctx *sql.Context, children ...sql.Expression) (sql.Ex
 	return newMod(ctx, e.(*expression.Mod)), nil
 }
 
-func (m *mod) Eval(ctx *sql.Context, row sql.Row) (any, error) {
-	if !m.integer {
+func (m *MySQLMod) Eval(ctx *sql.Context, row sql.Row) (any, error) {
+	if !m.Integer {
 		v, err := m.Mod.Eval(ctx, row)
 		return withoutNegativeZero(v), err
 	}
@@ -55,8 +55,8 @@ func (m *mod) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 	if err != nil || l == nil || r == nil {
 		return nil, err
 	}
-	x, ok1 := signed(l) // overflow.go
-	y, ok2 := signed(r)
+	x, ok1 := Signed(l) // overflow.go
+	y, ok2 := Signed(r)
 	if !ok1 || !ok2 {
 		// A BIGINT UNSIGNED beyond the signed range: go-mysql-server's
 		// decimal remainder is exact.

@@ -1,4 +1,4 @@
-package engine
+package sqlfunc
 
 import (
 	"math"
@@ -38,11 +38,11 @@ import (
 // go-mysql-server's short rule sets; and in the pushdown translator, which
 // sees those plans' filters before either, and in EXPLAIN.
 
-// decimalLiterals wraps the decimal literals compared in stmt in a CAST to
+// DecimalLiterals wraps the decimal literals compared in stmt in a CAST to
 // DECIMAL(65, their scale). Of DDL, only the SELECT of CREATE VIEW and of
 // CREATE TABLE ... AS SELECT: a view keeps the text it was written with,
 // and is parsed again, by this parser, where it is read.
-func decimalLiterals(stmt ast.Statement) {
+func DecimalLiterals(stmt ast.Statement) {
 	if ex, ok := stmt.(*ast.Explain); ok {
 		stmt = ex.Statement
 	}
@@ -206,7 +206,7 @@ func mysqlComparison(ctx *sql.Context, e sql.Expression) (sql.Expression, bool) 
 	case *expression.Not:
 		// NOT of never(x), from x <> c, is x = x.
 		if inner, ok := e.Child.(*expression.Not); ok {
-			if x, ok := selfEquality(inner.Child); ok {
+			if x, ok := SelfEquality(inner.Child); ok {
 				return expression.NewEquals(x, x), true
 			}
 		}
@@ -220,8 +220,8 @@ func mysqlComparison(ctx *sql.Context, e sql.Expression) (sql.Expression, bool) 
 	return decimalCompare(ctx, op, beyondSigned(ctx, l, rt), beyondSigned(ctx, r, lt)) // unsignedconst.go
 }
 
-// exactComparisons is e with mysqlComparison applied throughout.
-func exactComparisons(ctx *sql.Context, e sql.Expression) sql.Expression {
+// ExactComparisons is e with mysqlComparison applied throughout.
+func ExactComparisons(ctx *sql.Context, e sql.Expression) sql.Expression {
 	out, _, err := transform.Expr(ctx, e, func(ctx *sql.Context, e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
 		if m, ok := mysqlComparison(ctx, e); ok {
 			return m, transform.NewTree, nil
@@ -447,8 +447,8 @@ func never(x sql.Expression) sql.Expression {
 	return expression.NewNot(expression.NewEquals(x, x))
 }
 
-// selfEquality is x when e is x = x for a column x (see always).
-func selfEquality(e sql.Expression) (sql.Expression, bool) {
+// SelfEquality is x when e is x = x for a column x (see always).
+func SelfEquality(e sql.Expression) (sql.Expression, bool) {
 	eq, ok := e.(*expression.Equals)
 	if !ok || !isColumn(eq.Left()) || eq.Left() != eq.Right() {
 		return nil, false

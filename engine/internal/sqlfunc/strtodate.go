@@ -1,4 +1,4 @@
-package engine
+package sqlfunc
 
 import (
 	"fmt"
@@ -27,7 +27,7 @@ import (
 // as under MySQL's default sql_mode (NO_ZERO_IN_DATE, NO_ZERO_DATE): icesql
 // dates cannot hold them.
 
-var strToDateFunction = sql.Function2{Name: "str_to_date", Fn: newStrToDate}
+var StrToDateFunction = sql.Function2{Name: "str_to_date", Fn: newStrToDate}
 
 // strToDateKind is the type of STR_TO_DATE's result.
 type strToDateKind int
