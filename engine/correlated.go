@@ -15,6 +15,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/plan"
 	"github.com/dolthub/go-mysql-server/sql/transform"
 	"github.com/dolthub/go-mysql-server/sql/types"
+	"github.com/icesql/icesql/engine/internal/memlimit"
 )
 
 // go-mysql-server runs a correlated subquery once per outer row, over all
@@ -478,7 +479,7 @@ func (k *keyedSource) read(ctx *sql.Context, b sql.NodeExecBuilder, row sql.Row)
 			return err
 		}
 		n++
-		if n%checkEvery == 0 && ctx.Memory != nil && !ctx.Memory.HasAvailable() {
+		if n%memlimit.CheckEvery == 0 && ctx.Memory != nil && !ctx.Memory.HasAvailable() {
 			// The statement's memory (memlimit.go): read per outer row.
 			idx.perRow, idx.rows = true, nil
 			return nil

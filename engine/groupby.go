@@ -8,6 +8,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/expression/function/aggregation"
 	"github.com/dolthub/go-mysql-server/sql/hash"
 	"github.com/dolthub/go-mysql-server/sql/plan"
+	"github.com/icesql/icesql/engine/internal/memlimit"
 )
 
 // groupByBuilder runs GROUP BY off the vector path (plan.GroupBy with
@@ -82,7 +83,7 @@ func (it *groupingIter) Next(ctx *sql.Context) (sql.Row, error) {
 
 func (it *groupingIter) group(ctx *sql.Context) error {
 	it.groups = map[uint64][]sql.AggregationBuffer{}
-	var growth statementGrowth
+	var growth memlimit.Growth
 	keyRow := make(sql.Row, len(it.by))
 	for n := 1; ; n++ {
 		row, err := it.child.Next(ctx)
@@ -92,7 +93,7 @@ func (it *groupingIter) group(ctx *sql.Context) error {
 		if err != nil {
 			return err
 		}
-		if n%checkEvery == 0 {
+		if n%memlimit.CheckEvery == 0 {
 			// A child that yields many rows to few groups never grows.
 			if err := ctx.Err(); err != nil {
 				return err
@@ -109,7 +110,7 @@ func (it *groupingIter) group(ctx *sql.Context) error {
 			}
 			it.groups[key] = bufs
 			it.keys = append(it.keys, key)
-			if err := growth.grow(ctx, false); err != nil {
+			if err := growth.Grow(ctx, false); err != nil {
 				return err
 			}
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/expression"
 	"github.com/dolthub/go-mysql-server/sql/plan"
 	"github.com/dolthub/go-mysql-server/sql/transform"
+	"github.com/icesql/icesql/engine/internal/memlimit"
 )
 
 // How a groupedSubquery (groupedsubquery.go) runs: its groups, read once
@@ -225,7 +226,7 @@ func (g *groupedSubquery) readRows(ctx *sql.Context, row sql.Row) (err error) {
 		if err != nil {
 			return err
 		}
-		if n%checkEvery == 0 && ctx.Memory != nil && !ctx.Memory.HasAvailable() {
+		if n%memlimit.CheckEvery == 0 && ctx.Memory != nil && !ctx.Memory.HasAvailable() {
 			// The statement's memory (memlimit.go): run as it was.
 			st.fallback, st.groups = true, nil
 			return nil

@@ -15,6 +15,7 @@ import (
 	"github.com/dolthub/vitess/go/mysql"
 	"github.com/dolthub/vitess/go/sqltypes"
 	querypb "github.com/dolthub/vitess/go/vt/proto/query"
+	"github.com/icesql/icesql/engine/internal/memlimit"
 	"github.com/icesql/icesql/engine/internal/mysqlerr"
 )
 
@@ -90,7 +91,7 @@ func (l *statementLimits) begin(ctx context.Context, conn uint32, query string) 
 			return mysqlerr.New(mysqlerr.ErQueryTimeout, "Query execution was interrupted, maximum statement execution time exceeded")
 		case errors.Is(cause, errStatementMemory):
 			debug.FreeOSMemory() // what the statement held goes back to the system now
-			return mysqlerr.OutOfMemory(false)
+			return memlimit.OutOfMemory(false)
 		}
 		if interrupted(err) {
 			return mysqlerr.New(mysqlerr.ErQueryInterrupted, "Query execution was interrupted")

@@ -7,7 +7,6 @@ import (
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/icesql/icesql/engine/internal/memlimit"
-	"github.com/icesql/icesql/engine/internal/mysqlerr"
 )
 
 // RuntimeMemoryLimit is the Go runtime soft memory limit
@@ -64,33 +63,6 @@ func (b *memoryBudget) UsedMemory() uint64 {
 	return v
 }
 
-// statementGrowth checks, every checkEvery calls, that a statement may keep
-// growing; the zero value is ready. Without a memory limit the budget
-// never refuses, and only the context is checked.
-type statementGrowth struct {
-	n uint32
-}
-
-// checkEvery is how many rows or groups a statement adds between two
-// looks at the budget.
-const checkEvery = 1024
-
-// grow is called for every row or group a statement adds; it fails once
-// the budget refuses.
-func (g *statementGrowth) grow(ctx *sql.Context, sort bool) error {
-	g.n++
-	if g.n%checkEvery != 0 {
-		return nil
-	}
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	if ctx.Memory != nil && !ctx.Memory.HasAvailable() {
-		return mysqlerr.OutOfMemory(sort)
-	}
-	return nil
-}
-
 // watchBudget runs a statement's work that grows in code which knows
 // nothing of the budget (the vectorized GROUP BY's hash tables, built by
 // package pushdown/vector on several goroutines) under a context that is
@@ -114,7 +86,7 @@ func watchBudget(ctx *sql.Context, b *memoryBudget) (_ *sql.Context, stop func()
 			case <-tick.C:
 			}
 			if b.UsedMemory() >= b.budget {
-				cancel(mysqlerr.OutOfMemory(false))
+				cancel(memlimit.OutOfMemory(false))
 				return
 			}
 		}

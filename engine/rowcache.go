@@ -8,6 +8,7 @@ import (
 
 	"github.com/apache/iceberg-go/table"
 	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/icesql/icesql/engine/internal/memlimit"
 	"github.com/icesql/icesql/engine/internal/sqlval"
 )
 
@@ -154,7 +155,7 @@ func (t *Table) scanRows(ctx *sql.Context, cols []string) (sql.RowIter, error) {
 			return nil, err
 		}
 		rows = append(rows, row.Copy())
-		if len(rows)%checkEvery == 0 && ctx.Memory != nil && !ctx.Memory.HasAvailable() {
+		if len(rows)%memlimit.CheckEvery == 0 && ctx.Memory != nil && !ctx.Memory.HasAvailable() {
 			// Past the budget (memlimit.go): this scan goes on
 			// without keeping its rows, the others read their own.
 			return &restIter{rows: rows, it: it}, nil
@@ -207,7 +208,7 @@ func (k *keepingIter) Next(ctx *sql.Context) (sql.Row, error) {
 		k.rows = append(k.rows, row.Copy())
 		// The kept rows are the statement's memory: past the budget
 		// (memlimit.go) the scan goes on without keeping them.
-		if len(k.rows)%checkEvery == 0 && ctx.Memory != nil && !ctx.Memory.HasAvailable() {
+		if len(k.rows)%memlimit.CheckEvery == 0 && ctx.Memory != nil && !ctx.Memory.HasAvailable() {
 			k.rows, k.done = nil, true
 		}
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/plan"
+	"github.com/icesql/icesql/engine/internal/memlimit"
 )
 
 // sortBuilder runs ORDER BY without LIMIT (plan.Sort) itself.
@@ -71,7 +72,7 @@ func (it *sortIter) Close(ctx *sql.Context) error {
 }
 
 func (it *sortIter) sort(ctx *sql.Context) error {
-	var growth statementGrowth
+	var growth memlimit.Growth
 	for {
 		row, err := it.child.Next(ctx)
 		if errors.Is(err, io.EOF) {
@@ -87,7 +88,7 @@ func (it *sortIter) sort(ctx *sql.Context) error {
 			}
 		}
 		it.rows = append(it.rows, keyedRow{row: row, keys: keys})
-		if err := growth.grow(ctx, true); err != nil {
+		if err := growth.Grow(ctx, true); err != nil {
 			it.rows = nil
 			return err
 		}

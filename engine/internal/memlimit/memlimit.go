@@ -9,6 +9,9 @@ import (
 	"math"
 	"runtime/debug"
 	"runtime/metrics"
+
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/icesql/icesql/engine/internal/mysqlerr"
 )
 
 // Shares of the configured limit, in percent. Statements share the limit
@@ -58,4 +61,37 @@ func LiveHeap() uint64 {
 		return 0
 	}
 	return s[0].Value.Uint64()
+}
+
+// Growth checks, every CheckEvery calls, that a statement may keep
+// growing; the zero value is ready. Without a memory limit the budget
+// never refuses, and only the context is checked.
+type Growth struct {
+	n uint32
+}
+
+// CheckEvery is how many rows or groups a statement adds between two
+// looks at the budget.
+const CheckEvery = 1024
+
+// Grow is called for every row or group a statement adds; it fails once
+// the budget refuses.
+func (g *Growth) Grow(ctx *sql.Context, sort bool) error {
+	g.n++
+	if g.n%CheckEvery != 0 {
+		return nil
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if ctx.Memory != nil && !ctx.Memory.HasAvailable() {
+		return OutOfMemory(sort)
+	}
+	return nil
+}
+
+// OutOfMemory is the error of a statement refused more memory (1038 when
+// sort, else 1041), naming the configured limit.
+func OutOfMemory(sort bool) error {
+	return mysqlerr.OutOfMemory(sort, Configured())
 }

@@ -17,7 +17,6 @@ import (
 	"github.com/dolthub/vitess/go/vt/sqlparser"
 	goerrors "gopkg.in/src-d/go-errors.v1"
 
-	"github.com/icesql/icesql/engine/internal/memlimit"
 	"github.com/icesql/icesql/storage"
 )
 
@@ -214,7 +213,7 @@ func codedError(err error) *mysql.SQLError {
 		return Conflict("%s", err.Error())
 	}
 	if isNoMemory(err) {
-		return OutOfMemory(false) // memlimit.go
+		return OutOfMemory(false, 0) // go-mysql-server's caches refused: the limit is not at hand here
 	}
 	var coded *mysql.SQLError
 	if errors.As(err, &coded) && coded.Num != mysql.ERUnknownError {
@@ -313,14 +312,15 @@ const errInsertIntoViewGMS = "expected insert destination to be resolved or unre
 
 // OutOfMemory is the error of a statement refused more memory; sort says
 // whether it was sorting (MySQL's 1038) or building other state (1041).
-func OutOfMemory(sort bool) *mysql.SQLError {
+// limit is the process's configured limit in bytes (memlimit.Configured),
+// named in the message; 0 names none.
+func OutOfMemory(sort bool, limit int64) *mysql.SQLError {
 	code, what := ErOutOfResources, "the statement's state (hash tables, groups, rows held)"
 	if sort {
 		code, what = ErOutOfSortMemory, "the rows it sorts"
 	}
-	// Without a configured limit the message names no figure.
 	figure := ""
-	if limit := memlimit.Configured(); limit > 0 {
+	if limit > 0 {
 		figure = fmt.Sprintf(" (%d MiB)", limit>>20)
 	}
 	return New(code,
