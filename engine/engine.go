@@ -18,6 +18,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/analyzer"
 
+	"github.com/icesql/icesql/engine/internal/planrules"
 	"github.com/icesql/icesql/engine/internal/sqlfunc"
 	"github.com/icesql/icesql/planner"
 	"github.com/icesql/icesql/procedures"
@@ -157,36 +158,36 @@ func newEngine(ctx context.Context, cfg Config, cat catalog.Catalog, root string
 	registerSessionVariables()
 	e.provider = newProvider(e)
 	a := analyzer.NewBuilder(e.provider).
-		AddPreAnalyzeRule(stopIfCancelledID, stopIfCancelled).
-		AddPreAnalyzeRule(dropHavingColumnsID, dropHavingColumns). // havingjoin.go
+		AddPreAnalyzeRule(planrules.StopIfCancelledID, planrules.StopIfCancelled).
+		AddPreAnalyzeRule(planrules.DropHavingColumnsID, planrules.DropHavingColumns). // havingjoin.go
 		AddPreAnalyzeRule(rememberCTASOptionsID, rememberCTASOptions).
 		AddPreAnalyzeRule(viewStatementsID, viewStatements).
 		AddPreAnalyzeRule(markFullAnalysisID, markFullAnalysis).
 		AddPreAnalyzeRule(bindScanIDsID, bindScanIDs).
 		AddPreAnalyzeRule(resolveQuantifiedID, sqlfunc.ResolveQuantified).
-		AddPreAnalyzeRule(orderLargeJoinsID, orderLargeJoins).
-		AddPreAnalyzeRule(keepRootColumnsID, keepRootColumns).
-		AddPostAnalyzeRule(stopIfCancelledID, stopIfCancelled).
-		AddPreAnalyzeRule(innerOuterJoinsID, innerOuterJoins).
-		AddPreAnalyzeRule(filterOuterJoinsID, filterOuterJoins).            // crossjoins.go
+		AddPreAnalyzeRule(orderLargeJoinsID, planrules.OrderLargeJoins).
+		AddPreAnalyzeRule(planrules.KeepRootColumnsID, planrules.KeepRootColumns).
+		AddPostAnalyzeRule(planrules.StopIfCancelledID, planrules.StopIfCancelled).
+		AddPreAnalyzeRule(innerOuterJoinsID, planrules.InnerOuterJoins).
+		AddPreAnalyzeRule(filterOuterJoinsID, planrules.FilterOuterJoins).  // crossjoins.go
 		AddPostAnalyzeRule(sqlfunc.CheckOverflowID, sqlfunc.CheckOverflow). // overflow.go
 		AddPostAnalyzeRule(pushRowFiltersID, pushRowFilters).
 		AddPostAnalyzeRule(countFromMetadataID, countFromMetadata).
 		AddPostAnalyzeRule(minMaxFromMetadataID, minMaxFromMetadata).
 		AddPostAnalyzeRule(vectorizeID, vectorize).
-		AddPostAnalyzeRule(keyCorrelatedSubqueriesID, keyCorrelatedSubqueries). // correlated.go
+		AddPostAnalyzeRule(keyCorrelatedSubqueriesID, planrules.KeyCorrelatedSubqueries). // correlated.go
 		AddPostAnalyzeRule(fixSetOpsID, sqlfunc.FixSetOps).
 		AddPostAnalyzeRule(bulkLoadID, bulkLoads). // loaddata.go
 		AddPostAnalyzeRule(fixWindowsID, sqlfunc.FixWindows).
 		AddOverrides(sql.EngineOverrides{Builder: sql.BuilderOverrides{Parser: parser{Parser: planner.NewParser(cfg.CatalogName), e: e}}}).
 		Build()
-	if err := replaceRule(a, "replaceCrossJoins", func(analyzer.RuleFunc) analyzer.RuleFunc { return crossJoinConditions }); err != nil { // crossjoins.go
+	if err := replaceRule(a, "replaceCrossJoins", func(analyzer.RuleFunc) analyzer.RuleFunc { return planrules.CrossJoinConditions }); err != nil { // crossjoins.go
 		return nil, err
 	}
-	if err := replaceRule(a, "optimizeJoins", groupedJoinSides); err != nil { // semijoins.go
+	if err := replaceRule(a, "optimizeJoins", planrules.GroupedJoinSides); err != nil { // semijoins.go
 		return nil, err
 	}
-	if err := replaceRule(a, "validateGroupBy", validateGroupByView); err != nil { // groupbycheck.go
+	if err := replaceRule(a, "validateGroupBy", planrules.ValidateGroupByView); err != nil { // groupbycheck.go
 		return nil, err
 	}
 	if err := replaceRule(a, "assignExecIndexes", thenGroupCorrelatedSubqueries); err != nil { // groupedsubquery.go
@@ -204,18 +205,18 @@ func newEngine(ctx context.Context, cfg Config, cat catalog.Catalog, root string
 	}
 	a.ExecBuilder.PriorityBuilder = sqlfunc.CheckedBuilder{ // overflow.go
 		Next: serverFileBuilder{dir: serverFilesDir(root), // serverfiles.go
-			next: hashJoinBuilder{ // hashlookup.go
-				next: sortBuilder{ // sortlimit.go
-					next: vectorBuilder{
-						next: groupByBuilder{ // groupby.go
-							next: explainBuilder{next: sqlfunc.NullFirstBuilder{Base: a.ExecBuilder}, base: a.ExecBuilder}, // nullcompare.go
-							base: a.ExecBuilder,
+			next: planrules.HashJoinBuilder{ // hashlookup.go
+				Next: planrules.SortBuilder{ // sortlimit.go
+					Next: vectorBuilder{
+						next: planrules.GroupByBuilder{ // groupby.go
+							Next: explainBuilder{next: sqlfunc.NullFirstBuilder{Base: a.ExecBuilder}, base: a.ExecBuilder}, // nullcompare.go
+							Base: a.ExecBuilder,
 						},
 						base: a.ExecBuilder,
 					},
-					base: a.ExecBuilder,
+					Base: a.ExecBuilder,
 				},
-				base: a.ExecBuilder,
+				Base: a.ExecBuilder,
 			},
 		},
 		Base: a.ExecBuilder,

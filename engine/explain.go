@@ -10,6 +10,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/plan"
 	ast "github.com/dolthub/vitess/go/vt/sqlparser"
+	"github.com/icesql/icesql/engine/internal/planrules"
 	"github.com/icesql/icesql/engine/internal/sqlfunc"
 )
 
@@ -68,8 +69,8 @@ func (b explainBuilder) Build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.Ro
 			lines = append(lines, l)
 		}
 	}
-	if explainsAsJSON(ctx) { // explainjson.go
-		doc, err := explainJSON(lines)
+	if planrules.ExplainsAsJSON(ctx) { // explainjson.go
+		doc, err := planrules.ExplainJSON(lines)
 		return sql.RowsToRowIter(sql.NewRow(doc)), err
 	}
 	rows := make([]sql.Row, len(lines))

@@ -12,6 +12,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/plan"
 	"github.com/dolthub/go-mysql-server/sql/transform"
 	"github.com/dolthub/go-mysql-server/sql/types"
+	"github.com/icesql/icesql/engine/internal/planrules"
 	"github.com/icesql/icesql/engine/internal/sqlfunc"
 )
 
@@ -182,7 +183,7 @@ type groupedSubquery struct {
 	// and residual.
 	pulled               []sql.Expression
 	innerKeys, outerKeys []sql.Expression
-	kinds                []keyKind
+	kinds                []planrules.KeyKind
 	// rng is a conjunct inner < outer (or <=, >, >=) over an ordered key,
 	// when one is among those that are not keys: a group's rows are kept
 	// sorted by inner, and each outer row aggregates the run of them that
@@ -201,7 +202,7 @@ var _ sql.Expression = (*groupedSubquery)(nil)
 // keyOf orders as = compares them: integers, dates and times, floats.
 type rangeCond struct {
 	inner, outer sql.Expression
-	kind         keyKind
+	kind         planrules.KeyKind
 	op           string
 }
 
@@ -225,15 +226,15 @@ func newRangeCond(ctx *sql.Context, c sql.Expression, outer sql.ColSet) *rangeCo
 		return nil
 	}
 	in, out := cmp.Left(), cmp.Right()
-	if !readsOnly(ctx, in, outer, false) {
+	if !planrules.ReadsOnly(ctx, in, outer, false) {
 		in, out = out, in
 		op = map[string]string{"<": ">", "<=": ">=", ">": "<", ">=": "<="}[op]
 	}
-	if !readsOnly(ctx, in, outer, false) || !readsOnly(ctx, out, outer, true) {
+	if !planrules.ReadsOnly(ctx, in, outer, false) || !planrules.ReadsOnly(ctx, out, outer, true) {
 		return nil
 	}
-	kind, ok := keyKindOf(ctx, in.Type(ctx), out.Type(ctx))
-	if !ok || (kind != keyInt && kind != keyTime && kind != keyFloat) {
+	kind, ok := planrules.KeyKindOf(ctx, in.Type(ctx), out.Type(ctx))
+	if !ok || (kind != planrules.KeyInt && kind != planrules.KeyTime && kind != planrules.KeyFloat) {
 		return nil
 	}
 	return &rangeCond{inner: in, outer: out, kind: kind, op: op}
@@ -341,7 +342,9 @@ func aggregatesRows(exprs []sql.Expression) bool {
 
 // evaluable says e can be evaluated on a row alone, once per row: it holds
 // no subquery and nothing nondeterministic (readsOuterOnlyBesides).
-func evaluable(ctx *sql.Context, e sql.Expression) bool { return readsOuterOnlyBesides(ctx, e) }
+func evaluable(ctx *sql.Context, e sql.Expression) bool {
+	return planrules.ReadsOuterOnlyBesides(ctx, e)
+}
 
 // readsAnyOf says e reads a column of cols.
 func readsAnyOf(ctx *sql.Context, e sql.Expression, cols sql.ColSet) bool {
@@ -354,19 +357,19 @@ func readsAnyOf(ctx *sql.Context, e sql.Expression, cols sql.ColSet) bool {
 // correlatedKey splits c into the inner and outer sides of an equality
 // that can group: inner reads only the subquery's columns, outer only
 // outer ones, and = compares their values as keyOf does.
-func correlatedKey(ctx *sql.Context, c sql.Expression, outer sql.ColSet) (inner, out sql.Expression, kind keyKind, ok bool) {
+func correlatedKey(ctx *sql.Context, c sql.Expression, outer sql.ColSet) (inner, out sql.Expression, kind planrules.KeyKind, ok bool) {
 	eq, isEq := c.(*expression.Equals)
 	if !isEq {
 		return nil, nil, 0, false
 	}
 	inner, out = eq.Left(), eq.Right()
-	if !readsOnly(ctx, inner, outer, false) {
+	if !planrules.ReadsOnly(ctx, inner, outer, false) {
 		inner, out = out, inner
 	}
-	if !readsOnly(ctx, inner, outer, false) || !readsOnly(ctx, out, outer, true) {
+	if !planrules.ReadsOnly(ctx, inner, outer, false) || !planrules.ReadsOnly(ctx, out, outer, true) {
 		return nil, nil, 0, false
 	}
-	kind, ok = keyKindOf(ctx, inner.Type(ctx), out.Type(ctx))
+	kind, ok = planrules.KeyKindOf(ctx, inner.Type(ctx), out.Type(ctx))
 	return inner, out, kind, ok
 }
 
@@ -376,10 +379,10 @@ func correlatedKey(ctx *sql.Context, c sql.Expression, outer sql.ColSet) (inner,
 // whole (independentOf then tells whether they read outer columns).
 func pullCorrelated(ctx *sql.Context, n sql.Node, outer sql.ColSet) (sql.Node, []sql.Expression, bool) {
 	switch n := n.(type) {
-	case *keyedSource:
+	case *planrules.KeyedSource:
 		// correlated.go keyed the source by an equality the filter above
 		// still checks; grouped, it is read once anyway.
-		return pullCorrelated(ctx, n.source, outer)
+		return pullCorrelated(ctx, n.Source, outer)
 	case *plan.Filter:
 		child, pulled, ok := pullCorrelated(ctx, n.Child, outer)
 		if !ok {

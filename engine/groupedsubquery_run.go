@@ -14,6 +14,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/plan"
 	"github.com/dolthub/go-mysql-server/sql/transform"
 	"github.com/icesql/icesql/engine/internal/memlimit"
+	"github.com/icesql/icesql/engine/internal/planrules"
 )
 
 // How a groupedSubquery (groupedsubquery.go) runs: its groups, read once
@@ -245,7 +246,7 @@ func (g *groupedSubquery) readRows(ctx *sql.Context, row sql.Row) (err error) {
 			var key any
 			if g.rng != nil {
 				var ok bool
-				if key, ok, err = keyOf(ctx, g.rng.kind, g.rng.inner, r); err != nil {
+				if key, ok, err = planrules.KeyOf(ctx, g.rng.kind, g.rng.inner, r); err != nil {
 					return err
 				} else if !ok {
 					continue // NULL compares true with nothing
@@ -254,7 +255,7 @@ func (g *groupedSubquery) readRows(ctx *sql.Context, row sql.Row) (err error) {
 			grp.rows = append(grp.rows, keptRow{key: key, row: r[len(row):].Copy()})
 		default:
 			if grp.bufs == nil {
-				if grp.bufs, err = newBuffers(ctx, g.aggs); err != nil {
+				if grp.bufs, err = planrules.NewBuffers(ctx, g.aggs); err != nil {
 					return err
 				}
 			}
@@ -292,12 +293,12 @@ func (g *groupedSubquery) group(ctx *sql.Context, keys []sql.Expression, row sql
 	var key subqueryKey
 	var values []any
 	for i, e := range keys {
-		k, ok, err := keyOf(ctx, g.kinds[i], e, row)
+		k, ok, err := planrules.KeyOf(ctx, g.kinds[i], e, row)
 		if err != nil || !ok {
 			return nil, err
 		}
 		key[i] = k
-		if g.kinds[i] == keyString {
+		if g.kinds[i] == planrules.KeyString {
 			if values == nil {
 				values = make([]any, len(keys))
 			}
@@ -335,7 +336,7 @@ var errHashCollision = errors.New("string keys collide")
 // aggregate is the aggregates of grp's rows that pass the residual
 // condition for the outer row.
 func (g *groupedSubquery) aggregate(ctx *sql.Context, row sql.Row, grp *subqueryGroup) (sql.Row, error) {
-	bufs, err := newBuffers(ctx, g.aggs)
+	bufs, err := planrules.NewBuffers(ctx, g.aggs)
 	if err != nil {
 		return nil, err
 	}
@@ -344,7 +345,7 @@ func (g *groupedSubquery) aggregate(ctx *sql.Context, row sql.Row, grp *subquery
 		rows = grp.rows
 	}
 	if g.rng != nil && len(rows) > 0 {
-		v, ok, err := keyOf(ctx, g.rng.kind, g.rng.outer, row)
+		v, ok, err := planrules.KeyOf(ctx, g.rng.kind, g.rng.outer, row)
 		if err != nil {
 			return nil, err
 		}
@@ -390,7 +391,7 @@ func (g *groupedSubquery) aggregate(ctx *sql.Context, row sql.Row, grp *subquery
 func (g *groupedSubquery) evalBuffers(ctx *sql.Context, bufs []sql.AggregationBuffer) (sql.Row, error) {
 	if bufs == nil {
 		var err error
-		if bufs, err = newBuffers(ctx, g.aggs); err != nil {
+		if bufs, err = planrules.NewBuffers(ctx, g.aggs); err != nil {
 			return nil, err
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	ast "github.com/dolthub/vitess/go/vt/sqlparser"
+	"github.com/icesql/icesql/engine/internal/planrules"
 )
 
 // rowLevel prepares UPDATE and DELETE for Iceberg tables: each target table
@@ -33,7 +34,7 @@ func rowLevel(stmt ast.Statement) (ast.Statement, bool) {
 		return s, markTargets(s.TableExprs, targets, all || singleTable(s.TableExprs), tableNamesInUse(s))
 	case *ast.Delete:
 		if len(s.Targets) > 0 {
-			usingAsOn(s.TableExprs, s.Where, s.OrderBy) // joinusing.go
+			planrules.UsingAsOn(s.TableExprs, s.Where, s.OrderBy) // joinusing.go
 		}
 		targets := map[string]bool{}
 		for _, t := range s.Targets {

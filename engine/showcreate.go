@@ -12,6 +12,7 @@ import (
 	ast "github.com/dolthub/vitess/go/vt/sqlparser"
 
 	"github.com/icesql/icesql/engine/internal/mysqlerr"
+	"github.com/icesql/icesql/engine/internal/planrules"
 	"github.com/icesql/icesql/engine/internal/sqlfunc"
 	"github.com/icesql/icesql/planner"
 )
@@ -51,13 +52,13 @@ func (p parser) ParseOneWithOptions(ctx context.Context, query string, opts ast.
 // the ALTER TABLE statements icesql runs itself (see alterStatement).
 func (p parser) intercept(stmt ast.Statement) ast.Statement {
 	explainAsTree(stmt)
-	balanceSetOps(stmt)                        // planlimits.go
-	sqlfunc.RegexpOperators(stmt)              // regexguard.go
-	groupedWindows(stmt)                       // groupedwindows.go
-	havingAliases(stmt)                        // havingalias.go
-	sqlfunc.DecimalLiterals(stmt)              // decimalcompare.go
-	qualifyCreateView(stmt)                    // views.go
-	if err := checkNesting(stmt); err != nil { // planlimits.go
+	planrules.BalanceSetOps(stmt)                        // planlimits.go
+	sqlfunc.RegexpOperators(stmt)                        // regexguard.go
+	planrules.GroupedWindows(stmt)                       // groupedwindows.go
+	planrules.HavingAliases(stmt)                        // havingalias.go
+	sqlfunc.DecimalLiterals(stmt)                        // decimalcompare.go
+	qualifyCreateView(stmt)                              // views.go
+	if err := planrules.CheckNesting(stmt); err != nil { // planlimits.go
 		return refused(err)
 	}
 	p.e.accountStatement(stmt) // auth.go

@@ -1,4 +1,4 @@
-package engine
+package planrules
 
 import (
 	"errors"
@@ -10,7 +10,7 @@ import (
 	"github.com/icesql/icesql/engine/internal/memlimit"
 )
 
-// sortBuilder runs ORDER BY without LIMIT (plan.Sort) itself.
+// SortBuilder runs ORDER BY without LIMIT (plan.Sort) itself.
 // go-mysql-server's sort holds every row in a cache that asks the memory
 // budget for each row, then sorts without ever looking at the context (a
 // KILL QUERY waited for the whole sort) and evaluates the ORDER BY
@@ -18,17 +18,17 @@ import (
 // changed under the sort). This one evaluates them once a row, as MySQL
 // does, checks the budget as rows arrive (1038 when over) and the context
 // while it sorts.
-type sortBuilder struct {
-	next sql.NodeExecBuilder // the vectorized builder
-	base sql.NodeExecBuilder // go-mysql-server's builder, for the child
+type SortBuilder struct {
+	Next sql.NodeExecBuilder // the vectorized builder
+	Base sql.NodeExecBuilder // go-mysql-server's builder, for the child
 }
 
-func (b sortBuilder) Build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.RowIter, error) {
+func (b SortBuilder) Build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.RowIter, error) {
 	s, ok := n.(*plan.Sort)
 	if !ok {
-		return b.next.Build(ctx, n, row)
+		return b.Next.Build(ctx, n, row)
 	}
-	child, err := b.base.Build(ctx, s.Child, row)
+	child, err := b.Base.Build(ctx, s.Child, row)
 	if err != nil {
 		return nil, err
 	}

@@ -1,8 +1,8 @@
-package engine
+package planrules
 
 import ast "github.com/dolthub/vitess/go/vt/sqlparser"
 
-// havingAliases makes a HAVING name that is a select-list alias of an
+// HavingAliases makes a HAVING name that is a select-list alias of an
 // aggregate name the aggregate itself. MySQL resolves such a name to the
 // alias unless it is a GROUP BY column; go-mysql-server's planbuilder takes
 // a table column of that name first, so after ALTER TABLE t ADD COLUMN c1,
@@ -10,7 +10,7 @@ import ast "github.com/dolthub/vitess/go/vt/sqlparser"
 // tested the column (NULL) and returned no row (history tester,
 // FINDINGS.md #16). Naming the aggregate is what the alias means, so the
 // rewrite is also right where no column shares the name.
-func havingAliases(node ast.SQLNode) {
+func HavingAliases(node ast.SQLNode) {
 	if ex, ok := node.(*ast.Explain); ok {
 		node = ex.Statement // ast.Walk does not enter it; EXPLAIN shows what runs
 	}

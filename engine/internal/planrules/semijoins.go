@@ -1,4 +1,4 @@
-package engine
+package planrules
 
 import (
 	"strings"
@@ -10,7 +10,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/transform"
 )
 
-// groupedJoinSides runs before go-mysql-server's join planner
+// GroupedJoinSides runs before go-mysql-server's join planner
 // (optimizeJoins). An IN (SELECT ... GROUP BY ... HAVING ...) becomes a
 // semi join whose right side is a GroupBy, a node the planner cannot
 // reorder (memo.ErrUnsupportedReorderNode): it then kept the whole join
@@ -20,7 +20,7 @@ import (
 // Only an uncorrelated side whose columns come from one table is wrapped,
 // named as that table, so that the conditions above still name its
 // columns as they did.
-func groupedJoinSides(next analyzer.RuleFunc) analyzer.RuleFunc {
+func GroupedJoinSides(next analyzer.RuleFunc) analyzer.RuleFunc {
 	return func(ctx *sql.Context, a *analyzer.Analyzer, n sql.Node, scope *plan.Scope, sel analyzer.RuleSelector, qFlags *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
 		pruned, samePruned, err := pruneSemiJoinSides(ctx, n)
 		if err != nil {

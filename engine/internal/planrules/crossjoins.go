@@ -1,4 +1,11 @@
-package engine
+// Package planrules holds icesql's analyzer rules that rewrite a
+// go-mysql-server plan without knowing Iceberg tables: join order and join
+// conditions (cross joins, semi/anti joins, outer joins, USING), hash joins
+// and keyed correlated subqueries, GROUP BY and HAVING fixes, window functions
+// over GROUP BY, sort with LIMIT, plan nesting limits and EXPLAIN FORMAT=JSON,
+// and the row builders (GroupByBuilder, SortBuilder, HashJoinBuilder) that run
+// their nodes within the statement's memory budget.
+package planrules
 
 import (
 	"slices"
@@ -32,7 +39,7 @@ import (
 // every branch of an OR is taken out of it first, as TPC-H Q19 writes its
 // join condition: (A AND B) OR (A AND C) is A AND (B OR C) in SQL's
 // three-valued logic too.
-func crossJoinConditions(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
+func CrossJoinConditions(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
 	if !n.Resolved() {
 		return n, transform.SameTree, nil
 	}
@@ -209,12 +216,12 @@ func movable(ctx *sql.Context, e sql.Expression) bool {
 	})
 }
 
-// filterOuterJoins filters the inner side of an outer join by the ON
+// FilterOuterJoins filters the inner side of an outer join by the ON
 // conjuncts that name that side alone (TPC-H Q13: LEFT JOIN orders ON
 // c_custkey = o_custkey AND o_comment NOT LIKE ...): a row they reject can
 // match no row, so the join keeps only its equalities and can be hashed,
 // where go-mysql-server planned a nested loop.
-func filterOuterJoins(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
+func FilterOuterJoins(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
 	if !n.Resolved() {
 		return n, transform.SameTree, nil
 	}

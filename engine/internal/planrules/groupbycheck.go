@@ -1,4 +1,4 @@
-package engine
+package planrules
 
 import (
 	"github.com/dolthub/go-mysql-server/sql"
@@ -9,7 +9,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/types"
 )
 
-// validateGroupByView runs go-mysql-server's validateGroupBy (the
+// ValidateGroupByView runs go-mysql-server's validateGroupBy (the
 // ONLY_FULL_GROUP_BY check, analyzer/validation_rules.go) on a view of the
 // plan that MySQL's rules would check, and which go-mysql-server misjudges
 // as it stands. The rule only validates, so the plan itself is unchanged.
@@ -28,7 +28,7 @@ import (
 // of a grouped query for a column missing from GROUP BY: SELECT k, SUM(x),
 // (SELECT SUM(x) FROM t) FROM t GROUP BY k failed with 1055. MySQL accepts
 // a subquery whose outer references are grouped, and an uncorrelated one.
-func validateGroupByView(validate analyzer.RuleFunc) analyzer.RuleFunc {
+func ValidateGroupByView(validate analyzer.RuleFunc) analyzer.RuleFunc {
 	return func(ctx *sql.Context, a *analyzer.Analyzer, n sql.Node, scope *plan.Scope, sel analyzer.RuleSelector, qFlags *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
 		view, _, err := transform.NodeWithOpaque(ctx, n, func(ctx *sql.Context, n sql.Node) (sql.Node, transform.TreeIdentity, error) {
 			p, ok := n.(*plan.Project)

@@ -1,4 +1,4 @@
-package engine
+package planrules
 
 import (
 	"github.com/dolthub/go-mysql-server/sql"
@@ -7,11 +7,11 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/transform"
 )
 
-// keepRootColumnsID is the id of keepRootColumns, apart from rules.go's
+// KeepRootColumnsID is the id of keepRootColumns, apart from rules.go's
 // list so that the two can change independently.
-const keepRootColumnsID analyzer.RuleId = 1100
+const KeepRootColumnsID analyzer.RuleId = 1100
 
-// keepRootColumns keeps every column of a statement whose result is a
+// KeepRootColumns keeps every column of a statement whose result is a
 // derived table read as it is: SELECT * FROM (SELECT * FROM t) x LIMIT n,
 // WITH x AS (SELECT * FROM t) SELECT DISTINCT * FROM x (Superset's virtual
 // tables, LIMIT 0 probes).
@@ -24,7 +24,7 @@ const keepRootColumnsID analyzer.RuleId = 1100
 // replaceSubqueries leaves a derived table with column names of its own
 // alone, so the derived table at the root is given its own names: it keeps
 // its projection, and pruneTables does not look inside it.
-func keepRootColumns(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
+func KeepRootColumns(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
 	return nameRootDerivedTables(ctx, n)
 }
 

@@ -1,4 +1,4 @@
-package engine
+package planrules
 
 import (
 	"slices"
@@ -19,10 +19,10 @@ import (
 // the thread's stack; a count of levels is the portable equivalent).
 const maxNesting = 1000
 
-// checkNesting fails a statement nested more than maxNesting levels deep.
+// CheckNesting fails a statement nested more than maxNesting levels deep.
 // Chains of AND and OR count as one level, as MySQL keeps them as flat
 // lists: a generated WHERE a=1 OR a=2 OR ... of any length is accepted.
-func checkNesting(stmt ast.SQLNode) error {
+func CheckNesting(stmt ast.SQLNode) error {
 	if stmt == nil {
 		return nil
 	}
@@ -73,22 +73,22 @@ func nestingStep(parent, child ast.SQLNode) int {
 	return 0
 }
 
-// stopIfCancelledID is the id of stopIfCancelled, apart from rules.go's.
-const stopIfCancelledID analyzer.RuleId = 1100
+// StopIfCancelledID is the id of stopIfCancelled, apart from rules.go's.
+const StopIfCancelledID analyzer.RuleId = 1100
 
-// stopIfCancelled ends the analysis of a statement that was killed, timed
+// StopIfCancelled ends the analysis of a statement that was killed, timed
 // out or lost its client. go-mysql-server's analyzer never looks at the
 // context, and it analyzes each branch of a UNION again for every UNION
 // above it: a 5,000-branch UNION ALL planned for minutes after KILL QUERY.
 // The rule runs before and after the main batches, and so once per branch.
-func stopIfCancelled(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
+func StopIfCancelled(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
 	if err := ctx.Err(); err != nil {
 		return n, transform.SameTree, err
 	}
 	return n, transform.SameTree, nil
 }
 
-// balanceSetOps turns a chain of one set operation (a UNION ALL b UNION ALL
+// BalanceSetOps turns a chain of one set operation (a UNION ALL b UNION ALL
 // c ..., as the parser builds it, each operation the left child of the
 // next) into a balanced tree with the branches in the same order: the
 // analyzer's work on a UNION grows with the depth of each branch, which was
@@ -97,7 +97,7 @@ func stopIfCancelled(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan
 // EXCEPT ALL) chains of a single kind give the same rows either way;
 // mixed chains, and chains with an ORDER BY, LIMIT or WITH inside, are left
 // as they are.
-func balanceSetOps(node ast.SQLNode) {
+func BalanceSetOps(node ast.SQLNode) {
 	_ = ast.Walk(func(n ast.SQLNode) (bool, error) {
 		if op, ok := n.(*ast.SetOp); ok {
 			balanceChain(op)

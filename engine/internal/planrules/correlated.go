@@ -1,4 +1,4 @@
-package engine
+package planrules
 
 import (
 	"errors"
@@ -34,16 +34,16 @@ import (
 // empty results are exactly the row path's: an outer row whose key is NULL
 // or matches nothing sees no rows, so MAX gives NULL and COUNT gives 0.
 
-// keyCorrelatedSubqueries rewrites every correlated subquery of n whose
+// KeyCorrelatedSubqueries rewrites every correlated subquery of n whose
 // filter can be keyed.
-func keyCorrelatedSubqueries(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
+func KeyCorrelatedSubqueries(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
 	return transform.NodeExprsWithOpaque(ctx, n, func(ctx *sql.Context, e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
 		sq, ok := e.(*plan.Subquery)
 		if !ok {
 			return e, transform.SameTree, nil
 		}
 		// Subqueries within this one first.
-		q, same1, err := keyCorrelatedSubqueries(ctx, nil, sq.Query, nil, nil, nil)
+		q, same1, err := KeyCorrelatedSubqueries(ctx, nil, sq.Query, nil, nil, nil)
 		if err != nil {
 			return e, transform.SameTree, err
 		}
@@ -75,7 +75,7 @@ func keySubquery(ctx *sql.Context, q sql.Node) (sql.Node, transform.TreeIdentity
 	done := false
 	transform.Inspect(q, func(n sql.Node) bool {
 		switch n.(type) {
-		case *keyedSource: // keyed already (a derived table is analyzed twice)
+		case *KeyedSource: // keyed already (a derived table is analyzed twice)
 			done = true
 		case *plan.JoinNode, *plan.HashLookup:
 			done = true
@@ -97,18 +97,18 @@ func keySubquery(ctx *sql.Context, q sql.Node) (sql.Node, transform.TreeIdentity
 				continue
 			}
 			inner, outerKey := eq.Left(), eq.Right()
-			if !readsOnly(ctx, inner, cols, true) {
+			if !ReadsOnly(ctx, inner, cols, true) {
 				inner, outerKey = outerKey, inner
 			}
-			if !readsOnly(ctx, inner, cols, true) || !readsOnly(ctx, outerKey, cols, false) {
+			if !ReadsOnly(ctx, inner, cols, true) || !ReadsOnly(ctx, outerKey, cols, false) {
 				continue
 			}
-			kind, ok := keyKindOf(ctx, inner.Type(ctx), outerKey.Type(ctx))
+			kind, ok := KeyKindOf(ctx, inner.Type(ctx), outerKey.Type(ctx))
 			if !ok {
 				continue
 			}
 			done = true
-			ks := &keyedSource{source: f.Child, innerKey: inner, outerKey: outerKey, kind: kind, index: &keyedIndex{}}
+			ks := &KeyedSource{Source: f.Child, innerKey: inner, outerKey: outerKey, kind: kind, index: &keyedIndex{}}
 			nf, err := f.WithChildren(ctx, ks)
 			return nf, transform.NewTree, err
 		}
@@ -141,17 +141,17 @@ func plainSource(ctx *sql.Context, n sql.Node) (sql.ColSet, bool) {
 		break
 	}
 	for _, f := range filters {
-		if !readsOnly(ctx, f, cols, true) {
+		if !ReadsOnly(ctx, f, cols, true) {
 			return cols, false
 		}
 	}
 	return cols, !cols.Empty()
 }
 
-// readsOnly says e reads at least one column, and only columns of cols
+// ReadsOnly says e reads at least one column, and only columns of cols
 // (in) or only columns outside cols (!in); false when e holds a subquery
 // or something nondeterministic, whose columns or values cannot be told.
-func readsOnly(ctx *sql.Context, e sql.Expression, cols sql.ColSet, in bool) bool {
+func ReadsOnly(ctx *sql.Context, e sql.Expression, cols sql.ColSet, in bool) bool {
 	seen, ok := false, true
 	transform.InspectExpr(ctx, e, func(ctx *sql.Context, e sql.Expression) bool {
 		switch e := e.(type) {
@@ -168,46 +168,46 @@ func readsOnly(ctx *sql.Context, e sql.Expression, cols sql.ColSet, in bool) boo
 	return ok && seen
 }
 
-// keyKind is how a key value is made comparable so that values equal
+// KeyKind is how a key value is made comparable so that values equal
 // under SQL's = have equal keys.
-type keyKind int
+type KeyKind int
 
 const (
-	keyInt     keyKind = iota // signed integers and booleans: int64
+	KeyInt     KeyKind = iota // signed integers and booleans: int64
 	keyUint                   // unsigned integers: uint64
-	keyFloat                  // floats: float64, -0 as 0
+	KeyFloat                  // floats: float64, -0 as 0
 	keyDecimal                // decimals: their exact value, as text
-	keyString                 // strings of one collation: its weight hash
-	keyTime                   // dates and datetimes: the instant
+	KeyString                 // strings of one collation: its weight hash
+	KeyTime                   // dates and datetimes: the instant
 )
 
-// keyKindOf is the key kind of an equality between types a and b; false
+// KeyKindOf is the key kind of an equality between types a and b; false
 // when they differ so that = converts between them (then the table would
 // need go-mysql-server's conversions to be exact, and the subquery runs as
 // it did).
-func keyKindOf(ctx *sql.Context, a, b sql.Type) (keyKind, bool) {
+func KeyKindOf(ctx *sql.Context, a, b sql.Type) (KeyKind, bool) {
 	switch {
 	case types.IsSigned(a) && types.IsSigned(b):
-		return keyInt, true
+		return KeyInt, true
 	case types.IsUnsigned(a) && types.IsUnsigned(b):
 		return keyUint, true
 	case types.IsFloat(a) && types.IsFloat(b):
-		return keyFloat, true
+		return KeyFloat, true
 	case types.IsDecimal(a) && types.IsDecimal(b):
 		return keyDecimal, true
 	case types.IsTextOnly(a) && types.IsTextOnly(b):
 		sa, oka := a.(sql.StringType)
 		sb, okb := b.(sql.StringType)
-		return keyString, oka && okb && sa.Collation() == sb.Collation()
+		return KeyString, oka && okb && sa.Collation() == sb.Collation()
 	case (types.IsDateType(a) || types.IsDatetimeType(a)) && (types.IsDateType(b) || types.IsDatetimeType(b)):
-		return keyTime, true
+		return KeyTime, true
 	}
 	return 0, false
 }
 
-// keyOf is the key of e's value on row, of kind kind; ok is false when the
+// KeyOf is the key of e's value on row, of kind kind; ok is false when the
 // value equals nothing (NULL, NaN).
-func keyOf(ctx *sql.Context, kind keyKind, e sql.Expression, row sql.Row) (any, bool, error) {
+func KeyOf(ctx *sql.Context, kind KeyKind, e sql.Expression, row sql.Row) (any, bool, error) {
 	v, err := e.Eval(ctx, row)
 	if err != nil || v == nil {
 		return nil, false, err
@@ -216,7 +216,7 @@ func keyOf(ctx *sql.Context, kind keyKind, e sql.Expression, row sql.Row) (any, 
 		return nil, false, err
 	}
 	switch kind {
-	case keyInt:
+	case KeyInt:
 		if b, ok := v.(bool); ok {
 			return map[bool]int64{false: 0, true: 1}[b], true, nil
 		}
@@ -231,7 +231,7 @@ func keyOf(ctx *sql.Context, kind keyKind, e sql.Expression, row sql.Row) (any, 
 			return nil, false, err
 		}
 		return x, true, nil
-	case keyFloat:
+	case KeyFloat:
 		x, _, err := types.Float64.Convert(ctx, v)
 		if err != nil {
 			return nil, false, err
@@ -262,7 +262,7 @@ func keyOf(ctx *sql.Context, kind keyKind, e sql.Expression, row sql.Row) (any, 
 			return "0", true, nil // -0 = 0
 		}
 		return d.String(), true, nil
-	case keyString:
+	case KeyString:
 		st := e.Type(ctx).(sql.StringType)
 		s, err := types.ConvertToString(ctx, v, st, nil)
 		if err != nil {
@@ -270,7 +270,7 @@ func keyOf(ctx *sql.Context, kind keyKind, e sql.Expression, row sql.Row) (any, 
 		}
 		h, err := st.Collation().HashToUint(s)
 		return h, err == nil, err
-	case keyTime:
+	case KeyTime:
 		t, ok := v.(time.Time)
 		if !ok {
 			x, _, err := types.DatetimeMaxPrecision.Convert(ctx, v)
@@ -284,22 +284,22 @@ func keyOf(ctx *sql.Context, kind keyKind, e sql.Expression, row sql.Row) (any, 
 	return nil, false, fmt.Errorf("unknown key kind %d", kind)
 }
 
-// keyedSource is the source of a correlated subquery's filter, read once
+// KeyedSource is the source of a correlated subquery's filter, read once
 // per statement into a table by key (see keyCorrelatedSubqueries).
 // go-mysql-server prepends the outer row to the rows of every table of the
 // subquery's plan for each outer row (plan.PrependRowInPlan), the source's
 // too; this node prepends it to the rows of the outer row's key.
-type keyedSource struct {
-	source   sql.Node
+type KeyedSource struct {
+	Source   sql.Node
 	innerKey sql.Expression // over the source's rows, outer row prepended
 	outerKey sql.Expression // over the outer row
-	kind     keyKind
+	kind     KeyKind
 	index    *keyedIndex // shared by the node's copies
 }
 
 var (
-	_ sql.Expressioner    = (*keyedSource)(nil)
-	_ sql.ExecBuilderNode = (*keyedSource)(nil)
+	_ sql.Expressioner    = (*KeyedSource)(nil)
+	_ sql.ExecBuilderNode = (*KeyedSource)(nil)
 )
 
 // keyedIndex is the source's rows by key, for one statement.
@@ -314,19 +314,19 @@ type keyedIndex struct {
 	residual []sql.Expression // conditions on the outer row pushed into the source
 }
 
-func (k *keyedSource) Resolved() bool { return k.source.Resolved() }
-func (k *keyedSource) String() string {
+func (k *KeyedSource) Resolved() bool { return k.Source.Resolved() }
+func (k *KeyedSource) String() string {
 	return fmt.Sprintf("KeyedSource(%s = %s): read once per statement, by key", k.innerKey, k.outerKey)
 }
-func (k *keyedSource) Schema(ctx *sql.Context) sql.Schema { return k.source.Schema(ctx) }
-func (k *keyedSource) Children() []sql.Node               { return []sql.Node{k.source} }
-func (k *keyedSource) IsReadOnly() bool                   { return k.source.IsReadOnly() }
+func (k *KeyedSource) Schema(ctx *sql.Context) sql.Schema { return k.Source.Schema(ctx) }
+func (k *KeyedSource) Children() []sql.Node               { return []sql.Node{k.Source} }
+func (k *KeyedSource) IsReadOnly() bool                   { return k.Source.IsReadOnly() }
 
 // Expressions implements sql.Expressioner, so that go-mysql-server assigns
 // the keys' column positions as it does a filter's.
-func (k *keyedSource) Expressions() []sql.Expression { return []sql.Expression{k.innerKey, k.outerKey} }
+func (k *KeyedSource) Expressions() []sql.Expression { return []sql.Expression{k.innerKey, k.outerKey} }
 
-func (k *keyedSource) WithExpressions(ctx *sql.Context, exprs ...sql.Expression) (sql.Node, error) {
+func (k *KeyedSource) WithExpressions(ctx *sql.Context, exprs ...sql.Expression) (sql.Node, error) {
 	if len(exprs) != 2 {
 		return nil, sql.ErrInvalidExpressionNumber.New(k, len(exprs), 2)
 	}
@@ -335,21 +335,21 @@ func (k *keyedSource) WithExpressions(ctx *sql.Context, exprs ...sql.Expression)
 	return &nk, nil
 }
 
-func (k *keyedSource) WithChildren(ctx *sql.Context, children ...sql.Node) (sql.Node, error) {
+func (k *KeyedSource) WithChildren(ctx *sql.Context, children ...sql.Node) (sql.Node, error) {
 	if len(children) != 1 {
 		return nil, sql.ErrInvalidChildrenNumber.New(k, len(children), 1)
 	}
 	nk := *k
-	nk.source = children[0]
+	nk.Source = children[0]
 	return &nk, nil
 }
 
 // DebugString and DescribeQuery show the source below, as EXPLAIN does for
 // other nodes.
-func (k *keyedSource) DescribeQuery(ctx *sql.Context, f sql.DescribeOptions) string {
+func (k *KeyedSource) DescribeQuery(ctx *sql.Context, f sql.DescribeOptions) string {
 	p := sql.NewTreePrinter()
 	_ = p.WriteNode("KeyedSource(%s = %s): read once per statement, by key", sql.Describe(ctx, k.innerKey, f), sql.Describe(ctx, k.outerKey, f))
-	_ = p.WriteChildren(sql.Describe(ctx, k.source, f))
+	_ = p.WriteChildren(sql.Describe(ctx, k.Source, f))
 	return p.String()
 }
 
@@ -363,7 +363,7 @@ func (k *keyedSource) DescribeQuery(ctx *sql.Context, f sql.DescribeOptions) str
 // others are checked on each outer row's rows (residual), and a source
 // that is not a plain table read is read per outer row, as without the
 // index.
-func (k *keyedSource) BuildRowIter(ctx *sql.Context, b sql.NodeExecBuilder, row sql.Row) (sql.RowIter, error) {
+func (k *KeyedSource) BuildRowIter(ctx *sql.Context, b sql.NodeExecBuilder, row sql.Row) (sql.RowIter, error) {
 	idx := k.index
 	idx.mu.Lock()
 	if !idx.built || idx.pid != ctx.Pid() {
@@ -375,9 +375,9 @@ func (k *keyedSource) BuildRowIter(ctx *sql.Context, b sql.NodeExecBuilder, row 
 	perRow, rows, residual := idx.perRow, idx.rows, idx.residual
 	idx.mu.Unlock()
 	if perRow {
-		return b.Build(ctx, k.source, row)
+		return b.Build(ctx, k.Source, row)
 	}
-	key, ok, err := keyOf(ctx, k.kind, k.outerKey, row)
+	key, ok, err := KeyOf(ctx, k.kind, k.outerKey, row)
 	if err != nil || !ok {
 		return sql.RowsToRowIter(), err
 	}
@@ -387,9 +387,9 @@ func (k *keyedSource) BuildRowIter(ctx *sql.Context, b sql.NodeExecBuilder, row 
 // split is the source as a table read under the conjuncts on its own
 // columns, and the conjuncts on other (outer) columns; ok is false when
 // the source is something else, or a conjunct cannot be told apart.
-func (k *keyedSource) split(ctx *sql.Context) (base sql.Node, residual []sql.Expression, ok bool) {
+func (k *KeyedSource) split(ctx *sql.Context) (base sql.Node, residual []sql.Expression, ok bool) {
 	var conds []sql.Expression
-	n := k.source
+	n := k.Source
 	for {
 		f, isFilter := n.(*plan.Filter)
 		if !isFilter {
@@ -415,9 +415,9 @@ func (k *keyedSource) split(ctx *sql.Context) (base sql.Node, residual []sql.Exp
 	var own []sql.Expression
 	for _, c := range conds {
 		switch {
-		case readsOnly(ctx, c, cols, true):
+		case ReadsOnly(ctx, c, cols, true):
 			own = append(own, c)
-		case readsOuterOnlyBesides(ctx, c):
+		case ReadsOuterOnlyBesides(ctx, c):
 			residual = append(residual, c)
 		default:
 			return nil, nil, false
@@ -429,9 +429,9 @@ func (k *keyedSource) split(ctx *sql.Context) (base sql.Node, residual []sql.Exp
 	return n, residual, true
 }
 
-// readsOuterOnlyBesides says e can be evaluated on a row alone: it holds no
+// ReadsOuterOnlyBesides says e can be evaluated on a row alone: it holds no
 // subquery and nothing nondeterministic.
-func readsOuterOnlyBesides(ctx *sql.Context, e sql.Expression) bool {
+func ReadsOuterOnlyBesides(ctx *sql.Context, e sql.Expression) bool {
 	ok := true
 	transform.InspectExpr(ctx, e, func(ctx *sql.Context, e sql.Expression) bool {
 		switch e := e.(type) {
@@ -447,7 +447,7 @@ func readsOuterOnlyBesides(ctx *sql.Context, e sql.Expression) bool {
 
 // read fills the index from the source; idx.mu is held. The outer row
 // only pads the rows to the positions the keys read.
-func (k *keyedSource) read(ctx *sql.Context, b sql.NodeExecBuilder, row sql.Row) (err error) {
+func (k *KeyedSource) read(ctx *sql.Context, b sql.NodeExecBuilder, row sql.Row) (err error) {
 	idx := k.index
 	idx.pid, idx.built, idx.perRow, idx.rows, idx.residual = ctx.Pid(), true, false, map[any][]sql.Row{}, nil
 	base, residual, ok := k.split(ctx)
@@ -484,7 +484,7 @@ func (k *keyedSource) read(ctx *sql.Context, b sql.NodeExecBuilder, row sql.Row)
 			idx.perRow, idx.rows = true, nil
 			return nil
 		}
-		key, ok, err := keyOf(ctx, k.kind, k.innerKey, r)
+		key, ok, err := KeyOf(ctx, k.kind, k.innerKey, r)
 		if err != nil {
 			return err
 		}

@@ -1,4 +1,4 @@
-package engine
+package planrules
 
 import (
 	"strconv"
@@ -24,9 +24,9 @@ import (
 // groupedRelation is the derived table's name, one a statement would not use.
 const groupedRelation = "icesql_grouped"
 
-// groupedWindows rewrites every grouped SELECT of stmt that has window
+// GroupedWindows rewrites every grouped SELECT of stmt that has window
 // functions.
-func groupedWindows(stmt ast.Statement) {
+func GroupedWindows(stmt ast.Statement) {
 	if ex, ok := stmt.(*ast.Explain); ok {
 		stmt = ex.Statement // ast.Walk does not enter it; EXPLAIN shows what runs
 	}

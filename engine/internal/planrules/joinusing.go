@@ -1,4 +1,4 @@
-package engine
+package planrules
 
 import (
 	"strings"
@@ -17,9 +17,9 @@ import (
 // table whose value the USING column takes (the left one, the right one of
 // a RIGHT JOIN), as MySQL's coalesced column does.
 
-// usingAsOn rewrites the USING joins of exprs, and qualifies the USING
+// UsingAsOn rewrites the USING joins of exprs, and qualifies the USING
 // columns that where and order name without a table.
-func usingAsOn(exprs ast.TableExprs, where *ast.Where, order ast.OrderBy) {
+func UsingAsOn(exprs ast.TableExprs, where *ast.Where, order ast.OrderBy) {
 	var walk func(te ast.TableExpr)
 	walk = func(te ast.TableExpr) {
 		switch t := te.(type) {

@@ -1,4 +1,4 @@
-package engine
+package planrules
 
 import (
 	"encoding/json"
@@ -23,12 +23,12 @@ import (
 // text says how to print it.
 var explainJSONQuery = regexp.MustCompile(`(?is)^\s*(?:explain|describe|desc)\s+(?:extended\s+)?format\s*=\s*json\b`)
 
-func explainsAsJSON(ctx *sql.Context) bool {
+func ExplainsAsJSON(ctx *sql.Context) bool {
 	return explainJSONQuery.MatchString(ast.StripLeadingComments(ctx.Query()))
 }
 
-// explainJSON is the JSON document of a plan's lines.
-func explainJSON(lines []string) (string, error) {
+// ExplainJSON is the JSON document of a plan's lines.
+func ExplainJSON(lines []string) (string, error) {
 	doc, err := json.MarshalIndent(map[string]any{"query_plan": planTree(lines)}, "", "  ")
 	return string(doc), err
 }

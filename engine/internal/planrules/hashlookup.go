@@ -1,4 +1,4 @@
-package engine
+package planrules
 
 import (
 	"errors"
@@ -30,17 +30,17 @@ import (
 // and strings, never this.
 type nullKeyRows struct{}
 
-// hashJoinBuilder is the exec builder's priority builder: it builds
+// HashJoinBuilder is the exec builder's priority builder: it builds
 // HashLookup nodes and leaves every other node to next.
-type hashJoinBuilder struct {
-	next sql.NodeExecBuilder // the vector path's builder
-	base sql.NodeExecBuilder // go-mysql-server's builder
+type HashJoinBuilder struct {
+	Next sql.NodeExecBuilder // the vector path's builder
+	Base sql.NodeExecBuilder // go-mysql-server's builder
 }
 
-func (b hashJoinBuilder) Build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.RowIter, error) {
+func (b HashJoinBuilder) Build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.RowIter, error) {
 	hl, ok := n.(*plan.HashLookup)
 	if !ok {
-		return b.next.Build(ctx, n, row)
+		return b.Next.Build(ctx, n, row)
 	}
 	hl.Mutex.Lock()
 	defer hl.Mutex.Unlock()
@@ -59,8 +59,8 @@ func (b hashJoinBuilder) Build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.R
 }
 
 // buildTable reads the inner side of hl to the end into a hash table.
-func (b hashJoinBuilder) buildTable(ctx *sql.Context, hl *plan.HashLookup, row sql.Row) (table map[any][]sql.Row, err error) {
-	iter, err := b.base.Build(ctx, hl.Child, row)
+func (b HashJoinBuilder) buildTable(ctx *sql.Context, hl *plan.HashLookup, row sql.Row) (table map[any][]sql.Row, err error) {
+	iter, err := b.Base.Build(ctx, hl.Child, row)
 	if err != nil {
 		return nil, err
 	}

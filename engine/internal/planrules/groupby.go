@@ -1,4 +1,4 @@
-package engine
+package planrules
 
 import (
 	"errors"
@@ -11,7 +11,7 @@ import (
 	"github.com/icesql/icesql/engine/internal/memlimit"
 )
 
-// groupByBuilder runs GROUP BY off the vector path (plan.GroupBy with
+// GroupByBuilder runs GROUP BY off the vector path (plan.GroupBy with
 // grouping expressions) itself. go-mysql-server's grouping iterator reads
 // its child on one goroutine and groups on another, through a channel; when
 // the grouping side fails (its cache refused to grow past the memory
@@ -23,17 +23,17 @@ import (
 // over) and the context as rows arrive. Groups and their order are
 // go-mysql-server's: one per hash of the grouping values (hash.HashOf, so
 // collations group as they compare), in the order first seen.
-type groupByBuilder struct {
-	next sql.NodeExecBuilder
-	base sql.NodeExecBuilder // go-mysql-server's builder, for the child
+type GroupByBuilder struct {
+	Next sql.NodeExecBuilder
+	Base sql.NodeExecBuilder // go-mysql-server's builder, for the child
 }
 
-func (b groupByBuilder) Build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.RowIter, error) {
+func (b GroupByBuilder) Build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.RowIter, error) {
 	g, ok := n.(*plan.GroupBy)
 	if !ok || len(g.GroupByExprs) == 0 {
-		return b.next.Build(ctx, n, row)
+		return b.Next.Build(ctx, n, row)
 	}
-	child, err := b.base.Build(ctx, g.Child, row)
+	child, err := b.Base.Build(ctx, g.Child, row)
 	if err != nil {
 		return nil, err
 	}
@@ -105,7 +105,7 @@ func (it *groupingIter) group(ctx *sql.Context) error {
 		}
 		bufs, ok := it.groups[key]
 		if !ok {
-			if bufs, err = newBuffers(ctx, it.selected); err != nil {
+			if bufs, err = NewBuffers(ctx, it.selected); err != nil {
 				return err
 			}
 			it.groups[key] = bufs
@@ -143,10 +143,10 @@ func groupKey(ctx *sql.Context, by []sql.Expression, keySch sql.Schema, keyRow, 
 	return hash.HashOf(ctx, keySch, keyRow)
 }
 
-// newBuffers are a new group's aggregation buffers: a selected expression
+// NewBuffers are a new group's aggregation buffers: a selected expression
 // that is no aggregate takes its group's first value, as in
 // go-mysql-server (and MySQL without ONLY_FULL_GROUP_BY).
-func newBuffers(ctx *sql.Context, selected []sql.Expression) ([]sql.AggregationBuffer, error) {
+func NewBuffers(ctx *sql.Context, selected []sql.Expression) ([]sql.AggregationBuffer, error) {
 	bufs := make([]sql.AggregationBuffer, len(selected))
 	for i, e := range selected {
 		agg, ok := e.(sql.Aggregation)

@@ -1,4 +1,4 @@
-package engine
+package planrules
 
 import (
 	"fmt"
@@ -30,8 +30,8 @@ import (
 // HAVING; no user names a column so.
 const havingColumnPrefix = "__icesql_having_"
 
-// dropHavingColumnsID is the id of dropHavingColumns.
-const dropHavingColumnsID analyzer.RuleId = 1300
+// DropHavingColumnsID is the id of dropHavingColumns.
+const DropHavingColumnsID analyzer.RuleId = 1300
 
 // hoistJoinedAggregates moves the aggregates of qualified columns in the
 // HAVING of sel, a statement's top-level SELECT over a join, into its
@@ -278,9 +278,9 @@ func hasWindow(e ast.Expr) bool {
 	return found
 }
 
-// dropHavingColumns takes the columns hoistJoinedAggregates added out of the
+// DropHavingColumns takes the columns hoistJoinedAggregates added out of the
 // projection that gives the statement's rows.
-func dropHavingColumns(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
+func DropHavingColumns(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
 	return dropHavingColumnsIn(ctx, n)
 }
 
