@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/go-sql-driver/mysql"
+	"github.com/icesql/icesql/engine/internal/wire"
 )
 
 // selfSignedTLS makes a certificate for 127.0.0.1 and the server and
@@ -170,7 +171,7 @@ func TestFailedLoginDelay(t *testing.T) {
 	}
 	var mu sync.Mutex
 	var delays []time.Duration
-	srv.guard.sleep = func(_ context.Context, d time.Duration) {
+	srv.guard.Sleep = func(_ context.Context, d time.Duration) {
 		mu.Lock()
 		delays = append(delays, d)
 		mu.Unlock()
@@ -197,7 +198,7 @@ func TestFailedLoginDelay(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Fatalf("delays applied: %v, want %v", got, want)
 	}
-	if d := srv.guard.loginDelay("127.0.0.1"); d != 0 {
+	if d := srv.guard.LoginDelay("127.0.0.1"); d != 0 {
 		t.Fatalf("delay after a successful login: %v", d)
 	}
 }
@@ -205,13 +206,13 @@ func TestFailedLoginDelay(t *testing.T) {
 func TestLoginDelayIsBounded(t *testing.T) {
 	prev := time.Duration(0)
 	for n := range 200 {
-		d := delayAfter(n)
-		if d < prev || d > loginDelayMax {
-			t.Fatalf("delay after %d failures: %v (previous %v, bound %v)", n, d, prev, loginDelayMax)
+		d := wire.DelayAfter(n)
+		if d < prev || d > wire.LoginDelayMax {
+			t.Fatalf("delay after %d failures: %v (previous %v, bound %v)", n, d, prev, wire.LoginDelayMax)
 		}
 		prev = d
 	}
-	if prev != loginDelayMax {
-		t.Fatalf("delay after many failures: %v, want the bound %v", prev, loginDelayMax)
+	if prev != wire.LoginDelayMax {
+		t.Fatalf("delay after many failures: %v, want the bound %v", prev, wire.LoginDelayMax)
 	}
 }

@@ -20,6 +20,7 @@ import (
 
 	"github.com/icesql/icesql/engine/internal/planrules"
 	"github.com/icesql/icesql/engine/internal/sqlfunc"
+	"github.com/icesql/icesql/engine/internal/wire"
 	"github.com/icesql/icesql/planner"
 	"github.com/icesql/icesql/procedures"
 	"github.com/icesql/icesql/pushdown"
@@ -150,8 +151,8 @@ var newEngineMu sync.Mutex
 
 func newEngine(ctx context.Context, cfg Config, cat catalog.Catalog, root string) (*Engine, error) {
 	addVectorizeVar()
-	addDecorrelateVar()      // groupedsubquery.go
-	addMaxStatementTimeVar() // limits.go
+	addDecorrelateVar()           // groupedsubquery.go
+	wire.AddMaxStatementTimeVar() // limits.go
 	sqlfunc.RegisterWindowValueFuncs()
 	e := &Engine{cfg: cfg, catalog: cat, procedures: procedures.Builtin(), root: root,
 		caches: pushdown.NewCaches(), manifests: newManifestCache(cfg)}

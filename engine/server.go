@@ -16,6 +16,7 @@ import (
 
 	"github.com/icesql/icesql/engine/internal/mysqlerr"
 	"github.com/icesql/icesql/engine/internal/sqlfunc"
+	"github.com/icesql/icesql/engine/internal/wire"
 	"github.com/icesql/icesql/planner"
 )
 
@@ -50,7 +51,7 @@ type Server struct {
 	srv      *server.Server
 	listener net.Listener
 	stop     chan struct{} // closed by Close: ends the memory watchdog
-	guard    *connGuard
+	guard    *wire.ConnGuard
 	closed   sync.Once
 }
 
@@ -82,37 +83,49 @@ func (e *Engine) NewServer(cfg ServerConfig) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("listen on %s: %w", cfg.Addr, err)
 	}
-	limits := newStatementLimits() // limits.go
+	limits := wire.NewStatementLimits() // limits.go
 	sessions := func(ctx context.Context, conn *mysql.Conn, addr string) (sql.Session, error) {
 		s, err := e.sessionBuilder(ctx, conn, addr)
 		if err == nil {
-			limits.session(conn.ConnectionID, s)
+			limits.Session(conn.ConnectionID, s)
 		}
 		return s, err
 	}
-	guard := newConnGuard(cfg)
-	guard.parser = planner.NewParser(e.cfg.CatalogName)
+	timeout := cfg.HandshakeTimeout
+	if timeout == 0 {
+		timeout = DefaultHandshakeTimeout
+	}
+	guard := wire.NewConnGuard(cfg.MaxConnections, timeout, cfg.RequireSecureTransport, cfg.TLS != nil)
+	guard.Parser = planner.NewParser(e.cfg.CatalogName)
 	srv, err := server.NewServerWithHandler(server.Config{
 		Protocol:  "tcp",
 		Address:   l.Addr().String(),
-		Listener:  guard.listener(l),
+		Listener:  guard.Listener(l),
 		Version:   "8.0.33-icesql-" + Version,
 		TLSConfig: cfg.TLS,
 		// icesql's authentication methods (wireauth.go)
-		ProtocolListenerFactory: listenerFactory,
+		ProtocolListenerFactory: wire.ListenerFactory,
 	}, e.sqle, sql.NewContext, sessions, nil, func(h mysql.Handler) (mysql.Handler, error) {
-		var inner mysql.Handler = statusHandler{codeMappingHandler{limitHandler{Handler: sqlfunc.YearPadHandler{Handler: okInfoHandler{decimalParamHandler{h}}}, l: limits}, limits}} // yearpad.go, okinfo.go, decimalparams.go
+		// From the connection inward: server status flags, MySQL's error
+		// codes, statement limits, padded years, OK packet info, DECIMAL
+		// parameters, go-mysql-server's handler.
+		var inner mysql.Handler = decimalParamHandler{h} // decimalparams.go
+		inner = wire.OkInfoHandler{Handler: inner}
+		inner = sqlfunc.YearPadHandler{Handler: inner}
+		inner = wire.LimitHandler{Handler: inner, Limits: limits}
+		inner = codeMappingHandler{inner, limits}
+		inner = wire.StatusHandler{Handler: inner}
 		if cfg.Observer != nil {
-			inner = observeHandler{Handler: inner, obs: cfg.Observer, open: &sync.Map{}, sessions: limits.sessionOf} // observe.go
+			inner = observeHandler{Handler: inner, obs: cfg.Observer, open: &sync.Map{}, sessions: limits.SessionOf} // observe.go
 		}
-		return guard.handler(inner), nil
+		return guard.Handler(inner), nil
 	})
 	if err != nil {
 		l.Close()
 		return nil, fmt.Errorf("start MySQL server: %w", err)
 	}
 	stop := make(chan struct{})
-	go watchMemory(limits, e.cfg.MemoryLimit, stop) // memwatch.go
+	go wire.WatchMemory(limits, e.cfg.MemoryLimit, stop) // memwatch.go
 	return &Server{srv: srv, listener: l, stop: stop, guard: guard}, nil
 }
 
@@ -127,7 +140,7 @@ func (s *Server) Close() error {
 	var err error
 	s.closed.Do(func() { // go-mysql-server's Close panics when called twice
 		close(s.stop) // ends the memory watchdog
-		s.guard.close()
+		s.guard.Close()
 		err = s.srv.Close()
 	})
 	return err
@@ -153,12 +166,16 @@ func isLoopback(host string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
+// DefaultHandshakeTimeout is how long a client has from connecting to
+// being logged in (MySQL's connect_timeout), when ServerConfig says 0.
+const DefaultHandshakeTimeout = 10 * time.Second
+
 // codeMappingHandler gives wire clients the same codes as statementError,
 // and adds a failed statement's error to its session's diagnostics
 // (diagnostics.go).
 type codeMappingHandler struct {
 	mysql.Handler
-	sessions *statementLimits // the session of each connection
+	sessions *wire.StatementLimits // the session of each connection
 }
 
 func (h codeMappingHandler) recode(c *mysql.Conn, query string, err error) error {
@@ -166,7 +183,7 @@ func (h codeMappingHandler) recode(c *mysql.Conn, query string, err error) error
 		return nil
 	}
 	se := mysqlerr.ForStatement(query, err)
-	rememberError(h.sessions.sessionOf(c.ConnectionID), se)
+	rememberError(h.sessions.SessionOf(c.ConnectionID), se)
 	return se
 }
 

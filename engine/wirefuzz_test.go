@@ -30,7 +30,7 @@ func startWireServer(tb testing.TB, cfg ServerConfig) *Server {
 		tb.Fatal(err)
 	}
 	// Failed logins are the point here: no delay after them (connguard.go).
-	srv.guard.sleep = func(context.Context, time.Duration) {}
+	srv.guard.Sleep = func(context.Context, time.Duration) {}
 	go srv.Start()
 	tb.Cleanup(func() {
 		srv.Close()

@@ -12,6 +12,7 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 	"github.com/icesql/icesql/engine/internal/sqlfunc"
+	"github.com/icesql/icesql/engine/internal/wire"
 )
 
 // TestWireCommandPanics: every command that crashed a connection (a
@@ -146,14 +147,14 @@ func TestPacketTooLarge(t *testing.T) {
 		runtime.GC()
 		runtime.ReadMemStats(&before)
 		for seq, p := byte(0), payload; ; seq++ {
-			n := min(len(p), maxPacketPayload)
+			n := min(len(p), wire.MaxPacketPayload)
 			if _, err := r.c.Write([]byte{byte(n), byte(n >> 8), byte(n >> 16), seq}); err != nil {
 				t.Fatal(err)
 			}
 			if _, err := r.c.Write(p[:n]); err != nil {
 				t.Fatal(err)
 			}
-			if p = p[n:]; n < maxPacketPayload {
+			if p = p[n:]; n < wire.MaxPacketPayload {
 				break
 			}
 		}
@@ -163,7 +164,7 @@ func TestPacketTooLarge(t *testing.T) {
 		}
 		runtime.ReadMemStats(&after)
 		code, state, msg, ok := mysqlErr(p)
-		if !ok || code != 1153 || state != "08S01" || msg != msgPacketTooLarge {
+		if !ok || code != 1153 || state != "08S01" || msg != wire.MsgPacketTooLarge {
 			t.Fatalf("want 1153, got %x", p)
 		}
 		if seq != 3 { // after the client's packets 0, 1 and 2
@@ -214,7 +215,7 @@ func TestLongDataBound(t *testing.T) {
 		err := db.QueryRow("SELECT LENGTH(?)", strings.Repeat("z", 3<<20)).Scan(&n)
 		wantCode(t, "long data beyond max_allowed_packet", err, 1105, "HY000")
 		var me *mysql.MySQLError
-		if errors.As(err, &me) && me.Message != msgLongDataTooLong {
+		if errors.As(err, &me) && me.Message != wire.MsgLongDataTooLong {
 			t.Fatalf("message: %q", me.Message)
 		}
 		if err := db.QueryRow("SELECT LENGTH(?)", strings.Repeat("z", limit/2)).Scan(&n); err != nil || n != limit/2 {

@@ -1,4 +1,4 @@
-package engine
+package wire
 
 import (
 	"context"
@@ -25,13 +25,13 @@ var (
 	errStatementMemory  = errors.New("memory limit exceeded")
 )
 
-// statementLimits stops the wire statements that run past their
+// StatementLimits stops the wire statements that run past their
 // max_execution_time (the session variable or the MAX_EXECUTION_TIME hint
 // of a SELECT, as in MySQL) or that the memory watchdog picks
 // (memwatch.go). go-mysql-server already stops a statement on KILL QUERY
 // and when its client disconnects; all of these reach the statement as its
 // context's cancellation, which every loop of a long statement checks.
-type statementLimits struct {
+type StatementLimits struct {
 	mu       sync.Mutex
 	sessions map[uint32]sql.Session   // by connection id
 	running  map[uint32]*runningQuery // by connection id
@@ -44,19 +44,19 @@ type runningQuery struct {
 	stopped bool // by stopOldest, and still unwinding
 }
 
-func newStatementLimits() *statementLimits {
-	return &statementLimits{sessions: map[uint32]sql.Session{}, running: map[uint32]*runningQuery{}}
+func NewStatementLimits() *StatementLimits {
+	return &StatementLimits{sessions: map[uint32]sql.Session{}, running: map[uint32]*runningQuery{}}
 }
 
-// session records the session of a connection, for its max_execution_time.
-func (l *statementLimits) session(conn uint32, s sql.Session) {
+// Session records the session of a connection, for its max_execution_time.
+func (l *StatementLimits) Session(conn uint32, s sql.Session) {
 	l.mu.Lock()
 	l.sessions[conn] = s
 	l.mu.Unlock()
 }
 
-// sessionOf is the session of a connection, or nil before it has one.
-func (l *statementLimits) sessionOf(conn uint32) sql.Session {
+// SessionOf is the session of a connection, or nil before it has one.
+func (l *StatementLimits) SessionOf(conn uint32) sql.Session {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.sessions[conn]
@@ -64,7 +64,7 @@ func (l *statementLimits) sessionOf(conn uint32) sql.Session {
 
 // begin starts a statement of conn; the caller runs it under the returned
 // context and passes its error to end.
-func (l *statementLimits) begin(ctx context.Context, conn uint32, query string) (context.Context, func(error) error) {
+func (l *StatementLimits) begin(ctx context.Context, conn uint32, query string) (context.Context, func(error) error) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	l.mu.Lock()
 	sess := l.sessions[conn]
@@ -112,7 +112,7 @@ func interrupted(err error) bool {
 }
 
 // closed forgets a connection.
-func (l *statementLimits) closed(conn uint32) {
+func (l *StatementLimits) closed(conn uint32) {
 	l.mu.Lock()
 	delete(l.sessions, conn)
 	delete(l.running, conn)
@@ -121,7 +121,7 @@ func (l *statementLimits) closed(conn uint32) {
 
 // stopOldest cancels the statement that has run longest with cause, and
 // reports whether there was one.
-func (l *statementLimits) stopOldest(cause error) bool {
+func (l *StatementLimits) stopOldest(cause error) bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	var oldest *runningQuery
@@ -139,7 +139,7 @@ func (l *statementLimits) stopOldest(cause error) bool {
 }
 
 // anyStopping reports whether a statement stopOldest stopped still runs.
-func (l *statementLimits) anyStopping() bool {
+func (l *StatementLimits) anyStopping() bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for _, q := range l.running {
@@ -195,9 +195,9 @@ const maxStatementTimeVar = "max_statement_time"
 
 var registerMaxStatementTime sync.Once
 
-// addMaxStatementTimeVar declares max_statement_time; go-mysql-server's
+// AddMaxStatementTimeVar declares max_statement_time; go-mysql-server's
 // system variables are process-wide.
-func addMaxStatementTimeVar() {
+func AddMaxStatementTimeVar() {
 	registerMaxStatementTime.Do(func() {
 		sql.SystemVariables.AddSystemVariables([]sql.SystemVariable{&sql.MysqlSystemVariable{
 			Name:    maxStatementTimeVar,
@@ -213,35 +213,35 @@ func addMaxStatementTimeVar() {
 // comment that follows a SELECT keyword (the only place MySQL reads it).
 var executionTimeHint = regexp.MustCompile(`(?is)^select\s*/\*\+(?:[^*]|\*[^/])*?\bmax_execution_time\s*\(\s*(\d+)\s*\)`)
 
-// limitHandler runs each wire statement under its connection's limits.
-type limitHandler struct {
+// LimitHandler runs each wire statement under its connection's limits.
+type LimitHandler struct {
 	mysql.Handler
-	l *statementLimits
+	Limits *StatementLimits
 }
 
-func (h limitHandler) ComQuery(ctx context.Context, c *mysql.Conn, query string, callback mysql.ResultSpoolFn) error {
-	ctx, end := h.l.begin(ctx, c.ConnectionID, query)
+func (h LimitHandler) ComQuery(ctx context.Context, c *mysql.Conn, query string, callback mysql.ResultSpoolFn) error {
+	ctx, end := h.Limits.begin(ctx, c.ConnectionID, query)
 	return end(h.Handler.ComQuery(ctx, c, query, callback))
 }
 
-func (h limitHandler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query string, callback mysql.ResultSpoolFn) (string, error) {
-	ctx, end := h.l.begin(ctx, c.ConnectionID, query)
+func (h LimitHandler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query string, callback mysql.ResultSpoolFn) (string, error) {
+	ctx, end := h.Limits.begin(ctx, c.ConnectionID, query)
 	rest, err := h.Handler.ComMultiQuery(ctx, c, query, callback)
 	return rest, end(err)
 }
 
-func (h limitHandler) ComStmtExecute(ctx context.Context, c *mysql.Conn, prepare *mysql.PrepareData, callback func(*sqltypes.Result) error) error {
-	ctx, end := h.l.begin(ctx, c.ConnectionID, prepare.PrepareStmt)
+func (h LimitHandler) ComStmtExecute(ctx context.Context, c *mysql.Conn, prepare *mysql.PrepareData, callback func(*sqltypes.Result) error) error {
+	ctx, end := h.Limits.begin(ctx, c.ConnectionID, prepare.PrepareStmt)
 	return end(h.Handler.ComStmtExecute(ctx, c, prepare, callback))
 }
 
-func (h limitHandler) ComPrepare(ctx context.Context, c *mysql.Conn, query string, prepare *mysql.PrepareData) ([]*querypb.Field, error) {
-	ctx, end := h.l.begin(ctx, c.ConnectionID, "") // planning only: no time limit, but the watchdog's
+func (h LimitHandler) ComPrepare(ctx context.Context, c *mysql.Conn, query string, prepare *mysql.PrepareData) ([]*querypb.Field, error) {
+	ctx, end := h.Limits.begin(ctx, c.ConnectionID, "") // planning only: no time limit, but the watchdog's
 	fields, err := h.Handler.ComPrepare(ctx, c, query, prepare)
 	return fields, end(err)
 }
 
-func (h limitHandler) ConnectionClosed(c *mysql.Conn) {
-	h.l.closed(c.ConnectionID)
+func (h LimitHandler) ConnectionClosed(c *mysql.Conn) {
+	h.Limits.closed(c.ConnectionID)
 	h.Handler.ConnectionClosed(c)
 }

@@ -1,4 +1,4 @@
-package engine
+package wire
 
 import (
 	"crypto/rand"
@@ -18,9 +18,9 @@ import (
 	"github.com/icesql/icesql/engine/internal/mysqlerr"
 )
 
-// listenerFactory builds go-mysql-server's vitess listener with icesql's
+// ListenerFactory builds go-mysql-server's vitess listener with icesql's
 // authentication methods in place of go-mysql-server's.
-func listenerFactory(cfg server.Config, lc mysql.ListenerConfig, sel server.ServerEventListener) (server.ProtocolListener, error) {
+func ListenerFactory(cfg server.Config, lc mysql.ListenerConfig, sel server.ServerEventListener) (server.ProtocolListener, error) {
 	lc.AuthServer = newAuthServer(lc.AuthServer)
 	return server.MySQLProtocolListenerFactory(cfg, lc, sel)
 }

@@ -1,4 +1,4 @@
-package engine
+package wire
 
 import (
 	"fmt"
@@ -8,7 +8,7 @@ import (
 	"github.com/dolthub/vitess/go/mysql"
 )
 
-// statusHandler sends a new connection the server status flags MySQL
+// StatusHandler sends a new connection the server status flags MySQL
 // sends: vitess writes the handshake and the login's OK packet with the
 // connection's StatusFlags, which go-mysql-server sets only after a
 // connection's first query. Without SERVER_STATUS_AUTOCOMMIT in the
@@ -17,10 +17,10 @@ import (
 // so their transactions (rollback()) do nothing. After each statement
 // go-mysql-server sets the flags from the session: SERVER_STATUS_AUTOCOMMIT
 // from @@autocommit, SERVER_STATUS_IN_TRANS while a transaction is open.
-type statusHandler struct{ mysql.Handler }
+type StatusHandler struct{ mysql.Handler }
 
 // NewConnection implements mysql.Handler.
-func (h statusHandler) NewConnection(c *mysql.Conn) {
+func (h StatusHandler) NewConnection(c *mysql.Conn) {
 	h.Handler.NewConnection(c)
 	if _, v, ok := sql.SystemVariables.GetGlobal("autocommit"); !ok || autocommitOn(v) {
 		c.StatusFlags |= mysql.ServerStatusAutocommit

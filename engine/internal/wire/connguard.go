@@ -1,4 +1,10 @@
-package engine
+// Package wire holds what icesql adds to go-mysql-server's MySQL server
+// at the protocol level: connection limits, TLS requirement and slowed
+// failed logins (connguard.go), packet checks (wireguard.go), authentication
+// plugins (wireauth.go), statement time and memory limits with KILL
+// (limits.go, memwatch.go), prepared-statement checks (preparecheck.go),
+// server status flags and OK packet info. engine/server.go assembles them.
+package wire
 
 import (
 	"context"
@@ -14,12 +20,8 @@ import (
 	"github.com/icesql/icesql/planner"
 )
 
-// The defaults of a server's connection limits, MySQL's where it has one.
+// Limits on failed logins.
 const (
-	// DefaultHandshakeTimeout is how long a client has from connecting to
-	// being logged in (MySQL's connect_timeout).
-	DefaultHandshakeTimeout = 10 * time.Second
-
 	// Failed logins from one client address are answered ever more slowly:
 	// after loginFreeFailures consecutive failures, each new connection
 	// from that address waits loginDelayMin before its handshake, doubling
@@ -28,28 +30,28 @@ const (
 	// the count; a count idle for loginFailureMemory is forgotten.
 	loginFreeFailures  = 3
 	loginDelayMin      = time.Second
-	loginDelayMax      = 30 * time.Second
+	LoginDelayMax      = 30 * time.Second
 	loginFailureMemory = time.Hour
 	// loginAddressesKept bounds the memory the counts take.
 	loginAddressesKept = 10000
 )
 
-// connGuard enforces a server's connection limits: the number of open
+// ConnGuard enforces a server's connection limits: the number of open
 // connections, the time a client has to log in, the delay after failed
 // logins, and TLS when secure transport is required.
-type connGuard struct {
+type ConnGuard struct {
 	maxConns         int // 0: no limit
 	handshakeTimeout time.Duration
 	requireTLS       bool
 	offersTLS        bool
-	// sleep waits before a handshake; tests record the delay instead.
-	sleep func(ctx context.Context, d time.Duration)
-	// parser is icesql's, to tell its own syntax from a syntax error in a
+	// Sleep waits before a handshake; tests record the delay instead.
+	Sleep func(ctx context.Context, d time.Duration)
+	// Parser is icesql's, to tell its own syntax from a syntax error in a
 	// statement to be prepared (preparecheck.go).
-	parser *planner.Parser
+	Parser *planner.Parser
 
 	closing context.Context // done when the server closes
-	close   context.CancelFunc
+	Close   context.CancelFunc
 
 	mu       sync.Mutex
 	open     int
@@ -62,20 +64,16 @@ type loginFailures struct {
 	last  time.Time
 }
 
-func newConnGuard(cfg ServerConfig) *connGuard {
-	timeout := cfg.HandshakeTimeout
-	if timeout == 0 {
-		timeout = DefaultHandshakeTimeout
-	}
+func NewConnGuard(maxConns int, handshakeTimeout time.Duration, requireTLS, offersTLS bool) *ConnGuard {
 	ctx, cancel := context.WithCancel(context.Background())
-	return &connGuard{
-		maxConns:         cfg.MaxConnections,
-		handshakeTimeout: timeout,
-		requireTLS:       cfg.RequireSecureTransport,
-		offersTLS:        cfg.TLS != nil,
-		sleep:            sleepCtx,
+	return &ConnGuard{
+		maxConns:         maxConns,
+		handshakeTimeout: handshakeTimeout,
+		requireTLS:       requireTLS,
+		offersTLS:        offersTLS,
+		Sleep:            sleepCtx,
 		closing:          ctx,
-		close:            cancel,
+		Close:            cancel,
 		pending:          map[uint32]*time.Timer{},
 		failures:         map[string]*loginFailures{},
 	}
@@ -90,14 +88,14 @@ func sleepCtx(ctx context.Context, d time.Duration) {
 	}
 }
 
-// listener counts the connections l accepts and turns away those beyond
+// Listener counts the connections l accepts and turns away those beyond
 // the limit with MySQL's error 1040, as MySQL does: an error packet in
 // place of the handshake.
-func (g *connGuard) listener(l net.Listener) net.Listener { return &guardedListener{Listener: l, g: g} }
+func (g *ConnGuard) Listener(l net.Listener) net.Listener { return &guardedListener{Listener: l, g: g} }
 
 type guardedListener struct {
 	net.Listener
-	g *connGuard
+	g *ConnGuard
 }
 
 func (l *guardedListener) Accept() (net.Conn, error) {
@@ -114,7 +112,7 @@ func (l *guardedListener) Accept() (net.Conn, error) {
 }
 
 // admit takes a connection slot, if one is free.
-func (g *connGuard) admit() bool {
+func (g *ConnGuard) admit() bool {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.maxConns > 0 && g.open >= g.maxConns {
@@ -127,7 +125,7 @@ func (g *connGuard) admit() bool {
 // countedConn gives its slot back when closed.
 type countedConn struct {
 	net.Conn
-	g    *connGuard
+	g    *ConnGuard
 	once sync.Once
 }
 
@@ -153,31 +151,31 @@ func refuse(c net.Conn, code uint16, state, msg string) {
 	c.Write(append(packet, payload...))
 }
 
-// loginDelay is how long a new connection from host waits before its
+// LoginDelay is how long a new connection from host waits before its
 // handshake.
-func (g *connGuard) loginDelay(host string) time.Duration {
+func (g *ConnGuard) LoginDelay(host string) time.Duration {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	f, ok := g.failures[host]
 	if !ok || time.Since(f.last) > loginFailureMemory {
 		return 0
 	}
-	return delayAfter(f.count)
+	return DelayAfter(f.count)
 }
 
-// delayAfter is the delay after n consecutive failed logins.
-func delayAfter(n int) time.Duration {
+// DelayAfter is the delay after n consecutive failed logins.
+func DelayAfter(n int) time.Duration {
 	if n < loginFreeFailures {
 		return 0
 	}
 	d := loginDelayMin
-	for i := loginFreeFailures; i < n && d < loginDelayMax; i++ {
+	for i := loginFreeFailures; i < n && d < LoginDelayMax; i++ {
 		d *= 2
 	}
-	return min(d, loginDelayMax)
+	return min(d, LoginDelayMax)
 }
 
-func (g *connGuard) loginFailed(host string) {
+func (g *ConnGuard) loginFailed(host string) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	now := time.Now()
@@ -194,7 +192,7 @@ func (g *connGuard) loginFailed(host string) {
 }
 
 // forgetLocked drops the idle counts, or any one when none is idle.
-func (g *connGuard) forgetLocked(now time.Time) {
+func (g *ConnGuard) forgetLocked(now time.Time) {
 	for h, f := range g.failures {
 		if now.Sub(f.last) > loginFailureMemory {
 			delete(g.failures, h)
@@ -208,26 +206,26 @@ func (g *connGuard) forgetLocked(now time.Time) {
 	}
 }
 
-func (g *connGuard) loginSucceeded(host string) {
+func (g *ConnGuard) loginSucceeded(host string) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	delete(g.failures, host)
 }
 
-// handler wraps the server's handler with the guard's checks at the
+// Handler wraps the server's handler with the guard's checks at the
 // points of a connection's life: before the handshake (the delay after
 // failed logins, the handshake deadline), after authentication (TLS when
 // required), after a failed login.
-func (g *connGuard) handler(h mysql.Handler) mysql.Handler { return guardHandler{Handler: h, g: g} }
+func (g *ConnGuard) Handler(h mysql.Handler) mysql.Handler { return guardHandler{Handler: h, g: g} }
 
 type guardHandler struct {
 	mysql.Handler
-	g *connGuard
+	g *ConnGuard
 }
 
 func (h guardHandler) NewConnection(c *mysql.Conn) {
-	if d := h.g.loginDelay(hostOf(c.RemoteAddr())); d > 0 {
-		h.g.sleep(h.g.closing, d)
+	if d := h.g.LoginDelay(hostOf(c.RemoteAddr())); d > 0 {
+		h.g.Sleep(h.g.closing, d)
 	}
 	timer := time.AfterFunc(h.g.handshakeTimeout, c.Close)
 	h.g.mu.Lock()
@@ -242,18 +240,18 @@ func (h guardHandler) NewConnection(c *mysql.Conn) {
 
 // prepareCheck checks what c prepares (preparecheck.go).
 func (h guardHandler) prepareCheck(c *mysql.Conn) *prepareCheck {
-	if h.g.parser == nil {
+	if h.g.Parser == nil {
 		return nil
 	}
 	return &prepareCheck{
 		options: func() (ast.ParserOptions, error) { return h.Handler.ParserOptionsForConnection(c) },
 		vc:      c,
-		icesql:  h.g.parser,
+		icesql:  h.g.Parser,
 	}
 }
 
 // loggedIn stops the handshake deadline of c.
-func (g *connGuard) loggedIn(c *mysql.Conn) {
+func (g *ConnGuard) loggedIn(c *mysql.Conn) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if t, ok := g.pending[c.ConnectionID]; ok {

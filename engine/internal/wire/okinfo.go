@@ -1,4 +1,4 @@
-package engine
+package wire
 
 import (
 	"context"
@@ -16,8 +16,8 @@ import (
 // info that short; the statement's answer is the OK packet itself.
 const shortestSafeInfo = '#'
 
-// okInfoHandler drops the info strings the client would misread.
-type okInfoHandler struct {
+// OkInfoHandler drops the info strings the client would misread.
+type OkInfoHandler struct {
 	mysql.Handler
 }
 
@@ -27,14 +27,14 @@ func dropShortInfo(res *sqltypes.Result) {
 	}
 }
 
-func (h okInfoHandler) ComQuery(ctx context.Context, c *mysql.Conn, query string, callback mysql.ResultSpoolFn) error {
+func (h OkInfoHandler) ComQuery(ctx context.Context, c *mysql.Conn, query string, callback mysql.ResultSpoolFn) error {
 	return h.Handler.ComQuery(ctx, c, query, func(res *sqltypes.Result, more bool) error {
 		dropShortInfo(res)
 		return callback(res, more)
 	})
 }
 
-func (h okInfoHandler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query string, callback mysql.ResultSpoolFn) (string, error) {
+func (h OkInfoHandler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query string, callback mysql.ResultSpoolFn) (string, error) {
 	return h.Handler.ComMultiQuery(ctx, c, query, func(res *sqltypes.Result, more bool) error {
 		dropShortInfo(res)
 		return callback(res, more)

@@ -1,4 +1,4 @@
-package engine
+package wire
 
 import (
 	"runtime/debug"
@@ -7,7 +7,7 @@ import (
 	"github.com/icesql/icesql/engine/internal/memlimit"
 )
 
-// watchMemory is the backstop of the memory budget (memlimit.go): a
+// WatchMemory is the backstop of the memory budget (memlimit.go): a
 // statement whose state grows where no budget check is (a GROUP_CONCAT of
 // millions of rows, a join's hash table, a window) would take the process
 // past its limit. Every tick, when the heap the last collection found live
@@ -15,7 +15,7 @@ import (
 // is stopped (1041), one at a time: the next only once the stopped one
 // ended and a collection shows the heap still over. It returns when done
 // is closed.
-func watchMemory(l *statementLimits, limit int64, done <-chan struct{}) {
+func WatchMemory(l *StatementLimits, limit int64, done <-chan struct{}) {
 	if limit <= 0 {
 		return
 	}

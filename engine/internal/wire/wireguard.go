@@ -1,4 +1,4 @@
-package engine
+package wire
 
 import (
 	"bufio"
@@ -84,9 +84,9 @@ type longDataKey struct {
 }
 
 const (
-	// maxPacketPayload is the longest payload of one packet; a message
+	// MaxPacketPayload is the longest payload of one packet; a message
 	// longer than that continues in the next packet.
-	maxPacketPayload = 1<<24 - 1
+	MaxPacketPayload = 1<<24 - 1
 	// preLoginPacketLimit bounds what a client sends before it is logged
 	// in (handshake response, authentication data: a few hundred bytes).
 	preLoginPacketLimit = 64 << 10
@@ -94,9 +94,9 @@ const (
 	// message before it gives up on the client reading its error.
 	discardTimeout = 10 * time.Second
 
-	msgPacketTooLarge     = "Got a packet bigger than 'max_allowed_packet' bytes"
+	MsgPacketTooLarge     = "Got a packet bigger than 'max_allowed_packet' bytes"
 	msgMalformedPacket    = "Malformed communication packet."
-	msgLongDataTooLong    = "Parameter of prepared statement which is set through mysql_send_long_data() is longer than 'max_allowed_packet' bytes"
+	MsgLongDataTooLong    = "Parameter of prepared statement which is set through mysql_send_long_data() is longer than 'max_allowed_packet' bytes"
 	msgLongDataBadArgment = "Incorrect arguments to mysqld_stmt_send_long_data"
 )
 
@@ -170,7 +170,7 @@ func (c *packetConn) next() error {
 		limit = preLoginPacketLimit
 	}
 	continued := c.more
-	c.more = n == maxPacketPayload
+	c.more = n == MaxPacketPayload
 	if continued {
 		c.total += int64(n)
 	} else {
@@ -253,7 +253,7 @@ func (c *packetConn) tooLarge(seq byte, n int) error {
 		if _, err := c.in.Discard(n); err != nil {
 			break
 		}
-		if n < maxPacketPayload {
+		if n < MaxPacketPayload {
 			break
 		}
 		var h [4]byte
@@ -262,8 +262,8 @@ func (c *packetConn) tooLarge(seq byte, n int) error {
 		}
 		n, seq = int(h[0])|int(h[1])<<8|int(h[2])<<16, h[3]
 	}
-	c.reply(seq+1, mysqlerr.ErNetPacketTooLarge, "08S01", msgPacketTooLarge)
-	return fmt.Errorf("%w: %s", errConnectionRefused, msgPacketTooLarge)
+	c.reply(seq+1, mysqlerr.ErNetPacketTooLarge, "08S01", MsgPacketTooLarge)
+	return fmt.Errorf("%w: %s", errConnectionRefused, MsgPacketTooLarge)
 }
 
 // reply writes an ERR packet to the client.
@@ -431,7 +431,7 @@ func (c *packetConn) checkPrepare(h [4]byte, n int) error {
 		c.reply(1, uint16(e.Num), e.State, e.Message)
 		return nil
 	}
-	if !c.more && len(p) < maxPacketPayload {
+	if !c.more && len(p) < MaxPacketPayload {
 		c.out = append(h[:], p...)
 		return nil
 	}
@@ -463,7 +463,7 @@ func (c *packetConn) discard(n int) error {
 			return err
 		}
 		n = int(h[0]) | int(h[1])<<8 | int(h[2])<<16
-		c.more = n == maxPacketPayload
+		c.more = n == MaxPacketPayload
 		if c.total += int64(n); c.total > c.maxInput() {
 			return c.tooLarge(h[3], n)
 		}
@@ -479,7 +479,7 @@ func (c *packetConn) message(n int) ([]byte, error) {
 			break
 		}
 		n = int(h[0]) | int(h[1])<<8 | int(h[2])<<16
-		c.more = n == maxPacketPayload
+		c.more = n == MaxPacketPayload
 		if c.total += int64(n); c.total > c.maxInput() {
 			return nil, c.tooLarge(h[3], n)
 		}
@@ -493,13 +493,13 @@ func (c *packetConn) message(n int) ([]byte, error) {
 
 // frame splits a command's payload into packets again, numbered from 0.
 func frame(p []byte) []byte {
-	out := make([]byte, 0, len(p)+4*(len(p)/maxPacketPayload+1))
+	out := make([]byte, 0, len(p)+4*(len(p)/MaxPacketPayload+1))
 	for seq := byte(0); ; seq++ {
-		n := min(len(p), maxPacketPayload)
+		n := min(len(p), MaxPacketPayload)
 		out = append(out, byte(n), byte(n>>8), byte(n>>16), seq)
 		out = append(out, p[:n]...)
 		p = p[n:]
-		if n < maxPacketPayload {
+		if n < MaxPacketPayload {
 			return out
 		}
 	}
@@ -608,7 +608,7 @@ func (c *packetConn) sendLongData(h [4]byte, n int) error {
 	// The chunk's size is the whole message's; a long one is checked
 	// packet by packet against the limit as it streams by (next).
 	if c.longData[key]+int64(n-header) > c.maxInput() {
-		c.stmtErr[key.stmt] = mysqlerr.New(mysql.ERUnknownError, msgLongDataTooLong)
+		c.stmtErr[key.stmt] = mysqlerr.New(mysql.ERUnknownError, MsgLongDataTooLong)
 		return c.discard(n)
 	}
 	c.longData[key] += int64(n - header)
