@@ -216,7 +216,7 @@ func (r *changeRowIter) tableRow(rec arrow.RecordBatch, i int) (sql.Row, error) 
 		if err != nil {
 			return nil, err
 		}
-		row = append(row, zoned(rec.Column(c), v, r.zone))
+		row = append(row, sqlval.Zoned(rec.Column(c), v, r.zone))
 	}
 	return row, nil
 }

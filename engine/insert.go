@@ -142,9 +142,9 @@ func (ins *inserter) Insert(ctx *sql.Context, row sql.Row) error {
 	if err := ins.open(ctx); err != nil {
 		return err
 	}
-	zone := sessionZone(ctx) // timezone.go
+	zone := sqlval.SessionZone(ctx) // timezone.go
 	for i, v := range row {
-		if err := sqlval.AppendValue(ins.builder.Field(i), unzoned(ins.builder.Field(i), v, zone)); err != nil {
+		if err := sqlval.AppendValue(ins.builder.Field(i), sqlval.Unzoned(ins.builder.Field(i), v, zone)); err != nil {
 			ins.err = sql.ErrInvalidValue.New(fmt.Sprint(v), ins.t.schema[i].Type.String()+" (column "+ins.t.schema[i].Name+": "+err.Error()+")")
 			return ins.err
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/types"
 
 	"github.com/icesql/icesql/engine/internal/sqlfunc"
+	"github.com/icesql/icesql/engine/internal/sqlval"
 	"github.com/icesql/icesql/pushdown"
 )
 
@@ -217,7 +218,7 @@ func (tr translator) compare(left, right sql.Expression, op iceberg.Operation) (
 	if op != iceberg.OpEQ && !tr.t.rangeBoundTrusted(f, lit.Val) { // partitionbounds.go
 		return nil, false, false
 	}
-	return pushdown.Compare(f, op, instantIn(tr.ctx, f, lit.Val)) // timezone.go
+	return pushdown.Compare(f, op, sqlval.InstantIn(tr.ctx, f, lit.Val)) // timezone.go
 }
 
 func (tr translator) in(left, right sql.Expression) (iceberg.BooleanExpression, bool, bool) {
@@ -235,7 +236,7 @@ func (tr translator) in(left, right sql.Expression) (iceberg.BooleanExpression, 
 		if !ok {
 			return nil, false, false
 		}
-		vals[i] = instantIn(tr.ctx, f, lit.Val) // timezone.go
+		vals[i] = sqlval.InstantIn(tr.ctx, f, lit.Val) // timezone.go
 	}
 	out, ok := pushdown.In(f, vals)
 	return out, ok, ok

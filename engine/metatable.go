@@ -140,7 +140,7 @@ type recordRowIter struct {
 
 func (r *recordRowIter) Next(ctx *sql.Context) (sql.Row, error) {
 	if !r.started {
-		r.zone, r.started = sessionZone(ctx), true
+		r.zone, r.started = sqlval.SessionZone(ctx), true
 	}
 	for r.rec == nil || r.row >= int(r.rec.NumRows()) {
 		if err := ctx.Err(); err != nil {
@@ -160,7 +160,7 @@ func (r *recordRowIter) Next(ctx *sql.Context) (sql.Row, error) {
 		if err != nil {
 			return nil, err
 		}
-		row[i] = zoned(col, v, r.zone)
+		row[i] = sqlval.Zoned(col, v, r.zone)
 	}
 	r.row++
 	return row, nil

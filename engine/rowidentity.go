@@ -305,7 +305,7 @@ type identityIter struct {
 
 func (r *identityIter) Next(ctx *sql.Context) (sql.Row, error) {
 	if !r.started {
-		r.zone, r.started = sessionZone(ctx), true
+		r.zone, r.started = sqlval.SessionZone(ctx), true
 	}
 	for r.rec == nil || r.row >= r.picker.rows(int(r.rec.NumRows())) {
 		rec, err := r.batches.Next()
@@ -355,7 +355,7 @@ func (r *identityIter) Next(ctx *sql.Context) (sql.Row, error) {
 			if err != nil {
 				return nil, err
 			}
-			row[i] = zoned(r.cols[o], v, r.zone)
+			row[i] = sqlval.Zoned(r.cols[o], v, r.zone)
 		}
 	}
 	r.row++

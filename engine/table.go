@@ -334,7 +334,7 @@ type rowIter struct {
 
 func (r *rowIter) Next(ctx *sql.Context) (sql.Row, error) {
 	if !r.started {
-		r.zone, r.started = sessionZone(ctx), true
+		r.zone, r.started = sqlval.SessionZone(ctx), true
 	}
 	for r.rec == nil || r.row >= int(r.rec.NumRows()) {
 		rec, err := r.batches.Next()
@@ -357,7 +357,7 @@ func (r *rowIter) Next(ctx *sql.Context) (sql.Row, error) {
 		if err != nil {
 			return nil, err
 		}
-		row[i] = zoned(col, v, r.zone)
+		row[i] = sqlval.Zoned(col, v, r.zone)
 	}
 	r.row++
 	return row, nil

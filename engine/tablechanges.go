@@ -259,7 +259,7 @@ func (t *tableChanges) RowIter(ctx *sql.Context, _ sql.Row) (sql.RowIter, error)
 	if err != nil {
 		return nil, fmt.Errorf("table_changes(%s): %w", t.name, err)
 	}
-	return &changeRowIter{tbl: t.tbl, tasks: tasks, width: len(t.schema) - 3, zone: sessionZone(ctx)}, nil
+	return &changeRowIter{tbl: t.tbl, tasks: tasks, width: len(t.schema) - 3, zone: sqlval.SessionZone(ctx)}, nil
 }
 
 // wrongArguments is MySQL error 1210 (ER_WRONG_ARGUMENTS).

@@ -250,7 +250,7 @@ func (b *keptRows) filter(ctx *sql.Context, rec arrow.RecordBatch) ([]sql.Row, e
 // path kept.
 func (b *keptRows) selectRows(ctx *sql.Context, rec arrow.RecordBatch) ([]int32, []sql.Row, error) {
 	if !b.started {
-		b.zone, b.started = sessionZone(ctx), true
+		b.zone, b.started = sqlval.SessionZone(ctx), true
 	}
 	b.cols = b.cols[:0]
 	for _, name := range b.v.cols {
@@ -291,7 +291,7 @@ func (b *keptRows) row(r int) (sql.Row, error) {
 		if err != nil {
 			return nil, err
 		}
-		row[i] = zoned(col, val, b.zone)
+		row[i] = sqlval.Zoned(col, val, b.zone)
 	}
 	return row, nil
 }

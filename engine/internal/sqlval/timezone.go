@@ -1,4 +1,4 @@
-package engine
+package sqlval
 
 import (
 	"time"
@@ -20,9 +20,9 @@ import (
 // (instantIn). Iceberg timestamp (without zone) is a wall-clock time and
 // is never shifted.
 
-// sessionZone is the session's time zone, nil when it is UTC (nothing to
+// SessionZone is the session's time zone, nil when it is UTC (nothing to
 // shift) or cannot be read.
-func sessionZone(ctx *sql.Context) *time.Location {
+func SessionZone(ctx *sql.Context) *time.Location {
 	if ctx == nil || ctx.Session == nil {
 		return nil
 	}
@@ -50,26 +50,26 @@ func isZoned(dt arrow.DataType) bool {
 	return ok && ts.TimeZone != ""
 }
 
-// zoned is v, read from col, as the session sees it: a timestamptz
+// Zoned is v, read from col, as the session sees it: a timestamptz
 // instant becomes the zone's wall-clock time.
-func zoned(col arrow.Array, v any, loc *time.Location) any {
+func Zoned(col arrow.Array, v any, loc *time.Location) any {
 	t, ok := v.(time.Time)
 	if !ok || loc == nil || !isZoned(col.DataType()) {
 		return v
 	}
-	return wallClock(t, loc)
+	return WallClock(t, loc)
 }
 
-// wallClock is instant t as loc's wall-clock time (in UTC, as go-mysql-
+// WallClock is instant t as loc's wall-clock time (in UTC, as go-mysql-
 // server keeps DATETIME values).
-func wallClock(t time.Time, loc *time.Location) time.Time {
+func WallClock(t time.Time, loc *time.Location) time.Time {
 	w := t.In(loc)
 	return time.Date(w.Year(), w.Month(), w.Day(), w.Hour(), w.Minute(), w.Second(), w.Nanosecond(), time.UTC)
 }
 
-// unzoned is v, to be written to a column built by b, as the instant the
+// Unzoned is v, to be written to a column built by b, as the instant the
 // session means: a wall-clock time in its zone for a timestamptz column.
-func unzoned(b array.Builder, v any, loc *time.Location) any {
+func Unzoned(b array.Builder, v any, loc *time.Location) any {
 	t, ok := v.(time.Time)
 	if !ok || loc == nil || !isZoned(b.Type()) {
 		return v
@@ -82,14 +82,14 @@ func instant(w time.Time, loc *time.Location) time.Time {
 	return time.Date(w.Year(), w.Month(), w.Day(), w.Hour(), w.Minute(), w.Second(), w.Nanosecond(), loc).UTC()
 }
 
-// instantIn is a value compared with timestamptz field f, as the instant
+// InstantIn is a value compared with timestamptz field f, as the instant
 // Iceberg compares: a time or a string read in the session's zone.
 // Values of other fields, or that are not times, are returned as they are.
-func instantIn(ctx *sql.Context, f iceberg.NestedField, v any) any {
+func InstantIn(ctx *sql.Context, f iceberg.NestedField, v any) any {
 	if _, ok := f.Type.(iceberg.TimestampTzType); !ok {
 		return v
 	}
-	loc := sessionZone(ctx)
+	loc := SessionZone(ctx)
 	if loc == nil {
 		return v
 	}
@@ -104,21 +104,4 @@ func instantIn(ctx *sql.Context, f iceberg.NestedField, v any) any {
 		}
 	}
 	return instant(t, loc)
-}
-
-// inSessionZone is v, a value of column name of t, as the session sees
-// it (see zoned).
-func (t *Table) inSessionZone(ctx *sql.Context, name string, v any) any {
-	tv, ok := v.(time.Time)
-	if !ok {
-		return v
-	}
-	f, ok := t.tbl.Schema().FindFieldByNameCaseInsensitive(name)
-	if _, tz := f.Type.(iceberg.TimestampTzType); !ok || !tz {
-		return v
-	}
-	if loc := sessionZone(ctx); loc != nil {
-		return wallClock(tv, loc)
-	}
-	return v
 }
