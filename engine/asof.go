@@ -182,8 +182,8 @@ func (t *Table) asOfString() string {
 	return fmt.Sprintf(" AS OF %d", *t.snapshotID) + t.refString()
 }
 
-// snapshot is the snapshot the table reads.
-func (t *Table) snapshot() *table.Snapshot {
+// Snapshot is the Snapshot the table reads.
+func (t *Table) Snapshot() *table.Snapshot {
 	if t.snapshotID != nil {
 		return t.tbl.Metadata().SnapshotByID(*t.snapshotID)
 	}

@@ -89,7 +89,7 @@ func (s *Session) hasStage(ident table.Identifier, w writeTarget) bool {
 // branch's head, or main's current snapshot, from which a branch that does
 // not exist yet starts (a WAP branch's first write).
 func (t *Table) rowLevelBase() *table.Snapshot {
-	if snap := t.snapshot(); snap != nil {
+	if snap := t.Snapshot(); snap != nil {
 		return snap
 	}
 	return t.tbl.CurrentSnapshot()

@@ -51,7 +51,7 @@ func icebergNames(sc *iceberg.Schema) []string {
 // resolveColumns maps the column names go-mysql-server projects (which it
 // may lower-case) to the Iceberg names that Arrow batches and iceberg-go's
 // column selection match exactly.
-func (t *Table) resolveColumns(cols []string) []string {
+func (t *Table) ResolveColumns(cols []string) []string {
 	out := make([]string, len(cols))
 	for i, c := range cols {
 		out[i] = c

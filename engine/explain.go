@@ -134,8 +134,8 @@ func unwrapTable(t sql.Table) (*Table, bool) {
 // describeScan plans the scan (once per statement, as reading it would)
 // and prints what it pushes down and prunes.
 func (t *Table) describeScan(ctx *sql.Context, analyzed bool) (string, error) {
-	planned := t.planned()
-	scan, err := t.newScan(ctx, planned, t.scanOptions(planned)...)
+	planned := t.Planned()
+	scan, err := t.NewScan(ctx, planned, t.ScanOptions(planned)...)
 	if err != nil {
 		return "", err
 	}
@@ -186,7 +186,7 @@ func (t *Table) describeScan(ctx *sql.Context, analyzed bool) (string, error) {
 // totalDataFiles is the number of data files the scanned snapshot holds.
 func (t *Table) totalDataFiles() int64 {
 	var n int64
-	if snap := t.snapshot(); snap != nil && snap.Summary != nil {
+	if snap := t.Snapshot(); snap != nil && snap.Summary != nil {
 		if v, err := strconv.ParseInt(snap.Summary.Properties["total-data-files"], 10, 64); err == nil {
 			n = v
 		}

@@ -68,7 +68,7 @@ func addDecorrelateVar() {
 }
 
 // switchedOn says the boolean session variable name, ON by default, is on.
-func switchedOn(ctx *sql.Context, name string) bool {
+func SwitchedOn(ctx *sql.Context, name string) bool {
 	v, err := ctx.GetSessionVariable(ctx, name)
 	if err != nil {
 		return true
@@ -92,7 +92,7 @@ const maxGroupKeys = 4
 func thenGroupCorrelatedSubqueries(assignExecIndexes analyzer.RuleFunc) analyzer.RuleFunc {
 	return func(ctx *sql.Context, a *analyzer.Analyzer, n sql.Node, scope *plan.Scope, sel analyzer.RuleSelector, qf *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
 		n, same, err := assignExecIndexes(ctx, a, n, scope, sel, qf)
-		if err != nil || !n.IsReadOnly() || !switchedOn(ctx, decorrelateVar) {
+		if err != nil || !n.IsReadOnly() || !SwitchedOn(ctx, decorrelateVar) {
 			// A write's subquery could read rows the statement changes.
 			return n, same, err
 		}

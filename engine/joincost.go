@@ -469,7 +469,7 @@ type columnRangeCache struct {
 const columnRangeCacheSize = 512
 
 func (c *columnRangeCache) of(ctx *sql.Context, t *Table) *columnRanges {
-	snap := t.snapshot()
+	snap := t.Snapshot()
 	if snap == nil {
 		return nil
 	}
@@ -500,7 +500,7 @@ func (c *columnRangeCache) of(ctx *sql.Context, t *Table) *columnRanges {
 // readColumnRanges reads the ranges from the manifests of t's scan; nil
 // when they cannot say (delete files, or an error).
 func readColumnRanges(ctx *sql.Context, t *Table) *columnRanges {
-	fb, err := t.fileBounds(ctx)
+	fb, err := t.FileBounds(ctx)
 	if err != nil || fb == nil || len(fb.files) == 0 {
 		return nil
 	}

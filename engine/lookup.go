@@ -276,7 +276,7 @@ func (tr translator) like(e *expression.Like) (iceberg.BooleanExpression, bool, 
 // Iceberg does, without padding (utf8mb4_0900_bin, binary).
 func (tr translator) column(e sql.Expression, compared bool) (iceberg.NestedField, bool) {
 	gf, ok := e.(*expression.GetField)
-	if !ok || !tr.t.owns(gf) {
+	if !ok || !tr.t.Owns(gf) {
 		return iceberg.NestedField{}, false
 	}
 	i := tr.t.schema.IndexOfColName(gf.Name())

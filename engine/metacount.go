@@ -1,8 +1,6 @@
 package engine
 
 import (
-	"strconv"
-
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/analyzer"
 	"github.com/dolthub/go-mysql-server/sql/expression"
@@ -54,7 +52,7 @@ func countedTable(agg *plan.GroupBy) (*plan.ResolvedTable, *Table, uint64, bool)
 	if !ok {
 		return nil, nil, 0, false
 	}
-	rows, ok := t.exactRowCount()
+	rows, ok := t.ExactRowCount()
 	return rt, t, rows, ok
 }
 
@@ -76,32 +74,4 @@ func countsRows(cnt *aggregation.Count) bool {
 		return c.Val != nil
 	}
 	return false
-}
-
-// exactRowCount is the number of rows of the pinned snapshot plus the
-// transaction's staged files, when the metadata says it exactly: delete
-// files would remove rows the summary still counts.
-func (t *Table) exactRowCount() (uint64, bool) {
-	if t.changes.any() {
-		return 0, false
-	}
-	var n uint64
-	if snap := t.snapshot(); snap != nil {
-		if snap.Summary == nil {
-			return 0, false
-		}
-		props := snap.Summary.Properties
-		if d, ok := props["total-delete-files"]; !ok || d != "0" {
-			return 0, false
-		}
-		v, err := strconv.ParseUint(props["total-records"], 10, 64)
-		if err != nil {
-			return 0, false
-		}
-		n = v
-	}
-	for _, f := range t.staged {
-		n += uint64(f.Count())
-	}
-	return n, true
 }

@@ -52,7 +52,7 @@ func minMaxFromMetadata(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *p
 				}
 				if bounds == nil {
 					var err error
-					if bounds, err = t.fileBounds(ctx); err != nil || bounds == nil {
+					if bounds, err = t.FileBounds(ctx); err != nil || bounds == nil {
 						return n, transform.SameTree, err
 					}
 				}
@@ -60,7 +60,7 @@ func minMaxFromMetadata(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *p
 				if !ok {
 					return n, transform.SameTree, nil
 				}
-				v = t.inSessionZone(ctx, gf.Name(), v) // timezone.go
+				v = t.InSessionZone(ctx, gf.Name(), v) // timezone.go
 				lit, id = expression.NewLiteral(v, a.Type(ctx)), a.(sql.IdExpression).Id()
 			default:
 				return n, transform.SameTree, nil
@@ -75,30 +75,6 @@ func minMaxFromMetadata(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *p
 // plans.
 type fileBounds struct {
 	files []iceberg.DataFile
-}
-
-func (t *Table) fileBounds(ctx *sql.Context) (*fileBounds, error) {
-	planned := t.planned()
-	scan, err := t.newScan(ctx, planned, t.scanOptions(planned)...)
-	if err != nil {
-		return nil, err
-	}
-	tasks, err := planned.Tasks(ctx, scan)
-	if err != nil {
-		return nil, err
-	}
-	seen := map[string]bool{}
-	fb := &fileBounds{}
-	for _, task := range tasks {
-		if len(task.DeleteFiles) > 0 || len(task.EqualityDeleteFiles) > 0 || len(task.DeletionVectorFiles) > 0 {
-			return nil, nil
-		}
-		if !seen[task.File.FilePath()] {
-			seen[task.File.FilePath()] = true
-			fb.files = append(fb.files, task.File)
-		}
-	}
-	return fb, nil
 }
 
 // extreme is the least (or greatest) value of column name over all files,

@@ -75,7 +75,7 @@ func (t *Table) untrustedBounds(ctx context.Context) map[int]bool {
 	if len(t.staged) > 0 || t.changes.any() {
 		return sources // the transaction's manifests are not read here
 	}
-	snap := t.snapshot()
+	snap := t.Snapshot()
 	if snap == nil {
 		return nil
 	}

@@ -19,7 +19,7 @@ import (
 
 // batchSource is a stream of Arrow batches (pushdown.Batches, or the
 // patched stream of identity-partitioned files below).
-type batchSource interface {
+type BatchSource interface {
 	Next() (arrow.RecordBatch, error)
 	Close()
 }
@@ -55,7 +55,7 @@ type identityFill struct {
 // statistics cannot tell whether a file stores the column: DuckDB's
 // partition fixtures record them for columns the files lack); the rest are
 // read together, in parallel.
-func openTasks(ctx context.Context, tbl *table.Table, r pushdown.Read, tasks []table.FileScanTask, columns []string) (batchSource, error) {
+func openTasks(ctx context.Context, tbl *table.Table, r pushdown.Read, tasks []table.FileScanTask, columns []string) (BatchSource, error) {
 	fills := identityColumns(tbl, r.Scan, columns)
 	if len(fills) == 0 {
 		if src, ok, err := openNative(ctx, r, tasks); ok {

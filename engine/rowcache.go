@@ -67,10 +67,10 @@ func (t *Table) cacheKey(cols []string) cacheKey {
 	if t.identity == nil && t.rowSelect == nil && len(t.staged) == 0 && !t.changes.any() {
 		k.owner = t.tbl
 	}
-	if snap := t.snapshot(); snap != nil {
+	if snap := t.Snapshot(); snap != nil {
 		k.snapshot = snap.SnapshotID
 	}
-	if f := t.rowFilter(); f != nil {
+	if f := t.RowFilter(); f != nil {
 		k.filter = f.String()
 	}
 	return k
@@ -94,7 +94,7 @@ func statementRows(ctx *sql.Context) *rowCache {
 
 // noteReference counts a reference, by its table id, to t's pinned table
 // in the running statement.
-func (t *Table) noteReference(ctx *sql.Context, id sql.TableId) {
+func (t *Table) NoteReference(ctx *sql.Context, id sql.TableId) {
 	c := statementRows(ctx)
 	if c == nil {
 		return
@@ -136,7 +136,7 @@ func (t *Table) scanRows(ctx *sql.Context, cols []string) (sql.RowIter, error) {
 	c.rows[key] = kept
 	c.mu.Unlock()
 	defer close(kept.done)
-	batches, tasks, err := t.openBatches(ctx, cols, true)
+	batches, tasks, err := t.OpenBatches(ctx, cols, true)
 	if err != nil {
 		return nil, err
 	}

@@ -303,7 +303,7 @@ func (t *Table) rewriteWithout(ctx *sql.Context, task table.FileScanTask, drop [
 		_, s, err := t.positionScan(append(slices.Clone(cols), extra...), nil)
 		return s, err
 	}
-	batches, err := openTasks(ctx, rtbl, t.read(ctx, t.planned(), rtbl, rscan, widen), []table.FileScanTask{task}, cols)
+	batches, err := openTasks(ctx, rtbl, t.read(ctx, t.Planned(), rtbl, rscan, widen), []table.FileScanTask{task}, cols)
 	if err != nil {
 		return nil, err
 	}

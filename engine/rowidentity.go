@@ -184,7 +184,7 @@ func (t *Table) identityOutput() (read []string, out []int) {
 			out = append(out, -2)
 		default:
 			out = append(out, len(read))
-			read = append(read, t.resolveColumns([]string{n})[0])
+			read = append(read, t.ResolveColumns([]string{n})[0])
 		}
 	}
 	return read, out
@@ -205,8 +205,8 @@ func (t *Table) identityRows(ctx *sql.Context) (sql.RowIter, error) {
 	if err != nil {
 		return nil, err
 	}
-	planned := t.planned()
-	scan, err := t.newScan(ctx, planned, t.scanOptions(planned, table.WithSelectedFields(cols...))...)
+	planned := t.Planned()
+	scan, err := t.NewScan(ctx, planned, t.ScanOptions(planned, table.WithSelectedFields(cols...))...)
 	if err != nil {
 		return nil, err
 	}
@@ -217,17 +217,17 @@ func (t *Table) identityRows(ctx *sql.Context) (sql.RowIter, error) {
 	if err := checkFormats(t.String(), tasks); err != nil {
 		return nil, err
 	}
-	if tasks, err = t.aligned.align(ctx, t.db.e, t.tbl, t.snapshot(), tasks); err != nil {
+	if tasks, err = t.aligned.align(ctx, t.db.e, t.tbl, t.Snapshot(), tasks); err != nil {
 		return nil, err
 	}
-	t.identity.record(tasks, t.rowFilter())
+	t.identity.record(tasks, t.RowFilter())
 	// Planning pruned files with the row filter; reading uses the weakened
 	// one (pushdown.ReadFilter): with the filter itself, iceberg-go skipped
 	// every row group holding as many NULLs as values in the filtered
 	// column, and DELETE ... WHERE k = 78 deleted nothing there. The Filter
 	// above the scan decides each row.
 	var readFilter iceberg.BooleanExpression
-	if f := t.rowFilter(); f != nil {
+	if f := t.RowFilter(); f != nil {
 		if readFilter, err = pushdown.ReadFilter(t.tbl.Schema(), f); err != nil {
 			return nil, err
 		}
@@ -288,7 +288,7 @@ func (t *Table) positionScan(cols []string, filter iceberg.BooleanExpression) (*
 
 // identityIter turns batches with _row_id into rows ending in _file, _pos.
 type identityIter struct {
-	batches batchSource
+	batches BatchSource
 	names   []string
 	out     []int
 	tasks   []table.FileScanTask

@@ -1,11 +1,8 @@
 package engine
 
 import (
-	"strings"
-
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/analyzer"
-	"github.com/dolthub/go-mysql-server/sql/expression"
 	"github.com/dolthub/go-mysql-server/sql/plan"
 	"github.com/dolthub/go-mysql-server/sql/transform"
 )
@@ -37,7 +34,7 @@ func bindScanIDs(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Sco
 		if !ok {
 			return
 		}
-		t.noteReference(ctx, rt.Id()) // rowcache.go
+		t.NoteReference(ctx, rt.Id()) // rowcache.go
 		switch {
 		case t.scan.id == 0:
 			t.scan.id = rt.Id()
@@ -46,18 +43,6 @@ func bindScanIDs(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Sco
 		}
 	})
 	return n, transform.SameTree, nil
-}
-
-// owns says the column reference gf is one of t's columns.
-func (t *Table) owns(gf *expression.GetField) bool {
-	if t.scan.id == 0 {
-		// Unbound: go-mysql-server analyzes the query of an EXPLAIN
-		// without the pre-analysis rules. Only columns qualified by the
-		// table's own name qualify then (an alias loses the pushdown in
-		// what EXPLAIN shows, never rows).
-		return strings.EqualFold(gf.Table(), t.name)
-	}
-	return !t.scan.ambiguous && gf.TableId() == t.scan.id
 }
 
 // walkPlan calls f on every node of n, the plans of subqueries and of an

@@ -11,7 +11,7 @@ import (
 )
 
 // rowFilter is the Iceberg filter of the scan, nil for none.
-func (t *Table) rowFilter() iceberg.BooleanExpression {
+func (t *Table) RowFilter() iceberg.BooleanExpression {
 	if t.filter == nil {
 		return nil
 	}
@@ -20,12 +20,12 @@ func (t *Table) rowFilter() iceberg.BooleanExpression {
 
 // planned is the planning shared by every scan of this table in the
 // statement that has the same row filter.
-func (t *Table) planned() *pushdown.Planned { return t.plan.For(t.rowFilter()) }
+func (t *Table) Planned() *pushdown.Planned { return t.plan.For(t.RowFilter()) }
 
 // scanOptions adds the row filter and planning report to opts.
-func (t *Table) scanOptions(p *pushdown.Planned, opts ...table.ScanOption) []table.ScanOption {
+func (t *Table) ScanOptions(p *pushdown.Planned, opts ...table.ScanOption) []table.ScanOption {
 	opts = append(opts, table.WithReporter(p))
-	if f := t.rowFilter(); f != nil {
+	if f := t.RowFilter(); f != nil {
 		opts = append(opts, table.WithRowFilter(f))
 	}
 	return opts

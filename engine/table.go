@@ -158,7 +158,7 @@ func (t *Table) Projections() []string { return t.projection }
 // planner costs joins with real sizes.
 func (t *Table) RowCount(*sql.Context) (uint64, bool, error) {
 	var n uint64
-	if snap := t.snapshot(); snap != nil && snap.Summary != nil {
+	if snap := t.Snapshot(); snap != nil && snap.Summary != nil {
 		if v, err := strconv.ParseUint(snap.Summary.Properties["total-records"], 10, 64); err == nil {
 			n = v
 		}
@@ -172,7 +172,7 @@ func (t *Table) RowCount(*sql.Context) (uint64, bool, error) {
 // DataLength implements sql.StatisticsTable.
 func (t *Table) DataLength(*sql.Context) (uint64, error) {
 	var n uint64
-	if snap := t.snapshot(); snap != nil && snap.Summary != nil {
+	if snap := t.Snapshot(); snap != nil && snap.Summary != nil {
 		if v, err := strconv.ParseUint(snap.Summary.Properties["total-files-size"], 10, 64); err == nil {
 			n = v
 		}
@@ -200,14 +200,14 @@ func (t *Table) PartitionRows(ctx *sql.Context, _ sql.Partition) (sql.RowIter, e
 	if t.identity != nil {
 		return t.identityRows(ctx)
 	}
-	cols := t.resolveColumns(t.projection)
+	cols := t.ResolveColumns(t.projection)
 	if t.projection == nil {
 		cols = t.names
 	}
 	if it, err := t.scanRows(ctx, cols); it != nil || err != nil { // rowcache.go
 		return it, err
 	}
-	batches, tasks, err := t.openBatches(ctx, cols, true)
+	batches, tasks, err := t.OpenBatches(ctx, cols, true)
 	if err != nil {
 		return nil, err
 	}
@@ -224,15 +224,15 @@ func (t *Table) PartitionRows(ctx *sql.Context, _ sql.Partition) (sql.RowIter, e
 // batch); a reader that evaluates the whole WHERE clause itself (the vector
 // path) saves that copy, but only where files have one row group each:
 // the same filter is what skips row groups within a file.
-func (t *Table) openBatches(ctx *sql.Context, cols []string, rowFiltered bool) (batchSource, []table.FileScanTask, error) {
+func (t *Table) OpenBatches(ctx *sql.Context, cols []string, rowFiltered bool) (BatchSource, []table.FileScanTask, error) {
 	// An empty projection (COUNT(*)) still needs the row count; read the
 	// first column, the cheapest choice without statistics.
 	read := cols
 	if len(read) == 0 {
 		read = t.names[:1]
 	}
-	planned := t.planned()
-	scan, err := t.newScan(ctx, planned, t.scanOptions(planned, table.WithSelectedFields(read...))...)
+	planned := t.Planned()
+	scan, err := t.NewScan(ctx, planned, t.ScanOptions(planned, table.WithSelectedFields(read...))...)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -243,15 +243,15 @@ func (t *Table) openBatches(ctx *sql.Context, cols []string, rowFiltered bool) (
 	if err := checkFormats(t.String(), tasks); err != nil {
 		return nil, nil, err
 	}
-	if tasks, err = t.aligned.align(ctx, t.db.e, t.tbl, t.snapshot(), tasks); err != nil {
+	if tasks, err = t.aligned.align(ctx, t.db.e, t.tbl, t.Snapshot(), tasks); err != nil {
 		return nil, nil, err
 	}
 	// readOpts are the options of the scan that reads the tasks, for the
 	// columns given.
 	readOpts := func(cols []string) []table.ScanOption {
-		return t.scanOptions(planned, table.WithSelectedFields(cols...))
+		return t.ScanOptions(planned, table.WithSelectedFields(cols...))
 	}
-	if f := t.rowFilter(); f != nil {
+	if f := t.RowFilter(); f != nil {
 		// Planning pruned files with the filter, and row groups are pruned
 		// from their statistics (rowgroups.go); reading uses a weakened
 		// filter (see pushdown.ReadFilter), or none at all for a reader
@@ -272,13 +272,13 @@ func (t *Table) openBatches(ctx *sql.Context, cols []string, rowFiltered bool) (
 		if !oneRowGroupEach(tasks) {
 			tasks = t.pruneRowGroups(ctx, planned, tasks, f) // rowgroups.go
 		}
-		if scan, err = t.newScan(ctx, planned, readOpts(read)...); err != nil {
+		if scan, err = t.NewScan(ctx, planned, readOpts(read)...); err != nil {
 			return nil, nil, err
 		}
 		tasks = pushdown.ReadTasks(tasks)
 	}
 	widen := func(extra []string) (*table.Scan, error) {
-		return t.newScan(ctx, planned, readOpts(append(slices.Clone(read), extra...))...)
+		return t.NewScan(ctx, planned, readOpts(append(slices.Clone(read), extra...))...)
 	}
 	batches, err := openTasks(ctx, t.tbl, t.read(ctx, planned, t.tbl, scan, widen), tasks, read)
 	return batches, tasks, err
@@ -297,7 +297,7 @@ func (t *Table) read(ctx context.Context, planned *pushdown.Planned, tbl *table.
 
 // newScan scans the pinned snapshot, with the session's staged files added
 // when the open transaction wrote to the table.
-func (t *Table) newScan(ctx *sql.Context, planned *pushdown.Planned, opts ...table.ScanOption) (*table.Scan, error) {
+func (t *Table) NewScan(ctx *sql.Context, planned *pushdown.Planned, opts ...table.ScanOption) (*table.Scan, error) {
 	if t.snapshotID != nil {
 		return t.countingTable(ctx, planned).Scan(append(opts, table.WithSnapshotID(*t.snapshotID))...), nil
 	}
@@ -321,7 +321,7 @@ func (t *Table) newScan(ctx *sql.Context, planned *pushdown.Planned, opts ...tab
 
 // rowIter turns Arrow batches into rows.
 type rowIter struct {
-	batches batchSource
+	batches BatchSource
 	names   []string
 	width   int
 	rec     arrow.RecordBatch

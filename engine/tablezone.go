@@ -10,7 +10,7 @@ import (
 
 // inSessionZone is v, a value of column name of t, as the session sees
 // it (see zoned).
-func (t *Table) inSessionZone(ctx *sql.Context, name string, v any) any {
+func (t *Table) InSessionZone(ctx *sql.Context, name string, v any) any {
 	tv, ok := v.(time.Time)
 	if !ok {
 		return v

@@ -273,7 +273,7 @@ func newVectorScan(ctx *sql.Context, scan sql.Node, cond sql.Expression) (*vecto
 	case t.identity != nil:
 		return nil, "rows of a row-level change"
 	}
-	cols := t.resolveColumns(t.projection)
+	cols := t.ResolveColumns(t.projection)
 	if t.projection == nil {
 		cols = t.names
 	}
@@ -291,7 +291,7 @@ func newVectorScan(ctx *sql.Context, scan sql.Node, cond sql.Expression) (*vecto
 	var bad string
 	walkGetFields(cond, func(gf *expression.GetField) {
 		j := t.schema.IndexOfColName(gf.Name())
-		if bad == "" && (gf.Index() < 0 || gf.Index() >= len(cols) || j < 0 || j >= len(t.names) || cols[gf.Index()] != t.names[j] || !t.owns(gf)) {
+		if bad == "" && (gf.Index() < 0 || gf.Index() >= len(cols) || j < 0 || j >= len(t.names) || cols[gf.Index()] != t.names[j] || !t.Owns(gf)) {
 			bad = "column " + gf.String() + " is not the scan's"
 		}
 	})

@@ -75,7 +75,7 @@ func (v *vectorFilter) pipeline(ctx *sql.Context, newFunc func() (batchFunc, err
 
 // open makes a batchFunc per core and starts the scan: native decoding,
 // with the WHERE clause as its prefilter, where the files allow it.
-func (v *vectorFilter) open(ctx *sql.Context, newFunc func() (batchFunc, error)) ([]batchFunc, batchSource, error) {
+func (v *vectorFilter) open(ctx *sql.Context, newFunc func() (batchFunc, error)) ([]batchFunc, BatchSource, error) {
 	fns := make([]batchFunc, runtime.GOMAXPROCS(0))
 	for i := range fns {
 		fn, err := newFunc()
@@ -84,7 +84,7 @@ func (v *vectorFilter) open(ctx *sql.Context, newFunc func() (batchFunc, error))
 		}
 		fns[i] = fn
 	}
-	src, _, err := v.t.openBatches(withPrefilter(v.t.withNativeDecode(ctx), v.pred), v.read, false)
+	src, _, err := v.t.OpenBatches(withPrefilter(v.t.WithNativeDecode(ctx), v.pred), v.read, false)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -93,7 +93,7 @@ func (v *vectorFilter) open(ctx *sql.Context, newFunc func() (batchFunc, error))
 
 // ordered reads src on one goroutine and hands its batches to a worker
 // per batchFunc, giving their rows in scan order.
-func (v *vectorFilter) ordered(ctx *sql.Context, src batchSource, fns []batchFunc) sql.RowIter {
+func (v *vectorFilter) ordered(ctx *sql.Context, src BatchSource, fns []batchFunc) sql.RowIter {
 	runCtx, cancel := context.WithCancel(ctx)
 	it := &vectorFilterIter{
 		src:    src,
@@ -113,7 +113,7 @@ func (v *vectorFilter) ordered(ctx *sql.Context, src batchSource, fns []batchFun
 // vectorFilterIter gives the rows each batch's worker kept, batch by batch
 // in scan order.
 type vectorFilterIter struct {
-	src    batchSource
+	src    BatchSource
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 	order  chan *filteredBatch // batches in scan order, as they are read

@@ -137,7 +137,7 @@ func (ja *vectorJoinAgg) column(gf *expression.GetField) (vector.Column, iceberg
 		prefix string
 		names  *[]string
 	}{{ja.vj.left, probePrefix, &ja.probe}, {ja.vj.right, buildPrefix, &ja.build}} {
-		if !side.v.t.owns(gf) {
+		if !side.v.t.Owns(gf) {
 			continue
 		}
 		st := &vecTranslator{ctx: nil, t: side.v.t, cols: map[string]bool{}}
@@ -513,7 +513,7 @@ func (p *joinAggProber) aggregate(rec arrow.RecordBatch, pi, bi []int32) error {
 func eachBatch(ctx *sql.Context, t *Table, cols []string, workers int, fn func(w int, rec arrow.RecordBatch) error) error {
 	ctx, stop := watchBudget(ctx, t.db.e.budget) // memlimit.go
 	defer stop()
-	src, _, err := t.openBatches(t.withNativeDecode(ctx), cols, false)
+	src, _, err := t.OpenBatches(t.WithNativeDecode(ctx), cols, false)
 	if err != nil {
 		return err
 	}

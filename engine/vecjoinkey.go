@@ -71,7 +71,7 @@ func joinKeysOf(ctx *sql.Context, left *vectorFilter, l *expression.GetField, ri
 
 // joinKeyClass is the class of key gf, a column of v's rows, makes.
 func joinKeyClass(ctx *sql.Context, v *vectorFilter, gf *expression.GetField) (keyClass, bool) {
-	if !v.t.owns(gf) || gf.Index() < 0 || gf.Index() >= v.width {
+	if !v.t.Owns(gf) || gf.Index() < 0 || gf.Index() >= v.width {
 		return keyClass{}, false
 	}
 	j := v.t.schema.IndexOfColName(gf.Name())

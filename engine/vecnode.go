@@ -86,7 +86,7 @@ func (v *vectorAggregate) BuildRowIter(ctx *sql.Context, b sql.NodeExecBuilder, 
 func (v *vectorAggregate) run(ctx *sql.Context) ([]vector.Group, error) {
 	ctx, stop := watchBudget(ctx, v.t.db.e.budget) // memlimit.go
 	defer stop()
-	src, _, err := v.t.openBatches(withPrefilter(v.t.withNativeDecode(ctx), v.plan.Filter), v.read, false)
+	src, _, err := v.t.OpenBatches(withPrefilter(v.t.WithNativeDecode(ctx), v.plan.Filter), v.read, false)
 	if err != nil {
 		return nil, err
 	}

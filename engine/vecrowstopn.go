@@ -60,7 +60,7 @@ func newRowsTopN(ctx *sql.Context, n *plan.TopN) (*rowsTopN, string) {
 		return nil, "NULLS LAST"
 	}
 	gf, ok := first.Expr.(*expression.GetField)
-	if !ok || gf.Index() < 0 || gf.Index() >= len(v.cols) || !v.t.owns(gf) {
+	if !ok || gf.Index() < 0 || gf.Index() >= len(v.cols) || !v.t.Owns(gf) {
 		return nil, "the first sort key is not a column of the scan"
 	}
 	tr := &vecTranslator{ctx: ctx, t: v.t, cols: map[string]bool{}}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/apache/iceberg-go/table"
-	"github.com/dolthub/go-mysql-server/sql"
 
 	"github.com/icesql/icesql/pushdown"
 )
@@ -18,20 +17,9 @@ import (
 
 type nativeKey struct{}
 
-// withNativeDecode returns ctx asking for native decoding of t's files.
-func (t *Table) withNativeDecode(ctx *sql.Context) *sql.Context {
-	fs, err := t.tbl.FS(ctx)
-	if err != nil {
-		return ctx // iceberg-go's reader reports it
-	}
-	planned := t.planned()
-	n := pushdown.Native{FS: planned.IO(fs), Schema: t.tbl.Schema(), Filter: t.rowFilter(), Stats: planned.NativeStats(), Caches: t.db.e.caches}
-	return ctx.WithContext(context.WithValue(ctx.Context, nativeKey{}, n))
-}
-
 // openNative reads tasks natively when ctx asks for it and some task
 // allows it.
-func openNative(ctx context.Context, r pushdown.Read, tasks []table.FileScanTask) (batchSource, bool, error) {
+func openNative(ctx context.Context, r pushdown.Read, tasks []table.FileScanTask) (BatchSource, bool, error) {
 	n, ok := ctx.Value(nativeKey{}).(pushdown.Native)
 	if !ok {
 		return nil, false, nil

@@ -42,7 +42,7 @@ func addVectorizeVar() {
 	})
 }
 
-func vectorizeOn(ctx *sql.Context) bool { return switchedOn(ctx, vectorizeVar) }
+func vectorizeOn(ctx *sql.Context) bool { return SwitchedOn(ctx, vectorizeVar) }
 
 // vectorize replaces a GroupBy over an Iceberg scan (through a Filter and a
 // table alias, both optional) with a vectorAggregate computing it on Arrow
@@ -114,7 +114,7 @@ func (tr *vecTranslator) column(gf *expression.GetField) (vector.Column, iceberg
 	if tr.columnOf != nil {
 		return tr.columnOf(gf)
 	}
-	if !tr.t.owns(gf) {
+	if !tr.t.Owns(gf) {
 		return vector.Column{}, nil, decline("column %s is not the scanned table's", gf.Name())
 	}
 	j := tr.t.schema.IndexOfColName(gf.Name())

@@ -1,0 +1,89 @@
+package engine
+
+import (
+	"context"
+	"strconv"
+	"strings"
+
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/expression"
+	"github.com/icesql/icesql/pushdown"
+)
+
+// Methods of Table the vectorized executor and metadata answers use
+// (engine/internal/vecexec reads a Table through its scanTable interface).
+
+// withNativeDecode returns ctx asking for native decoding of t's files.
+func (t *Table) WithNativeDecode(ctx *sql.Context) *sql.Context {
+	fs, err := t.tbl.FS(ctx)
+	if err != nil {
+		return ctx // iceberg-go's reader reports it
+	}
+	planned := t.Planned()
+	n := pushdown.Native{FS: planned.IO(fs), Schema: t.tbl.Schema(), Filter: t.RowFilter(), Stats: planned.NativeStats(), Caches: t.db.e.caches}
+	return ctx.WithContext(context.WithValue(ctx.Context, nativeKey{}, n))
+}
+
+// exactRowCount is the number of rows of the pinned snapshot plus the
+// transaction's staged files, when the metadata says it exactly: delete
+// files would remove rows the summary still counts.
+func (t *Table) ExactRowCount() (uint64, bool) {
+	if t.changes.any() {
+		return 0, false
+	}
+	var n uint64
+	if snap := t.Snapshot(); snap != nil {
+		if snap.Summary == nil {
+			return 0, false
+		}
+		props := snap.Summary.Properties
+		if d, ok := props["total-delete-files"]; !ok || d != "0" {
+			return 0, false
+		}
+		v, err := strconv.ParseUint(props["total-records"], 10, 64)
+		if err != nil {
+			return 0, false
+		}
+		n = v
+	}
+	for _, f := range t.staged {
+		n += uint64(f.Count())
+	}
+	return n, true
+}
+
+func (t *Table) FileBounds(ctx *sql.Context) (*fileBounds, error) {
+	planned := t.Planned()
+	scan, err := t.NewScan(ctx, planned, t.ScanOptions(planned)...)
+	if err != nil {
+		return nil, err
+	}
+	tasks, err := planned.Tasks(ctx, scan)
+	if err != nil {
+		return nil, err
+	}
+	seen := map[string]bool{}
+	fb := &fileBounds{}
+	for _, task := range tasks {
+		if len(task.DeleteFiles) > 0 || len(task.EqualityDeleteFiles) > 0 || len(task.DeletionVectorFiles) > 0 {
+			return nil, nil
+		}
+		if !seen[task.File.FilePath()] {
+			seen[task.File.FilePath()] = true
+			fb.files = append(fb.files, task.File)
+		}
+	}
+	return fb, nil
+}
+
+// owns says the column reference gf is one of t's columns.
+func (t *Table) Owns(gf *expression.GetField) bool {
+	if t.scan.id == 0 {
+		// Unbound: go-mysql-server analyzes the query of an EXPLAIN
+		// without the pre-analysis rules. Only columns qualified by the
+		// table's own name qualify then (an alias loses the pushdown in
+		// what EXPLAIN shows, never rows).
+		return strings.EqualFold(gf.Table(), t.name)
+	}
+	return !t.scan.ambiguous && gf.TableId() == t.scan.id
+}
