@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"math/bits"
 	"runtime"
 	"slices"
 
@@ -69,6 +70,9 @@ func (p *Plan) Check() error {
 		if err := Check(a.Arg, false); err != nil {
 			return err
 		}
+		if (a.Func == Sum || a.Func == Avg) && a.Arg.Type().Kind == Float {
+			return errors.New("SUM or AVG of a float, whose value depends on the order of addition")
+		}
 		if (a.Func == Sum || a.Func == Avg) && a.Arg.Type().Kind != Int && a.Arg.Type().Kind != Decimal {
 			return fmt.Errorf("SUM or AVG of kind %d", a.Arg.Type().Kind)
 		}
@@ -126,7 +130,7 @@ func Run(ctx context.Context, src Source, p *Plan, workers int) ([]Group, error)
 	}
 	// Merging re-inserts every group of the merged worker: merge into the
 	// one with the most groups.
-	slices.SortFunc(ws, func(a, b *worker) int { return len(b.keyVals) - len(a.keyVals) })
+	slices.SortFunc(ws, func(a, b *worker) int { return len(b.rows) - len(a.rows) })
 	for _, w := range ws[1:] {
 		ws[0].merge(w)
 	}
@@ -151,10 +155,11 @@ type worker struct {
 	encoded []string
 	keyVals [][]Value
 	// ints indexes the groups by their one numeric key, when the plan has
-	// one (intkeys.go); index and encoded are then unused.
-	ints  map[int64]int32
-	nullG int32 // the group of the NULL key, -1 before there is one
-	slab  []Value
+	// one (intkeys.go), and intKeys holds each group's key; index,
+	// encoded and keyVals are then unused.
+	ints    *intTable
+	intKeys []int64
+	nullG   int32 // the group of the NULL key, -1 before there is one
 
 	all  []int32
 	gids []int32
@@ -217,7 +222,7 @@ func newWorker(p *Plan) (*worker, error) {
 		w.group("", nil)
 	}
 	if len(p.Keys) == 1 && p.Keys[0].Type().Kind != String {
-		w.ints, w.nullG = map[int64]int32{}, -1
+		w.ints, w.nullG = &intTable{}, -1
 	}
 	return w, nil
 }
@@ -227,24 +232,25 @@ func (w *worker) group(k string, vals []Value) int32 {
 	if g, ok := w.index[k]; ok {
 		return g
 	}
-	g := w.newGroup(vals)
+	g := w.newGroup()
+	if len(w.keyVals) == cap(w.keyVals) {
+		w.keyVals = slices.Grow(w.keyVals, max(len(w.keyVals), 64)) // double, as accum.grow does
+	}
+	w.keyVals = append(w.keyVals, vals)
 	w.index[k] = g
 	w.encoded = append(w.encoded, k)
 	return g
 }
 
-// newGroup adds a group with key values vals.
-func (w *worker) newGroup(vals []Value) int32 {
-	g := int32(len(w.keyVals))
-	if len(w.keyVals) == cap(w.keyVals) {
-		// Double, as accum.grow does.
-		w.keyVals = slices.Grow(w.keyVals, max(len(w.keyVals), 64))
-		w.rows = slices.Grow(w.rows, max(len(w.rows), 64))
+// newGroup adds a group; the caller keeps its key.
+func (w *worker) newGroup() int32 {
+	g := int32(len(w.rows))
+	if len(w.rows) == cap(w.rows) {
+		w.rows = slices.Grow(w.rows, max(len(w.rows), 64)) // double, as accum.grow does
 	}
-	w.keyVals = append(w.keyVals, vals)
 	w.rows = append(w.rows, 0)
 	for _, i := range w.own {
-		w.accs[i].grow(len(w.keyVals))
+		w.accs[i].grow(len(w.rows))
 	}
 	return g
 }
@@ -391,48 +397,63 @@ func (w *worker) keyValues(nums []*numVec, strs []strVec, i, row int) []Value {
 
 // merge adds other's groups into w's.
 func (w *worker) merge(other *worker) {
-	w.flush()
-	other.flush()
-	for g := range other.keyVals {
+	n := len(other.rows)
+	if w.ints != nil {
+		w.ints.reserve(len(w.rows) + n) // no doubling midway
+	}
+	remap := make([]int32, n) // other's group -> w's
+	for g := range n {
 		var dst int32
 		if w.ints != nil {
-			dst = w.intGroup(other.keyVals[g][0])
+			dst = w.intGroup(other.intKey(int32(g)))
 		} else {
 			dst = w.group(other.encoded[g], other.keyVals[g])
 		}
+		remap[g] = dst
 		w.rows[dst] += other.rows[g]
-		for _, i := range w.own {
-			w.accs[i].merge(dst, other.accs[i], int32(g))
-		}
+	}
+	for _, i := range w.own {
+		w.accs[i].merge(other.accs[i], remap)
 	}
 }
 
 func (w *worker) groups() ([]Group, error) {
-	w.flush()
-	kept := len(w.keyVals)
+	n := len(w.rows)
+	kept := n
 	var bounds []intBound
 	var keep []bool
 	if len(w.plan.Having) > 0 {
 		for _, b := range w.plan.Having {
 			bounds = append(bounds, compileBound(b))
 		}
-		keep = make([]bool, len(w.keyVals))
+		keep = make([]bool, n)
 		kept = 0
-		for g := range w.keyVals {
+		for g := range n {
 			if keep[g] = w.keep(bounds, int32(g)); keep[g] {
 				kept++
 			}
 		}
 	}
 	out := make([]Group, 0, kept)
-	n := len(w.accs)
-	aggs := make([]AggValue, kept*n) // one allocation for every group's
-	for g := range w.keyVals {
+	na := len(w.accs)
+	aggs := make([]AggValue, kept*na) // one allocation for every group's
+	var keys []Value                  // the integer path's keys, likewise
+	if w.ints != nil {
+		keys = make([]Value, kept)
+	}
+	for g := range n {
 		if keep != nil && !keep[g] {
 			continue
 		}
 		j := len(out)
-		out = append(out, Group{Keys: w.keyVals[g], Aggs: aggs[j*n : (j+1)*n : (j+1)*n]})
+		grp := Group{Aggs: aggs[j*na : (j+1)*na : (j+1)*na]}
+		if keys != nil {
+			keys[j] = w.intKey(int32(g))
+			grp.Keys = keys[j : j+1 : j+1]
+		} else {
+			grp.Keys = w.keyVals[g]
+		}
+		out = append(out, grp)
 		for i, a := range w.accs {
 			v, err := a.result(int32(g), w.rows[g])
 			if err != nil {
@@ -445,20 +466,28 @@ func (w *worker) groups() ([]Group, error) {
 }
 
 // accum is one aggregate's state for every group of a worker. The values
-// it counts are the group's rows (worker.rows) less its NULLs.
+// it counts are the group's rows (worker.rows) less its NULLs. Each keeps
+// only the state its function uses, and what most runs never need is made
+// on first use: the NULL counts at the first NULL, the 128-bit sums when
+// the partial sums of fastsum.go can no longer hold a sum exactly. A
+// million groups cost a SUM 8 bytes each, a COUNT none.
 type accum struct {
 	agg   Agg
-	nulls []int64
-	lo    []uint64 // sums: two's complement 128-bit, low and high words
-	hi    []int64
-	abs   []uint64 // sums of magnitudes, saturating, for ExactFloat
-	has   []bool
-	iv    []int64
-	sv    []string
+	n, c  int     // groups, and the capacity of the per-group slices
+	nulls []int64 // nil: no NULL yet
+	// Sums are part + hi:lo, hi:lo two's complement 128-bit (nil until
+	// needed), abs the sums of magnitudes, saturating, for ExactFloat.
+	lo  []uint64
+	hi  []int64
+	abs []uint64
+	has []bool // MIN, MAX
+	iv  []int64
+	sv  []string
 	// distinct is CountDistinct's per-group sets (distinct.go).
 	distinct distinctSets
 	// part holds sums not yet added to lo and hi (fastsum.go), headroom
-	// what may still be added to any of them without overflow.
+	// what may still be added to any of them without overflow: every
+	// |part[g]| is at most partLimit - headroom.
 	part     []int64
 	headroom uint64
 }
@@ -467,28 +496,38 @@ type accum struct {
 // quarter for large slices copied each of the eight a million-group GROUP
 // BY keeps many times over.
 func (a *accum) grow(n int) {
-	if n <= len(a.nulls) {
+	if n <= a.n {
 		return
 	}
-	c := cap(a.nulls)
-	if n > c {
-		c = max(2*c, n, 64)
+	a.n = n
+	if n > a.c {
+		a.c = max(2*a.c, n, 64)
 	}
-	// Each aggregate keeps only the state it uses: a million groups cost
-	// a SUM 41 bytes each, a COUNT 9.
-	a.nulls = growZeroed(a.nulls, n, c)
-	a.has = growZeroed(a.has, n, c)
+	c := a.c
+	if a.nulls != nil {
+		a.nulls = growZeroed(a.nulls, n, c)
+	}
 	switch a.agg.Func {
 	case Sum, Avg:
 		a.part = growZeroed(a.part, n, c)
-		a.lo = growZeroed(a.lo, n, c)
-		a.hi = growZeroed(a.hi, n, c)
-		a.abs = growZeroed(a.abs, n, c)
+		if a.lo != nil {
+			a.lo = growZeroed(a.lo, n, c)
+			a.hi = growZeroed(a.hi, n, c)
+		}
+		if a.agg.ExactFloat {
+			a.abs = growZeroed(a.abs, n, c)
+		}
 	case Min, Max:
+		a.has = growZeroed(a.has, n, c)
 		if a.agg.Arg.Type().Kind == String {
 			a.sv = growZeroed(a.sv, n, c) // the one state the collector scans
 		} else {
 			a.iv = growZeroed(a.iv, n, c)
+		}
+	case CountDistinct:
+		a.distinct.counts = growZeroed(a.distinct.counts, n, c)
+		if a.agg.Arg.Type().Kind == String {
+			a.distinct.strs = growZeroed(a.distinct.strs, n, c)
 		}
 	}
 }
@@ -507,21 +546,64 @@ func growZeroed[T any](s []T, n, c int) []T {
 	return s
 }
 
+// addNulls counts k NULL arguments of group g.
+func (a *accum) addNulls(g int32, k int64) {
+	if a.nulls == nil {
+		a.nulls = make([]int64, a.n, a.c)
+	}
+	a.nulls[g] += k
+}
+
+// nullsOf is group g's count of NULL arguments.
+func (a *accum) nullsOf(g int32) int64 {
+	if a.nulls == nil {
+		return 0
+	}
+	return a.nulls[g]
+}
+
+// wide makes the 128-bit sums.
+func (a *accum) wide() {
+	if a.lo == nil {
+		a.lo = make([]uint64, a.n, a.c)
+		a.hi = make([]int64, a.n, a.c)
+	}
+}
+
+// addSum adds v to group g's 128-bit sum.
 func (a *accum) addSum(g int32, v int64) {
-	lo := a.lo[g] + uint64(v)
-	carry := int64(0)
-	if lo < a.lo[g] {
-		carry = 1
-	}
-	a.lo[g] = lo
-	a.hi[g] += v>>63 + carry
+	a.add128(g, v>>63, uint64(v))
 	if a.agg.ExactFloat {
-		s := a.abs[g] + absU(v)
-		if s < a.abs[g] {
-			s = ^uint64(0)
-		}
-		a.abs[g] = s
+		a.addAbs(g, absU(v))
 	}
+}
+
+func (a *accum) add128(g int32, hi int64, lo uint64) {
+	a.wide()
+	sum, carry := bits.Add64(a.lo[g], lo, 0)
+	a.lo[g] = sum
+	a.hi[g] += hi + int64(carry)
+}
+
+func (a *accum) addAbs(g int32, v uint64) {
+	s := a.abs[g] + v
+	if s < a.abs[g] {
+		s = ^uint64(0)
+	}
+	a.abs[g] = s
+}
+
+// sum is group g's exact sum, hi:lo.
+func (a *accum) sum(g int32) (hi int64, lo uint64) {
+	if a.lo != nil {
+		hi, lo = a.hi[g], a.lo[g]
+	}
+	if v := a.part[g]; v != 0 {
+		var carry uint64
+		lo, carry = bits.Add64(lo, uint64(v), 0)
+		hi += v>>63 + int64(carry)
+	}
+	return hi, lo
 }
 
 func (a *accum) update(b *batch, sel, gids []int32, arg argFn) error {
@@ -537,7 +619,7 @@ func (a *accum) update(b *batch, sel, gids []int32, arg argFn) error {
 			s, null := sv.at(int(row))
 			g := gids[i]
 			if null {
-				a.nulls[g]++
+				a.addNulls(g, 1)
 				continue
 			}
 			switch a.agg.Func {
@@ -557,13 +639,13 @@ func (a *accum) update(b *batch, sel, gids []int32, arg argFn) error {
 	if null != nil {
 		for i, g := range gids {
 			if null[i] {
-				a.nulls[g]++
+				a.addNulls(g, 1)
 			}
 		}
 	}
 	switch a.agg.Func {
 	case Sum, Avg:
-		if null == nil && a.addSums(gids, vals, v.bits) {
+		if a.addSums(gids, vals, null, v.bits) {
 			return nil
 		}
 		for i, g := range gids {
@@ -593,42 +675,58 @@ func better(f AggFunc, less, greater bool) bool {
 	return greater
 }
 
-func (a *accum) merge(g int32, o *accum, og int32) {
+// merge adds o's state into a's, o's group g being a's remap[g].
+func (a *accum) merge(o *accum, remap []int32) {
 	if o.agg.Func == CountDistinct {
-		a.mergeDistinct(g, o, og)
+		a.mergeDistinct(o, remap)
 		return
 	}
-	a.nulls[g] += o.nulls[og]
-	if o.agg.Func == Sum || o.agg.Func == Avg {
-		lo := a.lo[g] + o.lo[og]
-		carry := int64(0)
-		if lo < a.lo[g] {
-			carry = 1
+	if o.nulls != nil {
+		for og, g := range remap {
+			if v := o.nulls[og]; v != 0 {
+				a.addNulls(g, v)
+			}
 		}
-		a.lo[g] = lo
-		a.hi[g] += o.hi[og] + carry
-		s := a.abs[g] + o.abs[og]
-		if s < a.abs[g] {
-			s = ^uint64(0)
-		}
-		a.abs[g] = s
 	}
-	if o.has[og] {
-		switch {
-		case !a.has[g]:
-			a.has[g] = true
-			if a.sv != nil {
-				a.sv[g] = o.sv[og]
-			} else {
-				a.iv[g] = o.iv[og]
+	switch o.agg.Func {
+	case Sum, Avg:
+		// Partial sums add up exactly while the magnitudes both may have
+		// reached stay below partLimit.
+		if used := partLimit - o.headroom; o.lo == nil && !o.agg.ExactFloat && used <= a.headroom {
+			a.headroom -= used
+			for og, g := range remap {
+				a.part[g] += o.part[og]
 			}
-		case a.agg.Arg.Type().Kind == String:
-			if better(a.agg.Func, o.sv[og] < a.sv[g], o.sv[og] > a.sv[g]) {
-				a.sv[g] = o.sv[og]
+			return
+		}
+		for og, g := range remap {
+			hi, lo := o.sum(int32(og))
+			a.add128(g, hi, lo)
+			if o.abs != nil {
+				a.addAbs(g, o.abs[og])
 			}
-		default:
-			if better(a.agg.Func, o.iv[og] < a.iv[g], o.iv[og] > a.iv[g]) {
-				a.iv[g] = o.iv[og]
+		}
+	case Min, Max:
+		for og, g := range remap {
+			if !o.has[og] {
+				continue
+			}
+			switch {
+			case !a.has[g]:
+				a.has[g] = true
+				if a.sv != nil {
+					a.sv[g] = o.sv[og]
+				} else {
+					a.iv[g] = o.iv[og]
+				}
+			case a.sv != nil:
+				if better(a.agg.Func, o.sv[og] < a.sv[g], o.sv[og] > a.sv[g]) {
+					a.sv[g] = o.sv[og]
+				}
+			default:
+				if better(a.agg.Func, o.iv[og] < a.iv[g], o.iv[og] > a.iv[g]) {
+					a.iv[g] = o.iv[og]
+				}
 			}
 		}
 	}
@@ -638,12 +736,12 @@ func (a *accum) merge(g int32, o *accum, og int32) {
 const maxExactFloat = 1 << 53
 
 func (a *accum) result(g int32, rows int64) (AggValue, error) {
-	count := rows - a.nulls[g]
+	count := rows - a.nullsOf(g)
 	switch a.agg.Func {
 	case CountStar, Count:
 		return AggValue{Count: count}, nil
 	case CountDistinct:
-		return AggValue{Count: a.distinctCount(g)}, nil
+		return AggValue{Count: a.distinct.counts[g]}, nil
 	case Sum, Avg:
 		if count == 0 {
 			return AggValue{Null: true}, nil
@@ -651,7 +749,7 @@ func (a *accum) result(g int32, rows int64) (AggValue, error) {
 		if a.agg.ExactFloat && a.abs[g] >= maxExactFloat {
 			return AggValue{}, ErrInexact
 		}
-		return AggValue{Count: count, Sum: int128(a.hi[g], a.lo[g])}, nil
+		return AggValue{Count: count, Sum: int128(a.sum(g))}, nil
 	}
 	if !a.has[g] {
 		return AggValue{Null: true}, nil
