@@ -10,6 +10,7 @@ import (
 	"math/bits"
 	"runtime"
 	"slices"
+	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
 )
@@ -111,6 +112,14 @@ type Source interface {
 // Run computes the plan over every batch of src, on workers goroutines
 // (GOMAXPROCS when workers < 1), and returns the groups in no set order.
 func Run(ctx context.Context, src Source, p *Plan, workers int) ([]Group, error) {
+	return RunWithin(ctx, src, p, workers, nil)
+}
+
+// RunWithin is Run asking reserve before its state, and the groups it
+// returns, grow (memory.go); a nil reserve never refuses. What the run
+// reserved and did not give back is what it returns, and state dropped
+// after the run failed: the caller's account ends with the run.
+func RunWithin(ctx context.Context, src Source, p *Plan, workers int, reserve Reserve) ([]Group, error) {
 	if err := p.Check(); err != nil {
 		return nil, err
 	}
@@ -119,15 +128,22 @@ func Run(ctx context.Context, src Source, p *Plan, workers int) ([]Group, error)
 	}
 	ws := make([]*worker, workers)
 	for i := range ws {
-		w, err := newWorker(p)
+		w, err := newWorker(p, &account{reserve: reserve})
 		if err != nil {
 			return nil, err
 		}
 		ws[i] = w
 	}
-	if err := EachBatch(ctx, src, workers, func(w int, rec arrow.RecordBatch) error { return ws[w].add(rec) }); err != nil {
+	if err := EachBatch(ctx, src, workers, func(w int, rec arrow.RecordBatch) error { return ws[w].addBatch(rec) }); err != nil {
 		return nil, err
 	}
+	return mergeGroups(ws)
+}
+
+// mergeGroups merges the workers' groups into one worker's and returns
+// them.
+func mergeGroups(ws []*worker) (_ []Group, err error) {
+	defer catchRefusal(&err)
 	// Merging re-inserts every group of the merged worker: merge into the
 	// one with the most groups.
 	slices.SortFunc(ws, func(a, b *worker) int { return len(b.rows) - len(a.rows) })
@@ -150,6 +166,9 @@ type worker struct {
 	// an AVG of one argument (Q1 has two such pairs) share one.
 	own  []int
 	rows []int64 // selected rows per group
+	// mem is asked before the state grows; every per-group slice has
+	// rows's capacity.
+	mem *account
 
 	index   map[string]int32
 	encoded []string
@@ -179,8 +198,8 @@ type argFn struct {
 	str func(b *batch) strVec
 }
 
-func newWorker(p *Plan) (*worker, error) {
-	w := &worker{plan: p, index: map[string]int32{}}
+func newWorker(p *Plan, mem *account) (*worker, error) {
+	w := &worker{plan: p, index: map[string]int32{}, mem: mem}
 	c := &compiler{cols: &w.cols}
 	if p.Filter != nil {
 		f, err := c.filter(p.Filter)
@@ -222,7 +241,7 @@ func newWorker(p *Plan) (*worker, error) {
 		w.group("", nil)
 	}
 	if len(p.Keys) == 1 && p.Keys[0].Type().Kind != String {
-		w.ints, w.nullG = &intTable{}, -1
+		w.ints, w.nullG = &intTable{mem: mem}, -1
 	}
 	return w, nil
 }
@@ -232,10 +251,9 @@ func (w *worker) group(k string, vals []Value) int32 {
 	if g, ok := w.index[k]; ok {
 		return g
 	}
+	// The key's bytes, its index entry, its values and their strings.
+	w.mem.grow(2*int64(len(k)) + mapEntryBytes + int64(len(vals))*valueBytes)
 	g := w.newGroup()
-	if len(w.keyVals) == cap(w.keyVals) {
-		w.keyVals = slices.Grow(w.keyVals, max(len(w.keyVals), 64)) // double, as accum.grow does
-	}
 	w.keyVals = append(w.keyVals, vals)
 	w.index[k] = g
 	w.encoded = append(w.encoded, k)
@@ -246,13 +264,40 @@ func (w *worker) group(k string, vals []Value) int32 {
 func (w *worker) newGroup() int32 {
 	g := int32(len(w.rows))
 	if len(w.rows) == cap(w.rows) {
-		w.rows = slices.Grow(w.rows, max(len(w.rows), 64)) // double, as accum.grow does
+		w.growGroups()
 	}
 	w.rows = append(w.rows, 0)
 	for _, i := range w.own {
 		w.accs[i].grow(len(w.rows))
 	}
 	return g
+}
+
+// growGroups doubles the capacity of the per-group slices the worker
+// keeps (accum.grow doubles the aggregates'), asking first.
+func (w *worker) growGroups() {
+	old, c := cap(w.rows), max(2*len(w.rows), 64)
+	per := int64(unsafe.Sizeof(int64(0))) // rows
+	if w.ints != nil {
+		per += int64(unsafe.Sizeof(int64(0))) // intKeys
+	} else {
+		per += int64(unsafe.Sizeof([]Value(nil)) + unsafe.Sizeof("")) // keyVals, encoded
+	}
+	w.mem.grow(int64(c) * per) // the old slices are live until copied
+	w.rows = slices.Grow(w.rows, c-len(w.rows))
+	if w.ints != nil {
+		w.intKeys = slices.Grow(w.intKeys, c-len(w.intKeys))
+	} else {
+		w.keyVals = slices.Grow(w.keyVals, c-len(w.keyVals))
+		w.encoded = slices.Grow(w.encoded, c-len(w.encoded))
+	}
+	w.mem.shrink(int64(old) * per)
+}
+
+// addBatch is add, a refusal of memory its error.
+func (w *worker) addBatch(rec arrow.RecordBatch) (err error) {
+	defer catchRefusal(&err)
+	return w.add(rec)
 }
 
 func (w *worker) add(rec arrow.RecordBatch) error {
@@ -401,6 +446,8 @@ func (w *worker) merge(other *worker) {
 	if w.ints != nil {
 		w.ints.reserve(len(w.rows) + n) // no doubling midway
 	}
+	w.mem.grow(int64(n) * 4)
+	defer w.mem.shrink(int64(n) * 4)
 	remap := make([]int32, n) // other's group -> w's
 	for g := range n {
 		var dst int32
@@ -415,6 +462,22 @@ func (w *worker) merge(other *worker) {
 	for _, i := range w.own {
 		w.accs[i].merge(other.accs[i], remap)
 	}
+	other.mem.release() // other is dropped
+}
+
+// groupBytes is what groups takes for each group it returns: the Group,
+// its AggValues, an integer key's Value, and each sum's big.Int.
+func (w *worker) groupBytes() int64 {
+	n := int64(unsafe.Sizeof(Group{})) + int64(len(w.accs))*int64(unsafe.Sizeof(AggValue{}))
+	if w.ints != nil {
+		n += valueBytes
+	}
+	for _, a := range w.accs {
+		if a.agg.Func == Sum || a.agg.Func == Avg {
+			n += int64(unsafe.Sizeof(big.Int{})) + 16 // and its words
+		}
+	}
+	return n
 }
 
 func (w *worker) groups() ([]Group, error) {
@@ -434,6 +497,7 @@ func (w *worker) groups() ([]Group, error) {
 			}
 		}
 	}
+	w.mem.grow(int64(n) + int64(kept)*w.groupBytes())
 	out := make([]Group, 0, kept)
 	na := len(w.accs)
 	aggs := make([]AggValue, kept*na) // one allocation for every group's
@@ -490,6 +554,7 @@ type accum struct {
 	// |part[g]| is at most partLimit - headroom.
 	part     []int64
 	headroom uint64
+	mem      *account // the worker's
 }
 
 // grow makes room for n groups. Capacity doubles: append's growth of a
@@ -501,7 +566,11 @@ func (a *accum) grow(n int) {
 	}
 	a.n = n
 	if n > a.c {
+		old := a.c
 		a.c = max(2*a.c, n, 64)
+		per := a.groupBytes()
+		a.mem.grow(int64(a.c) * per) // the old slices are live until copied
+		defer a.mem.shrink(int64(old) * per)
 	}
 	c := a.c
 	if a.nulls != nil {
@@ -532,6 +601,38 @@ func (a *accum) grow(n int) {
 	}
 }
 
+// groupBytes is what the per-group slices a.grow keeps take for each
+// group.
+func (a *accum) groupBytes() int64 {
+	var n int64
+	if a.nulls != nil {
+		n += 8
+	}
+	switch a.agg.Func {
+	case Sum, Avg:
+		n += 8 // part
+		if a.lo != nil {
+			n += 16
+		}
+		if a.agg.ExactFloat {
+			n += 8
+		}
+	case Min, Max:
+		n++ // has
+		if a.agg.Arg.Type().Kind == String {
+			n += int64(unsafe.Sizeof(""))
+		} else {
+			n += 8
+		}
+	case CountDistinct:
+		n += 8
+		if a.agg.Arg.Type().Kind == String {
+			n += int64(unsafe.Sizeof(map[string]struct{}(nil)))
+		}
+	}
+	return n
+}
+
 // growZeroed is s at length n, with capacity c when it must move, its new
 // elements zero.
 func growZeroed[T any](s []T, n, c int) []T {
@@ -549,6 +650,7 @@ func growZeroed[T any](s []T, n, c int) []T {
 // addNulls counts k NULL arguments of group g.
 func (a *accum) addNulls(g int32, k int64) {
 	if a.nulls == nil {
+		a.mem.grow(int64(a.c) * 8)
 		a.nulls = make([]int64, a.n, a.c)
 	}
 	a.nulls[g] += k
@@ -565,6 +667,7 @@ func (a *accum) nullsOf(g int32) int64 {
 // wide makes the 128-bit sums.
 func (a *accum) wide() {
 	if a.lo == nil {
+		a.mem.grow(int64(a.c) * 16)
 		a.lo = make([]uint64, a.n, a.c)
 		a.hi = make([]int64, a.n, a.c)
 	}

@@ -1,5 +1,7 @@
 package vector
 
+import "unsafe"
+
 // COUNT(DISTINCT x) keeps the (group, value) pairs seen: numbers by their
 // int64 (decimals unscaled at the argument's one scale) in one pairSet for
 // every group, strings by their bytes in a set per group. Each group
@@ -23,6 +25,7 @@ type pairSet struct {
 	shift uint
 	n     int
 	limit int
+	mem   *account // asked before the slots grow (memory.go)
 }
 
 // pairSlot is a value and its group plus one; 0 marks an empty slot.
@@ -30,6 +33,9 @@ type pairSlot struct {
 	v int64
 	g int32
 }
+
+// pairSlotBytes is the size of a pairSlot.
+const pairSlotBytes = int64(unsafe.Sizeof(pairSlot{}))
 
 // pairHome is the slot where a lookup of (g, v) starts: intTable's home
 // of v with g's bits mixed into the hash.
@@ -57,7 +63,9 @@ func (s *pairSet) add(g int32, v int64) bool {
 }
 
 func (s *pairSet) resize(size int) {
+	s.mem.grow(int64(size) * pairSlotBytes) // the old slots are live until copied
 	old := s.slots
+	defer s.mem.shrink(int64(len(old)) * pairSlotBytes)
 	s.slots = make([]pairSlot, size)
 	s.shift = 64
 	for n := size; n > 1; n >>= 1 {
@@ -100,10 +108,12 @@ func (a *accum) updateDistinct(b *batch, sel, gids []int32, arg argFn) error {
 			g := gids[i]
 			set := d.strs[g]
 			if set == nil {
+				a.mem.grow(mapBytes)
 				set = map[string]struct{}{}
 				d.strs[g] = set
 			}
 			if _, ok := set[string(s)]; !ok {
+				a.mem.grow(int64(len(s)) + mapEntryBytes)
 				set[string(s)] = struct{}{}
 				d.counts[g]++
 			}
@@ -134,10 +144,12 @@ func (a *accum) mergeDistinct(o *accum, remap []int32) {
 		}
 		g := remap[og]
 		if d.strs[g] == nil {
+			a.mem.grow(mapBytes)
 			d.strs[g] = map[string]struct{}{}
 		}
 		for k := range set {
 			if _, ok := d.strs[g][k]; !ok {
+				a.mem.grow(mapEntryBytes) // the string is o's
 				d.strs[g][k] = struct{}{}
 				d.counts[g]++
 			}

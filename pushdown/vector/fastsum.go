@@ -28,7 +28,9 @@ func (w *worker) addAccum(a Agg) {
 		}
 	}
 	w.own = append(w.own, len(w.accs))
-	w.accs = append(w.accs, &accum{agg: a, headroom: partLimit})
+	acc := &accum{agg: a, headroom: partLimit, mem: w.mem}
+	acc.distinct.nums.mem = w.mem
+	w.accs = append(w.accs, acc)
 }
 
 // countRows counts the selected rows of each group, once for every

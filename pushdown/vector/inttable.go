@@ -1,5 +1,7 @@
 package vector
 
+import "unsafe"
+
 // intTable maps int64 keys to group numbers by open addressing with linear
 // probing over one flat slice: a lookup hashes the key with a multiply and
 // reads one or two adjacent slots. A Go map of a million int64 keys spent
@@ -10,6 +12,7 @@ type intTable struct {
 	shift uint      // 64 - log2(len(slots)): a hash's top bits index a slot
 	n     int       // keys held
 	limit int       // the keys held before the table doubles: 3/4 of the slots
+	mem   *account  // asked before the slots grow (memory.go)
 }
 
 // intSlot is a key and its group plus one; 0 marks an empty slot.
@@ -19,6 +22,9 @@ type intSlot struct {
 }
 
 const minIntSlots = 256
+
+// intSlotBytes is the size of an intSlot.
+const intSlotBytes = int64(unsafe.Sizeof(intSlot{}))
 
 // intHash spreads k's bits over the top ones: keys differing in any bits
 // (consecutive keys, multiples of a power of two) land apart.
@@ -69,7 +75,9 @@ func (t *intTable) reserve(n int) {
 }
 
 func (t *intTable) resize(size int) {
+	t.mem.grow(int64(size) * intSlotBytes) // the old slots are live until copied
 	old := t.slots
+	defer t.mem.shrink(int64(len(old)) * intSlotBytes)
 	t.slots = make([]intSlot, size)
 	t.shift = 64
 	for s := size; s > 1; s >>= 1 {
