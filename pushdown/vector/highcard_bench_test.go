@@ -72,7 +72,8 @@ func (s *splitRecords) Split(n int) []func() (arrow.RecordBatch, error) {
 
 // BenchmarkHighCardinalityGroupBy is TPC-H Q18's inner query at SF 0.25
 // (375,000 groups) on two workers: GROUP BY l_orderkey HAVING
-// SUM(l_quantity) > 300, and COUNT(DISTINCT l_orderkey).
+// SUM(l_quantity) > 300, and COUNT(DISTINCT l_orderkey); each also asking
+// a Reserve that counts (reserved), as a server with a memory limit does.
 func BenchmarkHighCardinalityGroupBy(b *testing.B) {
 	recs := orderBatches(375_000)
 	k := Column{Name: "k", T: Type{Kind: Int}}
@@ -89,6 +90,15 @@ func BenchmarkHighCardinalityGroupBy(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				if _, err := Run(context.Background(), &splitRecords{recs: recs}, c.plan, 2); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(c.name+"_reserved", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				var r testReserve
+				if _, err := RunWithin(context.Background(), &splitRecords{recs: recs}, c.plan, 2, r.reserve); err != nil {
 					b.Fatal(err)
 				}
 			}
