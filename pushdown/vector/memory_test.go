@@ -102,3 +102,49 @@ func TestRunWithinReserve(t *testing.T) {
 		})
 	}
 }
+
+// TestPartialWithinReserve checks that Partials (a join's GROUP BY, fed
+// batch by batch) ask their shared Reserve too: under half of what they
+// reserve unbounded, adding, merging or the groups fail with the
+// Reserve's error.
+func TestPartialWithinReserve(t *testing.T) {
+	x := Column{Name: "x", T: Type{Kind: Int}} // int64Batch's
+	p := &Plan{Keys: []Expr{x}, Aggs: []Agg{{Func: CountStar}, {Func: Sum, Arg: x}}}
+	run := func(r *testReserve) error {
+		parts := make([]*Partial, 2)
+		for i := range parts {
+			var err error
+			if parts[i], err = NewPartialWithin(p, r.reserve); err != nil {
+				return err
+			}
+		}
+		for b := range 20 {
+			xs := make([]int64, 5_000)
+			for i := range xs {
+				xs[i] = int64(b*len(xs) + i)
+			}
+			rec := int64Batch(xs, xs, nil, nil)
+			err := parts[b%2].Add(rec)
+			rec.Release()
+			if err != nil {
+				return err
+			}
+		}
+		if err := parts[0].Merge(parts[1]); err != nil {
+			return err
+		}
+		groups, err := parts[0].Groups()
+		if err == nil && len(groups) != 100_000 {
+			return fmt.Errorf("%d groups, want 100000", len(groups))
+		}
+		return err
+	}
+	var full testReserve
+	if err := run(&full); err != nil {
+		t.Fatal(err)
+	}
+	half := testReserve{limit: full.peak.Load() / 2}
+	if err := run(&half); !errors.Is(err, errTestBudget) {
+		t.Errorf("under half the peak (%d bytes): %v, want the budget's error", half.limit, err)
+	}
+}
