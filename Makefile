@@ -133,9 +133,17 @@ vet:
 # the tpch extension comes from PyPI into ~/.cache/icesql-tpch through
 # interop/venv.sh): a "bench tpch_qNN ..." line per query and "bench tpch
 # geomean=..".
+#
+# Last, issue 16's query shapes over its three tables at 100 times the
+# differential test's rows (SHAPES_ROWS each), on both engines over the same
+# Parquet files, rows checked (bench/shapes.go): a "bench shapes_NAME ..."
+# line per shape and "bench shapes geomean=..", each query stopped after
+# SHAPES_TIMEOUT.
 SF ?= 1
 TPCH_SF ?= 0.1
 PYTHON ?= python3
+SHAPES_ROWS ?= 300000
+SHAPES_TIMEOUT ?= 60s
 bench:
 	cd bench && go run . -sf $(SF) -python $(PYTHON)
 	cd bench && go run . -tpch -sf $(TPCH_SF)
@@ -144,6 +152,7 @@ bench:
 	cd bench && go run . -load
 	cd bench && go run . -rest
 	cd bench && go run . -smallq
+	cd bench && go run . -shapes -shapesrows $(SHAPES_ROWS) -timeout $(SHAPES_TIMEOUT)
 
 # UPDATE and DELETE of 1% of a 10M-row, 100-file table in each write mode
 # (bench/dml.go); DML_ROWS=100000 for a quick run.

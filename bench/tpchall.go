@@ -99,7 +99,7 @@ func runTPCH(ctx context.Context, work string, sf float64, runs int, slow, timeo
 	}
 	for _, t := range tpchTables {
 		path := filepath.Join(data, t+".parquet")
-		ddl, err := createTableFor(t, path)
+		ddl, err := createTableFor("tpch", t, path)
 		if err != nil {
 			return err
 		}
@@ -107,7 +107,7 @@ func runTPCH(ctx context.Context, work string, sf float64, runs int, slow, timeo
 			return fmt.Errorf("%s: %w", ddl, err)
 		}
 		start, cpu0 := time.Now(), cpuTime()
-		n, err := importParquet(ctx, e, t, path)
+		n, err := importParquet(ctx, e, "tpch", t, path)
 		if err != nil {
 			return err
 		}
@@ -248,7 +248,7 @@ func dbgen(ctx context.Context, sf float64, out string) (string, error) {
 
 // createTableFor is the CREATE TABLE of tpch.<name> with the columns of the
 // Parquet file at path.
-func createTableFor(name, path string) (string, error) {
+func createTableFor(namespace, name, path string) (string, error) {
 	f, err := file.OpenParquetFile(path, false)
 	if err != nil {
 		return "", err
@@ -272,12 +272,23 @@ func createTableFor(name, path string) (string, error) {
 			typ = "STRING"
 		case *arrow.Date32Type:
 			typ = "DATE"
+		case *arrow.Float64Type:
+			typ = "DOUBLE"
+		case *arrow.Float32Type:
+			typ = "FLOAT"
+		case *arrow.BooleanType:
+			typ = "BOOLEAN"
+		case *arrow.TimestampType:
+			if t.TimeZone != "" {
+				return "", fmt.Errorf("%s.%s: no icesql type for %s", name, fd.Name, fd.Type)
+			}
+			typ = "TIMESTAMP"
 		default:
 			return "", fmt.Errorf("%s.%s: no icesql type for %s", name, fd.Name, fd.Type)
 		}
 		cols = append(cols, fd.Name+" "+typ)
 	}
-	return fmt.Sprintf("CREATE TABLE tpch.%s (%s)", name, strings.Join(cols, ", ")), nil
+	return fmt.Sprintf("CREATE TABLE %s.%s (%s)", namespace, name, strings.Join(cols, ", ")), nil
 }
 
 // timedRows runs q once for its rows, then, unless that took longer than
@@ -344,6 +355,11 @@ func queryRows(ctx context.Context, db *gosql.DB, q string) ([][]string, error) 
 				row[i] = string(v)
 			case time.Time:
 				row[i] = v.Format("2006-01-02")
+			case bool: // DuckDB's BOOLEAN; icesql's is TINYINT(1)
+				row[i] = "0"
+				if v {
+					row[i] = "1"
+				}
 			default:
 				row[i] = fmt.Sprint(v)
 			}

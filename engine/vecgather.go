@@ -36,6 +36,18 @@ func gather(mem memory.Allocator, arr arrow.Array, idx []int32) (arrow.Array, er
 		return gatherValues(mem, arr, idx, a.Value)
 	case *array.LargeBinary:
 		return gatherValues(mem, arr, idx, a.Value)
+	case *array.Boolean: // bits, not bytes
+		b := array.NewBooleanBuilder(mem)
+		defer b.Release()
+		b.Reserve(len(idx))
+		for _, r := range idx {
+			if r < 0 || a.IsNull(int(r)) {
+				b.AppendNull()
+			} else {
+				b.UnsafeAppend(a.Value(int(r)))
+			}
+		}
+		return b.NewArray(), nil
 	}
 	fw, ok := arr.DataType().(arrow.FixedWidthDataType)
 	if !ok || fw.BitWidth()%8 != 0 || len(arr.Data().Buffers()) != 2 {

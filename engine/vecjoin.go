@@ -129,8 +129,8 @@ func (vj *vectorJoin) keyEquality(ctx *sql.Context, c sql.Expression) bool {
 	if !ok {
 		return false
 	}
-	a, ok1 := e.Left().(*expression.GetField)
-	b, ok2 := e.Right().(*expression.GetField)
+	a, ok1 := exactOperand(e.Left()).(*expression.GetField)
+	b, ok2 := exactOperand(e.Right()).(*expression.GetField)
 	if !ok1 || !ok2 {
 		return false
 	}
@@ -148,6 +148,16 @@ func (vj *vectorJoin) keyEquality(ctx *sql.Context, c sql.Expression) bool {
 	}
 	vj.lkey, vj.rkey, vj.keys = a.Index(), rb.Index(), keys
 	return true
+}
+
+// exactOperand is e without the exactDecimal that makes a comparison of
+// decimals of two scales exact (decimalcompare.go): the join's keys
+// compare them exactly too (vecjoinkey.go).
+func exactOperand(e sql.Expression) sql.Expression {
+	if x, ok := e.(*exactDecimal); ok {
+		return x.Child
+	}
+	return e
 }
 
 func (vj *vectorJoin) iter(ctx *sql.Context) (sql.RowIter, error) {

@@ -250,8 +250,9 @@ func (ja *vectorJoinAgg) run(ctx *sql.Context) ([]vector.Group, error) {
 	}
 	defer b.release()
 	parts := make([]*vector.Partial, workers)
+	reserve := stateReserve(ja.vj.left.t.db.e.budget) // vecreserve.go
 	for i := range parts {
-		if parts[i], err = vector.NewPartial(ja.plan); err != nil {
+		if parts[i], err = vector.NewPartialWithin(ja.plan, reserve); err != nil {
 			return nil, err
 		}
 	}
@@ -271,7 +272,9 @@ func (ja *vectorJoinAgg) run(ctx *sql.Context) ([]vector.Group, error) {
 		}
 	}
 	for _, p := range parts[1:] {
-		parts[0].Merge(p)
+		if err := parts[0].Merge(p); err != nil {
+			return nil, err
+		}
 	}
 	return parts[0].Groups()
 }

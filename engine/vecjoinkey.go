@@ -25,8 +25,10 @@ import (
 // fills: equal strings get equal codes, and a probe string the build side
 // lacks joins nothing. Other collations, and keys of two kinds, stay on
 // the row path, which converts and collates. Dates are their days since
-// 1970, and decimals of at most 18 digits their unscaled values, when both
-// sides have the same scale.
+// 1970, and decimals their unscaled values at the larger of the two
+// sides' scales, when each side's values have at most 18 digits at that
+// scale: DECIMAL(10,2) joins DECIMAL(12,4) as the row path compares them,
+// 1.50 equal to 1.5000.
 
 type joinKeyKind uint8
 
@@ -37,17 +39,22 @@ const (
 	decimalKey
 )
 
-// keyClass is what must match for two columns' keys to be coded alike.
+// keyClass is what must match for two columns' keys to be coded alike
+// (decimals of any scales are coded at the larger).
 type keyClass struct {
 	kind      joinKeyKind
 	collation sql.CollationID // of a string
 	scale     int32           // of a decimal
+	precision int32           // of a decimal
 }
 
 // joinKeys codes one join's keys.
 type joinKeys struct {
 	kind  joinKeyKind
-	scale int32 // of a decimal
+	scale int32 // of a decimal: the scale both sides' keys are coded at
+	// lscale and rscale are each side's own scale: a key read from an
+	// Arrow array is its unscaled value at that scale.
+	lscale, rscale int32
 	// mu serializes the build side's workers, which fill dict; the probe
 	// side only reads it, once the build side is done.
 	mu   sync.Mutex
@@ -59,10 +66,22 @@ type joinKeys struct {
 func joinKeysOf(ctx *sql.Context, left *vectorFilter, l *expression.GetField, right *vectorFilter, r *expression.GetField) (*joinKeys, bool) {
 	lc, ok1 := joinKeyClass(ctx, left, l)
 	rc, ok2 := joinKeyClass(ctx, right, r)
-	if !ok1 || !ok2 || lc != rc {
+	if !ok1 || !ok2 || lc.kind != rc.kind {
 		return nil, false
 	}
-	k := &joinKeys{kind: lc.kind, scale: lc.scale}
+	k := &joinKeys{kind: lc.kind, scale: lc.scale, lscale: lc.scale, rscale: rc.scale}
+	switch lc.kind {
+	case stringKey:
+		if lc.collation != rc.collation {
+			return nil, false
+		}
+	case decimalKey:
+		// Both sides at the larger scale, within int64's 18 digits.
+		k.scale = max(lc.scale, rc.scale)
+		if lc.precision+k.scale-lc.scale > 18 || rc.precision+k.scale-rc.scale > 18 {
+			return nil, false
+		}
+	}
 	if lc.kind == stringKey {
 		k.dict = map[string]int64{}
 	}
@@ -90,7 +109,7 @@ func joinKeyClass(ctx *sql.Context, v *vectorFilter, gf *expression.GetField) (k
 		return keyClass{kind: dateKey}, typ.Type() == sqltypes.Date
 	case iceberg.DecimalType:
 		d, ok := typ.(sql.DecimalType)
-		return keyClass{kind: decimalKey, scale: int32(ft.Scale())},
+		return keyClass{kind: decimalKey, scale: int32(ft.Scale()), precision: int32(ft.Precision())},
 			ok && ft.Precision() <= 18 && int(d.Scale()) == ft.Scale()
 	case iceberg.StringType:
 		st, ok := typ.(sql.StringType)
@@ -198,6 +217,16 @@ func (k *joinKeys) reader(arr arrow.Array, add bool) (keyFunc, error) {
 	if arr.NullN() > 0 {
 		valid = arr.IsValid
 	}
+	// A decimal side of a smaller scale than the other's is multiplied up
+	// to it; joinKeysOf made sure the product has at most 18 digits.
+	own := k.lscale
+	if add {
+		own = k.rscale
+	}
+	up := int64(1)
+	if k.kind == decimalKey {
+		up = int64(pow10[k.scale-own])
+	}
 	switch a := arr.(type) {
 	case *array.Int32:
 		if k.kind == numberKey {
@@ -208,7 +237,7 @@ func (k *joinKeys) reader(arr arrow.Array, add bool) (keyFunc, error) {
 		// A natively decoded decimal is its unscaled value (vecscan.go).
 		if k.kind == numberKey || k.kind == decimalKey {
 			vals := a.Int64Values()
-			return func(i int) (int64, bool) { return vals[i], valid(i) }, nil
+			return func(i int) (int64, bool) { return vals[i] * up, valid(i) }, nil
 		}
 	case *array.Boolean:
 		if k.kind == numberKey {
@@ -226,9 +255,9 @@ func (k *joinKeys) reader(arr arrow.Array, add bool) (keyFunc, error) {
 		}
 	case *array.Decimal128:
 		// At most 18 digits (joinKeyClass): the low 64 bits hold it.
-		if k.kind == decimalKey && a.DataType().(*arrow.Decimal128Type).Scale == k.scale {
+		if k.kind == decimalKey && a.DataType().(*arrow.Decimal128Type).Scale == own {
 			vals := a.Values()
-			return func(i int) (int64, bool) { return int64(vals[i].LowBits()), valid(i) }, nil
+			return func(i int) (int64, bool) { return int64(vals[i].LowBits()) * up, valid(i) }, nil
 		}
 	}
 	if k.kind != stringKey {

@@ -91,7 +91,7 @@ func (v *vectorAggregate) run(ctx *sql.Context) ([]vector.Group, error) {
 		return nil, err
 	}
 	defer src.Close()
-	groups, err := vector.Run(ctx, src, v.plan, 0)
+	groups, err := vector.RunWithin(ctx, src, v.plan, 0, stateReserve(v.t.db.e.budget)) // vecreserve.go
 	if err != nil && !errors.Is(err, vector.ErrInexact) {
 		return nil, fmt.Errorf("vectorized aggregate over %s: %w", v.t.String(), err)
 	}

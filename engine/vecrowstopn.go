@@ -11,6 +11,8 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/expression"
 	"github.com/dolthub/go-mysql-server/sql/iters"
 	"github.com/dolthub/go-mysql-server/sql/plan"
+
+	"github.com/icesql/icesql/pushdown/vector"
 )
 
 // An ORDER BY ... LIMIT n over a scan, or over a WHERE clause the vector
@@ -156,8 +158,9 @@ func (b *bestKeys) narrow(cols []arrow.Array, keep []int32) []int32 {
 	return out
 }
 
-// intKeys reads an integer, date or decimal column's keys (ok false: a
-// decimal beyond int64, kept without a verdict), or is nil.
+// intKeys reads an integer, date, decimal or float column's keys, floats
+// as pushdown/vector orders them (ok false: a decimal beyond int64, -0 or
+// NaN, kept without a verdict), or is nil.
 func intKeys(arr arrow.Array) func(i int) (int64, bool) {
 	switch a := arr.(type) {
 	case *array.Int64:
@@ -172,6 +175,10 @@ func intKeys(arr arrow.Array) func(i int) (int64, bool) {
 			hi, lo := v.HighBits(), v.LowBits()
 			return int64(lo), (hi == 0 && lo>>63 == 0) || (hi == -1 && lo>>63 == 1)
 		}
+	case *array.Float64: // -0 ties 0 but keys apart from it: no verdict
+		return func(i int) (int64, bool) { return vector.FloatKey(a.Value(i)) }
+	case *array.Float32:
+		return func(i int) (int64, bool) { return vector.FloatKey(float64(a.Value(i))) }
 	}
 	return nil
 }

@@ -128,12 +128,14 @@ func (tr *vecTranslator) column(gf *expression.GetField) (vector.Column, iceberg
 	}
 	var typ vector.Type
 	switch ft := f.Type.(type) {
-	case iceberg.Int32Type, iceberg.Int64Type:
+	case iceberg.Int32Type, iceberg.Int64Type, iceberg.BooleanType: // BOOLEAN is TINYINT(1)
 		typ = vector.Type{Kind: vector.Int}
 	case iceberg.DecimalType:
 		typ = vector.Type{Kind: vector.Decimal, Scale: int32(ft.Scale())}
 	case iceberg.DateType:
 		typ = vector.Type{Kind: vector.Date}
+	case iceberg.Float64Type, iceberg.Float32Type:
+		typ = vector.Type{Kind: vector.Float} // keys, COUNT, MIN and MAX only (pushdown/vector/float.go)
 	case iceberg.StringType:
 		st, ok := tr.t.schema[j].Type.(sql.StringType)
 		if !ok || st.Collation() != sql.Collation_utf8mb4_0900_bin {
@@ -327,6 +329,12 @@ func (tr *vecTranslator) predicate(e sql.Expression) (vector.Expr, error) {
 		return tr.in(e)
 	case *expression.Like:
 		return tr.like(e) // veclike.go
+	case *expression.GetField:
+		// WHERE b: a BOOLEAN (TINYINT(1)) or integer column holds where it
+		// is neither 0 nor NULL.
+		if c, _, err := tr.column(e); err == nil && c.T.Kind == vector.Int {
+			return vector.Compare{Op: vector.NE, L: c, R: intConst(0)}, nil
+		}
 	}
 	return nil, decline("condition %s", e)
 }
@@ -573,14 +581,22 @@ func (tr *vecTranslator) aggregate(e sql.Expression) (vecOutput, vector.Agg, err
 func columnValue(typ vector.Type, colType iceberg.Type) func(vector.Value) any {
 	switch typ.Kind {
 	case vector.Int:
-		if _, ok := colType.(iceberg.Int32Type); ok {
+		switch colType.(type) {
+		case iceberg.Int32Type:
 			return func(v vector.Value) any { return int32(v.I) }
+		case iceberg.BooleanType:
+			return func(v vector.Value) any { return int8(v.I) } // as rowValue
 		}
 		return func(v vector.Value) any { return v.I }
 	case vector.Decimal:
 		return func(v vector.Value) any { return apd.New(v.I, -typ.Scale) }
 	case vector.Date:
 		return func(v vector.Value) any { return time.Unix(v.I*86400, 0).UTC() }
+	case vector.Float:
+		if _, ok := colType.(iceberg.Float32Type); ok {
+			return func(v vector.Value) any { return float32(vector.FloatOf(v)) }
+		}
+		return func(v vector.Value) any { return vector.FloatOf(v) }
 	}
 	return func(v vector.Value) any { return v.S }
 }

@@ -7,8 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"math/bits"
 	"runtime"
 	"slices"
+	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
 )
@@ -69,6 +71,9 @@ func (p *Plan) Check() error {
 		if err := Check(a.Arg, false); err != nil {
 			return err
 		}
+		if (a.Func == Sum || a.Func == Avg) && a.Arg.Type().Kind == Float {
+			return errors.New("SUM or AVG of a float, whose value depends on the order of addition")
+		}
 		if (a.Func == Sum || a.Func == Avg) && a.Arg.Type().Kind != Int && a.Arg.Type().Kind != Decimal {
 			return fmt.Errorf("SUM or AVG of kind %d", a.Arg.Type().Kind)
 		}
@@ -107,6 +112,14 @@ type Source interface {
 // Run computes the plan over every batch of src, on workers goroutines
 // (GOMAXPROCS when workers < 1), and returns the groups in no set order.
 func Run(ctx context.Context, src Source, p *Plan, workers int) ([]Group, error) {
+	return RunWithin(ctx, src, p, workers, nil)
+}
+
+// RunWithin is Run asking reserve before its state, and the groups it
+// returns, grow (memory.go); a nil reserve never refuses. What the run
+// reserved and did not give back is what it returns, and state dropped
+// after the run failed: the caller's account ends with the run.
+func RunWithin(ctx context.Context, src Source, p *Plan, workers int, reserve Reserve) ([]Group, error) {
 	if err := p.Check(); err != nil {
 		return nil, err
 	}
@@ -115,18 +128,25 @@ func Run(ctx context.Context, src Source, p *Plan, workers int) ([]Group, error)
 	}
 	ws := make([]*worker, workers)
 	for i := range ws {
-		w, err := newWorker(p)
+		w, err := newWorker(p, &account{reserve: reserve})
 		if err != nil {
 			return nil, err
 		}
 		ws[i] = w
 	}
-	if err := EachBatch(ctx, src, workers, func(w int, rec arrow.RecordBatch) error { return ws[w].add(rec) }); err != nil {
+	if err := EachBatch(ctx, src, workers, func(w int, rec arrow.RecordBatch) error { return ws[w].addBatch(rec) }); err != nil {
 		return nil, err
 	}
+	return mergeGroups(ws)
+}
+
+// mergeGroups merges the workers' groups into one worker's and returns
+// them.
+func mergeGroups(ws []*worker) (_ []Group, err error) {
+	defer catchRefusal(&err)
 	// Merging re-inserts every group of the merged worker: merge into the
 	// one with the most groups.
-	slices.SortFunc(ws, func(a, b *worker) int { return len(b.keyVals) - len(a.keyVals) })
+	slices.SortFunc(ws, func(a, b *worker) int { return len(b.rows) - len(a.rows) })
 	for _, w := range ws[1:] {
 		ws[0].merge(w)
 	}
@@ -146,15 +166,19 @@ type worker struct {
 	// an AVG of one argument (Q1 has two such pairs) share one.
 	own  []int
 	rows []int64 // selected rows per group
+	// mem is asked before the state grows; every per-group slice has
+	// rows's capacity.
+	mem *account
 
 	index   map[string]int32
 	encoded []string
 	keyVals [][]Value
 	// ints indexes the groups by their one numeric key, when the plan has
-	// one (intkeys.go); index and encoded are then unused.
-	ints  map[int64]int32
-	nullG int32 // the group of the NULL key, -1 before there is one
-	slab  []Value
+	// one (intkeys.go), and intKeys holds each group's key; index,
+	// encoded and keyVals are then unused.
+	ints    *intTable
+	intKeys []int64
+	nullG   int32 // the group of the NULL key, -1 before there is one
 
 	all  []int32
 	gids []int32
@@ -174,8 +198,8 @@ type argFn struct {
 	str func(b *batch) strVec
 }
 
-func newWorker(p *Plan) (*worker, error) {
-	w := &worker{plan: p, index: map[string]int32{}}
+func newWorker(p *Plan, mem *account) (*worker, error) {
+	w := &worker{plan: p, index: map[string]int32{}, mem: mem}
 	c := &compiler{cols: &w.cols}
 	if p.Filter != nil {
 		f, err := c.filter(p.Filter)
@@ -217,7 +241,7 @@ func newWorker(p *Plan) (*worker, error) {
 		w.group("", nil)
 	}
 	if len(p.Keys) == 1 && p.Keys[0].Type().Kind != String {
-		w.ints, w.nullG = map[int64]int32{}, -1
+		w.ints, w.nullG = &intTable{mem: mem}, -1
 	}
 	return w, nil
 }
@@ -227,26 +251,53 @@ func (w *worker) group(k string, vals []Value) int32 {
 	if g, ok := w.index[k]; ok {
 		return g
 	}
-	g := w.newGroup(vals)
+	// The key's bytes, its index entry, its values and their strings.
+	w.mem.grow(2*int64(len(k)) + mapEntryBytes + int64(len(vals))*valueBytes)
+	g := w.newGroup()
+	w.keyVals = append(w.keyVals, vals)
 	w.index[k] = g
 	w.encoded = append(w.encoded, k)
 	return g
 }
 
-// newGroup adds a group with key values vals.
-func (w *worker) newGroup(vals []Value) int32 {
-	g := int32(len(w.keyVals))
-	if len(w.keyVals) == cap(w.keyVals) {
-		// Double, as accum.grow does.
-		w.keyVals = slices.Grow(w.keyVals, max(len(w.keyVals), 64))
-		w.rows = slices.Grow(w.rows, max(len(w.rows), 64))
+// newGroup adds a group; the caller keeps its key.
+func (w *worker) newGroup() int32 {
+	g := int32(len(w.rows))
+	if len(w.rows) == cap(w.rows) {
+		w.growGroups()
 	}
-	w.keyVals = append(w.keyVals, vals)
 	w.rows = append(w.rows, 0)
 	for _, i := range w.own {
-		w.accs[i].grow(len(w.keyVals))
+		w.accs[i].grow(len(w.rows))
 	}
 	return g
+}
+
+// growGroups doubles the capacity of the per-group slices the worker
+// keeps (accum.grow doubles the aggregates'), asking first.
+func (w *worker) growGroups() {
+	old, c := cap(w.rows), max(2*len(w.rows), 64)
+	per := int64(unsafe.Sizeof(int64(0))) // rows
+	if w.ints != nil {
+		per += int64(unsafe.Sizeof(int64(0))) // intKeys
+	} else {
+		per += int64(unsafe.Sizeof([]Value(nil)) + unsafe.Sizeof("")) // keyVals, encoded
+	}
+	w.mem.grow(int64(c) * per) // the old slices are live until copied
+	w.rows = slices.Grow(w.rows, c-len(w.rows))
+	if w.ints != nil {
+		w.intKeys = slices.Grow(w.intKeys, c-len(w.intKeys))
+	} else {
+		w.keyVals = slices.Grow(w.keyVals, c-len(w.keyVals))
+		w.encoded = slices.Grow(w.encoded, c-len(w.encoded))
+	}
+	w.mem.shrink(int64(old) * per)
+}
+
+// addBatch is add, a refusal of memory its error.
+func (w *worker) addBatch(rec arrow.RecordBatch) (err error) {
+	defer catchRefusal(&err)
+	return w.add(rec)
 }
 
 func (w *worker) add(rec arrow.RecordBatch) error {
@@ -391,48 +442,82 @@ func (w *worker) keyValues(nums []*numVec, strs []strVec, i, row int) []Value {
 
 // merge adds other's groups into w's.
 func (w *worker) merge(other *worker) {
-	w.flush()
-	other.flush()
-	for g := range other.keyVals {
+	n := len(other.rows)
+	if w.ints != nil {
+		w.ints.reserve(len(w.rows) + n) // no doubling midway
+	}
+	w.mem.grow(int64(n) * 4)
+	defer w.mem.shrink(int64(n) * 4)
+	remap := make([]int32, n) // other's group -> w's
+	for g := range n {
 		var dst int32
 		if w.ints != nil {
-			dst = w.intGroup(other.keyVals[g][0])
+			dst = w.intGroup(other.intKey(int32(g)))
 		} else {
 			dst = w.group(other.encoded[g], other.keyVals[g])
 		}
+		remap[g] = dst
 		w.rows[dst] += other.rows[g]
-		for _, i := range w.own {
-			w.accs[i].merge(dst, other.accs[i], int32(g))
+	}
+	for _, i := range w.own {
+		w.accs[i].merge(other.accs[i], remap)
+	}
+	other.mem.release() // other is dropped
+}
+
+// groupBytes is what groups takes for each group it returns: the Group,
+// its AggValues, an integer key's Value, and each sum's big.Int.
+func (w *worker) groupBytes() int64 {
+	n := int64(unsafe.Sizeof(Group{})) + int64(len(w.accs))*int64(unsafe.Sizeof(AggValue{}))
+	if w.ints != nil {
+		n += valueBytes
+	}
+	for _, a := range w.accs {
+		if a.agg.Func == Sum || a.agg.Func == Avg {
+			n += int64(unsafe.Sizeof(big.Int{})) + 16 // and its words
 		}
 	}
+	return n
 }
 
 func (w *worker) groups() ([]Group, error) {
-	w.flush()
-	kept := len(w.keyVals)
+	n := len(w.rows)
+	kept := n
 	var bounds []intBound
 	var keep []bool
 	if len(w.plan.Having) > 0 {
 		for _, b := range w.plan.Having {
 			bounds = append(bounds, compileBound(b))
 		}
-		keep = make([]bool, len(w.keyVals))
+		keep = make([]bool, n)
 		kept = 0
-		for g := range w.keyVals {
+		for g := range n {
 			if keep[g] = w.keep(bounds, int32(g)); keep[g] {
 				kept++
 			}
 		}
 	}
+	w.mem.grow(int64(n) + int64(kept)*w.groupBytes())
 	out := make([]Group, 0, kept)
-	n := len(w.accs)
-	aggs := make([]AggValue, kept*n) // one allocation for every group's
-	for g := range w.keyVals {
+	na := len(w.accs)
+	aggs := make([]AggValue, kept*na) // one allocation for every group's
+	var keys []Value                  // the integer path's keys, likewise
+	if w.ints != nil {
+		keys = make([]Value, kept)
+	}
+	for g := range n {
 		if keep != nil && !keep[g] {
 			continue
 		}
 		j := len(out)
-		out = append(out, Group{Keys: w.keyVals[g], Aggs: aggs[j*n : (j+1)*n : (j+1)*n]})
+		grp := Group{Aggs: aggs[j*na : (j+1)*na : (j+1)*na]}
+		if keys != nil {
+			keys[j] = w.intKey(int32(g))
+			grp.Keys = keys[j : j+1 : j+1]
+		} else {
+			grp.Keys = w.keyVals[g]
+		}
+		out = append(out, grp)
 		for i, a := range w.accs {
 			v, err := a.result(int32(g), w.rows[g])
 			if err != nil {
@@ -445,52 +530,107 @@ func (w *worker) groups() ([]Group, error) {
 }
 
 // accum is one aggregate's state for every group of a worker. The values
-// it counts are the group's rows (worker.rows) less its NULLs.
+// it counts are the group's rows (worker.rows) less its NULLs. Each keeps
+// only the state its function uses, and what most runs never need is made
+// on first use: the NULL counts at the first NULL, the 128-bit sums when
+// the partial sums of fastsum.go can no longer hold a sum exactly. A
+// million groups cost a SUM 8 bytes each, a COUNT none.
 type accum struct {
 	agg   Agg
-	nulls []int64
-	lo    []uint64 // sums: two's complement 128-bit, low and high words
-	hi    []int64
-	abs   []uint64 // sums of magnitudes, saturating, for ExactFloat
-	has   []bool
-	iv    []int64
-	sv    []string
+	n, c  int     // groups, and the capacity of the per-group slices
+	nulls []int64 // nil: no NULL yet
+	// Sums are part + hi:lo, hi:lo two's complement 128-bit (nil until
+	// needed), abs the sums of magnitudes, saturating, for ExactFloat.
+	lo  []uint64
+	hi  []int64
+	abs []uint64
+	has []bool // MIN, MAX
+	iv  []int64
+	sv  []string
 	// distinct is CountDistinct's per-group sets (distinct.go).
 	distinct distinctSets
 	// part holds sums not yet added to lo and hi (fastsum.go), headroom
-	// what may still be added to any of them without overflow.
+	// what may still be added to any of them without overflow: every
+	// |part[g]| is at most partLimit - headroom.
 	part     []int64
 	headroom uint64
+	mem      *account // the worker's
 }
 
 // grow makes room for n groups. Capacity doubles: append's growth of a
 // quarter for large slices copied each of the eight a million-group GROUP
 // BY keeps many times over.
 func (a *accum) grow(n int) {
-	if n <= len(a.nulls) {
+	if n <= a.n {
 		return
 	}
-	c := cap(a.nulls)
-	if n > c {
-		c = max(2*c, n, 64)
+	a.n = n
+	if n > a.c {
+		old := a.c
+		a.c = max(2*a.c, n, 64)
+		per := a.groupBytes()
+		a.mem.grow(int64(a.c) * per) // the old slices are live until copied
+		defer a.mem.shrink(int64(old) * per)
 	}
-	// Each aggregate keeps only the state it uses: a million groups cost
-	// a SUM 41 bytes each, a COUNT 9.
-	a.nulls = growZeroed(a.nulls, n, c)
-	a.has = growZeroed(a.has, n, c)
+	c := a.c
+	if a.nulls != nil {
+		a.nulls = growZeroed(a.nulls, n, c)
+	}
 	switch a.agg.Func {
 	case Sum, Avg:
 		a.part = growZeroed(a.part, n, c)
-		a.lo = growZeroed(a.lo, n, c)
-		a.hi = growZeroed(a.hi, n, c)
-		a.abs = growZeroed(a.abs, n, c)
+		if a.lo != nil {
+			a.lo = growZeroed(a.lo, n, c)
+			a.hi = growZeroed(a.hi, n, c)
+		}
+		if a.agg.ExactFloat {
+			a.abs = growZeroed(a.abs, n, c)
+		}
 	case Min, Max:
+		a.has = growZeroed(a.has, n, c)
 		if a.agg.Arg.Type().Kind == String {
 			a.sv = growZeroed(a.sv, n, c) // the one state the collector scans
 		} else {
 			a.iv = growZeroed(a.iv, n, c)
 		}
+	case CountDistinct:
+		a.distinct.counts = growZeroed(a.distinct.counts, n, c)
+		if a.agg.Arg.Type().Kind == String {
+			a.distinct.strs = growZeroed(a.distinct.strs, n, c)
+		}
 	}
+}
+
+// groupBytes is what the per-group slices a.grow keeps take for each
+// group.
+func (a *accum) groupBytes() int64 {
+	var n int64
+	if a.nulls != nil {
+		n += 8
+	}
+	switch a.agg.Func {
+	case Sum, Avg:
+		n += 8 // part
+		if a.lo != nil {
+			n += 16
+		}
+		if a.agg.ExactFloat {
+			n += 8
+		}
+	case Min, Max:
+		n++ // has
+		if a.agg.Arg.Type().Kind == String {
+			n += int64(unsafe.Sizeof(""))
+		} else {
+			n += 8
+		}
+	case CountDistinct:
+		n += 8
+		if a.agg.Arg.Type().Kind == String {
+			n += int64(unsafe.Sizeof(map[string]struct{}(nil)))
+		}
+	}
+	return n
 }
 
 // growZeroed is s at length n, with capacity c when it must move, its new
@@ -507,21 +647,66 @@ func growZeroed[T any](s []T, n, c int) []T {
 	return s
 }
 
+// addNulls counts k NULL arguments of group g.
+func (a *accum) addNulls(g int32, k int64) {
+	if a.nulls == nil {
+		a.mem.grow(int64(a.c) * 8)
+		a.nulls = make([]int64, a.n, a.c)
+	}
+	a.nulls[g] += k
+}
+
+// nullsOf is group g's count of NULL arguments.
+func (a *accum) nullsOf(g int32) int64 {
+	if a.nulls == nil {
+		return 0
+	}
+	return a.nulls[g]
+}
+
+// wide makes the 128-bit sums.
+func (a *accum) wide() {
+	if a.lo == nil {
+		a.mem.grow(int64(a.c) * 16)
+		a.lo = make([]uint64, a.n, a.c)
+		a.hi = make([]int64, a.n, a.c)
+	}
+}
+
+// addSum adds v to group g's 128-bit sum.
 func (a *accum) addSum(g int32, v int64) {
-	lo := a.lo[g] + uint64(v)
-	carry := int64(0)
-	if lo < a.lo[g] {
-		carry = 1
-	}
-	a.lo[g] = lo
-	a.hi[g] += v>>63 + carry
+	a.add128(g, v>>63, uint64(v))
 	if a.agg.ExactFloat {
-		s := a.abs[g] + absU(v)
-		if s < a.abs[g] {
-			s = ^uint64(0)
-		}
-		a.abs[g] = s
+		a.addAbs(g, absU(v))
 	}
+}
+
+func (a *accum) add128(g int32, hi int64, lo uint64) {
+	a.wide()
+	sum, carry := bits.Add64(a.lo[g], lo, 0)
+	a.lo[g] = sum
+	a.hi[g] += hi + int64(carry)
+}
+
+func (a *accum) addAbs(g int32, v uint64) {
+	s := a.abs[g] + v
+	if s < a.abs[g] {
+		s = ^uint64(0)
+	}
+	a.abs[g] = s
+}
+
+// sum is group g's exact sum, hi:lo.
+func (a *accum) sum(g int32) (hi int64, lo uint64) {
+	if a.lo != nil {
+		hi, lo = a.hi[g], a.lo[g]
+	}
+	if v := a.part[g]; v != 0 {
+		var carry uint64
+		lo, carry = bits.Add64(lo, uint64(v), 0)
+		hi += v>>63 + int64(carry)
+	}
+	return hi, lo
 }
 
 func (a *accum) update(b *batch, sel, gids []int32, arg argFn) error {
@@ -537,7 +722,7 @@ func (a *accum) update(b *batch, sel, gids []int32, arg argFn) error {
 			s, null := sv.at(int(row))
 			g := gids[i]
 			if null {
-				a.nulls[g]++
+				a.addNulls(g, 1)
 				continue
 			}
 			switch a.agg.Func {
@@ -557,13 +742,13 @@ func (a *accum) update(b *batch, sel, gids []int32, arg argFn) error {
 	if null != nil {
 		for i, g := range gids {
 			if null[i] {
-				a.nulls[g]++
+				a.addNulls(g, 1)
 			}
 		}
 	}
 	switch a.agg.Func {
 	case Sum, Avg:
-		if null == nil && a.addSums(gids, vals, v.bits) {
+		if a.addSums(gids, vals, null, v.bits) {
 			return nil
 		}
 		for i, g := range gids {
@@ -593,42 +778,58 @@ func better(f AggFunc, less, greater bool) bool {
 	return greater
 }
 
-func (a *accum) merge(g int32, o *accum, og int32) {
+// merge adds o's state into a's, o's group g being a's remap[g].
+func (a *accum) merge(o *accum, remap []int32) {
 	if o.agg.Func == CountDistinct {
-		a.mergeDistinct(g, o, og)
+		a.mergeDistinct(o, remap)
 		return
 	}
-	a.nulls[g] += o.nulls[og]
-	if o.agg.Func == Sum || o.agg.Func == Avg {
-		lo := a.lo[g] + o.lo[og]
-		carry := int64(0)
-		if lo < a.lo[g] {
-			carry = 1
+	if o.nulls != nil {
+		for og, g := range remap {
+			if v := o.nulls[og]; v != 0 {
+				a.addNulls(g, v)
+			}
 		}
-		a.lo[g] = lo
-		a.hi[g] += o.hi[og] + carry
-		s := a.abs[g] + o.abs[og]
-		if s < a.abs[g] {
-			s = ^uint64(0)
-		}
-		a.abs[g] = s
 	}
-	if o.has[og] {
-		switch {
-		case !a.has[g]:
-			a.has[g] = true
-			if a.sv != nil {
-				a.sv[g] = o.sv[og]
-			} else {
-				a.iv[g] = o.iv[og]
+	switch o.agg.Func {
+	case Sum, Avg:
+		// Partial sums add up exactly while the magnitudes both may have
+		// reached stay below partLimit.
+		if used := partLimit - o.headroom; o.lo == nil && !o.agg.ExactFloat && used <= a.headroom {
+			a.headroom -= used
+			for og, g := range remap {
+				a.part[g] += o.part[og]
 			}
-		case a.agg.Arg.Type().Kind == String:
-			if better(a.agg.Func, o.sv[og] < a.sv[g], o.sv[og] > a.sv[g]) {
-				a.sv[g] = o.sv[og]
+			return
+		}
+		for og, g := range remap {
+			hi, lo := o.sum(int32(og))
+			a.add128(g, hi, lo)
+			if o.abs != nil {
+				a.addAbs(g, o.abs[og])
 			}
-		default:
-			if better(a.agg.Func, o.iv[og] < a.iv[g], o.iv[og] > a.iv[g]) {
-				a.iv[g] = o.iv[og]
+		}
+	case Min, Max:
+		for og, g := range remap {
+			if !o.has[og] {
+				continue
+			}
+			switch {
+			case !a.has[g]:
+				a.has[g] = true
+				if a.sv != nil {
+					a.sv[g] = o.sv[og]
+				} else {
+					a.iv[g] = o.iv[og]
+				}
+			case a.sv != nil:
+				if better(a.agg.Func, o.sv[og] < a.sv[g], o.sv[og] > a.sv[g]) {
+					a.sv[g] = o.sv[og]
+				}
+			default:
+				if better(a.agg.Func, o.iv[og] < a.iv[g], o.iv[og] > a.iv[g]) {
+					a.iv[g] = o.iv[og]
+				}
 			}
 		}
 	}
@@ -638,12 +839,12 @@ func (a *accum) merge(g int32, o *accum, og int32) {
 const maxExactFloat = 1 << 53
 
 func (a *accum) result(g int32, rows int64) (AggValue, error) {
-	count := rows - a.nulls[g]
+	count := rows - a.nullsOf(g)
 	switch a.agg.Func {
 	case CountStar, Count:
 		return AggValue{Count: count}, nil
 	case CountDistinct:
-		return AggValue{Count: a.distinctCount(g)}, nil
+		return AggValue{Count: a.distinct.counts[g]}, nil
 	case Sum, Avg:
 		if count == 0 {
 			return AggValue{Null: true}, nil
@@ -651,7 +852,7 @@ func (a *accum) result(g int32, rows int64) (AggValue, error) {
 		if a.agg.ExactFloat && a.abs[g] >= maxExactFloat {
 			return AggValue{}, ErrInexact
 		}
-		return AggValue{Count: count, Sum: int128(a.hi[g], a.lo[g])}, nil
+		return AggValue{Count: count, Sum: int128(a.sum(g))}, nil
 	}
 	if !a.has[g] {
 		return AggValue{Null: true}, nil

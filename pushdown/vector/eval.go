@@ -188,6 +188,21 @@ func (c *compiler) column(col Column) (numFn, error) {
 			for i, r := range sel {
 				out.v[i] = int64(vals[r])
 			}
+		case *array.Float64:
+			if err := readFloats(out.v, a.Float64Values(), sel, a); err != nil {
+				return nil, err
+			}
+		case *array.Float32:
+			if err := readFloats(out.v, a.Float32Values(), sel, a); err != nil {
+				return nil, err
+			}
+		case *array.Boolean: // BOOLEAN is TINYINT(1): 0 or 1
+			for i, r := range sel {
+				out.v[i] = 0
+				if a.Value(int(r)) {
+					out.v[i] = 1
+				}
+			}
 		case *array.Decimal128:
 			vals := a.Values()
 			for i, r := range sel {

@@ -26,10 +26,11 @@ type Kind uint8
 
 // The kinds of values.
 const (
-	Int     Kind = iota + 1 // int64; 32-bit integer columns widen
+	Int     Kind = iota + 1 // int64; 32-bit integer columns widen, booleans are 0 and 1
 	Decimal                 // unscaled int64, scale in Type.Scale
 	Date                    // days since 1970-01-01
 	String                  // bytes, compared bytewise
+	Float                   // DOUBLE or FLOAT, as an ordered int64 (float.go)
 )
 
 // Type is a value's kind and, for decimals, its scale.
@@ -147,7 +148,7 @@ func Check(e Expr, predicate bool) error {
 		if predicate {
 			return errors.New("a column is not a predicate")
 		}
-		if e.T.Kind < Int || e.T.Kind > String {
+		if e.T.Kind < Int || e.T.Kind > Float {
 			return fmt.Errorf("column %s: unknown kind", e.Name)
 		}
 		return nil

@@ -28,7 +28,9 @@ func (w *worker) addAccum(a Agg) {
 		}
 	}
 	w.own = append(w.own, len(w.accs))
-	w.accs = append(w.accs, &accum{agg: a, headroom: partLimit})
+	acc := &accum{agg: a, headroom: partLimit, mem: w.mem}
+	acc.distinct.nums.mem = w.mem
+	w.accs = append(w.accs, acc)
 }
 
 // countRows counts the selected rows of each group, once for every
@@ -40,13 +42,7 @@ func (w *worker) countRows(gids []int32) {
 	}
 }
 
-// flush moves every accumulator's partial sums into its 128-bit sums.
-func (w *worker) flush() {
-	for _, i := range w.own {
-		w.accs[i].flush()
-	}
-}
-
+// flush moves the partial sums into the 128-bit sums.
 func (a *accum) flush() {
 	for g, v := range a.part {
 		if v != 0 {
@@ -57,19 +53,20 @@ func (a *accum) flush() {
 	a.headroom = partLimit
 }
 
-// addSums adds vals (no NULL among them) to the partial sums of their
-// groups, or reports false, having done nothing, when it cannot prove the
-// partial sums stay exact (or ExactFloat needs every value's magnitude).
-// known is the values' numVec.bits: the bound when the kernel that
-// computed them gave one.
-func (a *accum) addSums(gids []int32, vals []int64, known int) bool {
+// addSums adds vals, but those null marks (nil: none), to the partial sums
+// of their groups, or reports false, having done nothing, when it cannot
+// prove the partial sums stay exact (or ExactFloat needs every value's
+// magnitude). known is the values' numVec.bits: the bound when the kernel
+// that computed them gave one.
+func (a *accum) addSums(gids []int32, vals []int64, null []bool, known int) bool {
 	if a.agg.ExactFloat || len(vals) == 0 {
 		return false
 	}
 	// Every |v| < 2^width, so the batch adds less than n·2^width to the
 	// magnitude of any partial sum.
 	width := known - 1
-	if known == 0 {
+	if known == 0 || null != nil {
+		// A NULL row's value is whatever its slot held: bound it too.
 		width = magnitude(vals)
 	}
 	if width+bits.Len(uint(len(vals))) > 61 {
@@ -81,6 +78,14 @@ func (a *accum) addSums(gids []int32, vals []int64, known int) bool {
 	}
 	a.headroom -= need
 	part := a.part
+	if null != nil {
+		for i, g := range gids[:len(vals)] {
+			if !null[i] {
+				part[g] += vals[i]
+			}
+		}
+		return true
+	}
 	if len(part) == 1 {
 		var s int64
 		for _, v := range vals {

@@ -109,12 +109,12 @@ func (p *Plan) checkBounds() error {
 }
 
 // keep says whether group g (its rows counted in rows) satisfies every
-// bound; the partial sums must have been flushed.
+// bound.
 func (w *worker) keep(bounds []intBound, g int32) bool {
 	for i := range bounds {
 		b := &bounds[i]
 		a := w.accs[b.agg]
-		if a.agg.Func == Sum && w.rows[g]-a.nulls[g] == 0 {
+		if a.agg.Func == Sum && w.rows[g]-a.nullsOf(g) == 0 {
 			continue // NULL: the caller's HAVING decides
 		}
 		if b.verdict != 0 {
@@ -128,16 +128,17 @@ func (w *worker) keep(bounds []intBound, g int32) bool {
 		case CountStar:
 			c = cmpInt64(w.rows[g], b)
 		case Count:
-			c = cmpInt64(w.rows[g]-a.nulls[g], b)
+			c = cmpInt64(w.rows[g]-a.nullsOf(g), b)
 		case CountDistinct:
-			c = cmpInt64(a.distinctCount(g), b)
+			c = cmpInt64(a.distinct.counts[g], b)
 		case Sum:
 			if a.agg.ExactFloat && a.abs[g] >= maxExactFloat {
 				// The caller's float64 sum may differ from the exact one;
 				// the group's result fails with ErrInexact instead.
 				continue
 			}
-			c = cmpInt128(a.hi[g], a.lo[g], b)
+			hi, lo := a.sum(g)
+			c = cmpInt128(hi, lo, b)
 		default:
 			continue
 		}

@@ -2,10 +2,11 @@ package vector
 
 // A GROUP BY on one integer, date or decimal column (TPC-H's l_orderkey,
 // with 1.5 million groups at SF1) looks its groups up by the key's int64
-// itself. The general lookup encodes every row's key as a string for a
-// map of strings, and a new group's key as another string and a slice of
-// its own: with a million groups, hashing, allocating and collecting
-// those strings was most of the GROUP BY's time.
+// itself, in an intTable (inttable.go), and keeps each group's key as one
+// int64. The general lookup encodes every row's key as a string for a map
+// of strings, and a new group's key as another string and a slice of its
+// own: with a million groups, hashing, allocating and collecting those
+// strings was most of the GROUP BY's time.
 
 // intGroupIDs fills w.gids with the groups of the selected rows, whose key
 // values are v.
@@ -20,11 +21,7 @@ func (w *worker) intGroupIDs(v *numVec, sel []int32) {
 			w.gids[i] = w.intGroup(Value{Null: true})
 			continue
 		}
-		g, ok := w.ints[v.v[i]]
-		if !ok {
-			g = w.intGroup(Value{I: v.v[i]})
-		}
-		w.gids[i] = g
+		w.gids[i] = w.intGroup(Value{I: v.v[i]})
 	}
 }
 
@@ -32,26 +29,23 @@ func (w *worker) intGroupIDs(v *numVec, sel []int32) {
 func (w *worker) intGroup(k Value) int32 {
 	if k.Null {
 		if w.nullG < 0 {
-			w.nullG = w.newGroup(w.keyOf(k))
+			w.nullG = w.newGroup()
+			w.intKeys = append(w.intKeys, 0)
 		}
 		return w.nullG
 	}
-	if g, ok := w.ints[k.I]; ok {
-		return g
+	g, added := w.ints.getOrAdd(k.I, int32(len(w.rows)))
+	if added {
+		w.newGroup()
+		w.intKeys = append(w.intKeys, k.I)
 	}
-	g := w.newGroup(w.keyOf(k))
-	w.ints[k.I] = g
 	return g
 }
 
-// keyOf is k as a group's key values, carved from a shared slab rather
-// than allocated one by one.
-func (w *worker) keyOf(k Value) []Value {
-	if len(w.slab) == 0 {
-		w.slab = make([]Value, 1024)
+// intKey is group g's key on the integer-key path.
+func (w *worker) intKey(g int32) Value {
+	if g == w.nullG {
+		return Value{Null: true}
 	}
-	vals := w.slab[:1:1]
-	w.slab = w.slab[1:]
-	vals[0] = k
-	return vals
+	return Value{I: w.intKeys[g]}
 }
