@@ -11,6 +11,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/expression"
 	"github.com/dolthub/go-mysql-server/sql/plan"
 	"github.com/dolthub/go-mysql-server/sql/transform"
+	"github.com/icesql/icesql/engine/internal/sqlfunc"
 	"github.com/icesql/icesql/engine/internal/sqlval"
 )
 
@@ -154,7 +155,7 @@ func (vj *vectorJoin) keyEquality(ctx *sql.Context, c sql.Expression) bool {
 // decimals of two scales exact (decimalcompare.go): the join's keys
 // compare them exactly too (vecjoinkey.go).
 func exactOperand(e sql.Expression) sql.Expression {
-	if x, ok := e.(*exactDecimal); ok {
+	if x, ok := e.(*sqlfunc.ExactDecimal); ok {
 		return x.Child
 	}
 	return e

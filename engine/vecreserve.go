@@ -3,6 +3,7 @@ package engine
 import (
 	"sync/atomic"
 
+	"github.com/icesql/icesql/engine/internal/memlimit"
 	"github.com/icesql/icesql/pushdown/vector"
 )
 
@@ -18,16 +19,16 @@ func stateReserve(b *memoryBudget) vector.Reserve {
 	if b == nil {
 		return nil
 	}
-	start := liveHeap()
+	start := memlimit.LiveHeap()
 	var held atomic.Int64
 	return func(n int64) error {
 		before := held.Add(n) - n
 		if n <= 0 {
 			return nil
 		}
-		if max(liveHeap(), start+uint64(max(before, 0)))+uint64(n) > b.budget {
+		if max(memlimit.LiveHeap(), start+uint64(max(before, 0)))+uint64(n) > b.budget {
 			held.Add(-n)
-			return outOfMemory(false)
+			return memlimit.OutOfMemory(false)
 		}
 		return nil
 	}

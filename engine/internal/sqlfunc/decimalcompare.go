@@ -568,10 +568,10 @@ func asDouble(ctx *sql.Context, e sql.Expression) sql.Expression {
 // round it (castLeftAndRight compares in the left side's type).
 func unrounded(ctx *sql.Context, e sql.Expression, scale int32) (sql.Expression, bool) {
 	t := e.Type(ctx)
-	if _, done := e.(*exactDecimal); done || !types.IsDecimal(t) || scaleOf(t) >= scale {
+	if _, done := e.(*ExactDecimal); done || !types.IsDecimal(t) || scaleOf(t) >= scale {
 		return nil, false
 	}
-	return &exactDecimal{UnaryExpressionStub: expression.UnaryExpressionStub{Child: e}}, true
+	return &ExactDecimal{UnaryExpressionStub: expression.UnaryExpressionStub{Child: e}}, true
 }
 
 // isColumn says e reads a column of a row, whose values its type holds.
@@ -616,26 +616,26 @@ func decimalConstant(ctx *sql.Context, e sql.Expression) (*apd.Decimal, bool) {
 	return d, err == nil && d != nil
 }
 
-// exactDecimal is its child in a DECIMAL type that does not round: compared
+// ExactDecimal is its child in a DECIMAL type that does not round: compared
 // in it, the other side keeps its digits.
-type exactDecimal struct {
+type ExactDecimal struct {
 	expression.UnaryExpressionStub
 }
 
-var _ sql.Expression = (*exactDecimal)(nil)
+var _ sql.Expression = (*ExactDecimal)(nil)
 
-func (e *exactDecimal) Type(*sql.Context) sql.Type { return types.InternalDecimalType }
+func (e *ExactDecimal) Type(*sql.Context) sql.Type { return types.InternalDecimalType }
 
-func (e *exactDecimal) Eval(ctx *sql.Context, row sql.Row) (any, error) {
+func (e *ExactDecimal) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 	return e.Child.Eval(ctx, row)
 }
 
 // String is the child's: EXPLAIN shows the comparison as written.
-func (e *exactDecimal) String() string { return e.Child.String() }
+func (e *ExactDecimal) String() string { return e.Child.String() }
 
-func (e *exactDecimal) WithChildren(ctx *sql.Context, children ...sql.Expression) (sql.Expression, error) {
+func (e *ExactDecimal) WithChildren(ctx *sql.Context, children ...sql.Expression) (sql.Expression, error) {
 	if len(children) != 1 {
 		return nil, sql.ErrInvalidChildrenNumber.New(e, len(children), 1)
 	}
-	return &exactDecimal{UnaryExpressionStub: expression.UnaryExpressionStub{Child: children[0]}}, nil
+	return &ExactDecimal{UnaryExpressionStub: expression.UnaryExpressionStub{Child: children[0]}}, nil
 }
