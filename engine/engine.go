@@ -213,7 +213,8 @@ func newEngine(ctx context.Context, cfg Config, cat catalog.Catalog, root string
 							Next: explainBuilder{next: sqlfunc.NullFirstBuilder{Base: a.ExecBuilder}, base: a.ExecBuilder}, // nullcompare.go
 							Base: a.ExecBuilder,
 						},
-						base: a.ExecBuilder,
+						base:        a.ExecBuilder,
+						changedRows: withChangedRowSelection, // rowselect.go
 					},
 					Base: a.ExecBuilder,
 				},

@@ -67,21 +67,6 @@ func addDecorrelateVar() {
 	})
 }
 
-// switchedOn says the boolean session variable name, ON by default, is on.
-func SwitchedOn(ctx *sql.Context, name string) bool {
-	v, err := ctx.GetSessionVariable(ctx, name)
-	if err != nil {
-		return true
-	}
-	switch v := v.(type) {
-	case int8:
-		return v != 0
-	case bool:
-		return v
-	}
-	return true
-}
-
 // maxGroupKeys bounds the correlated equalities a subquery is grouped by.
 const maxGroupKeys = 4
 
@@ -586,3 +571,6 @@ func (g *groupedSubquery) Describe(ctx *sql.Context, opts sql.DescribeOptions) s
 	_ = p.WriteChildren(g.how(), sql.Describe(ctx, g.body, opts))
 	return p.String()
 }
+
+// InnerPlan is the subquery's body, for the walks of a plan that enter subqueries.
+func (g *groupedSubquery) InnerPlan() sql.Node { return g.body }

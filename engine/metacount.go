@@ -40,7 +40,7 @@ func countFromMetadata(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *pl
 
 // countedTable is the Iceberg table an aggregate reads directly (perhaps
 // under an alias) and its exact row count, when the metadata knows it.
-func countedTable(agg *plan.GroupBy) (*plan.ResolvedTable, *Table, uint64, bool) {
+func countedTable(agg *plan.GroupBy) (*plan.ResolvedTable, scanTable, uint64, bool) {
 	rt, ok := agg.Child.(*plan.ResolvedTable)
 	if ta, isAlias := agg.Child.(*plan.TableAlias); isAlias {
 		rt, ok = ta.Child.(*plan.ResolvedTable)
@@ -48,7 +48,7 @@ func countedTable(agg *plan.GroupBy) (*plan.ResolvedTable, *Table, uint64, bool)
 	if !ok {
 		return nil, nil, 0, false
 	}
-	t, ok := unwrapTable(rt.Table)
+	t, ok := asScanTable(rt.Table)
 	if !ok {
 		return nil, nil, 0, false
 	}

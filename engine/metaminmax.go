@@ -30,7 +30,7 @@ func minMaxFromMetadata(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *p
 			return n, transform.SameTree, nil
 		}
 		var out []sql.Expression
-		var bounds *fileBounds
+		var bounds *fileBoundSet
 		for _, dep := range agg.SelectDeps {
 			e, name := dep, dep.String()
 			if alias, isAlias := dep.(*expression.Alias); isAlias {
@@ -73,14 +73,14 @@ func minMaxFromMetadata(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *p
 
 // fileBounds is the column metadata of every data file a scan of the table
 // plans.
-type fileBounds struct {
+type fileBoundSet struct {
 	files []iceberg.DataFile
 }
 
 // extreme is the least (or greatest) value of column name over all files,
 // nil when every value is NULL; ok is false when the bounds cannot say.
-func (fb *fileBounds) extreme(t *Table, name string, greatest bool) (any, bool) {
-	f, ok := t.tbl.Schema().FindFieldByNameCaseInsensitive(name)
+func (fb *fileBoundSet) extreme(t scanTable, name string, greatest bool) (any, bool) {
+	f, ok := t.Iceberg().Schema().FindFieldByNameCaseInsensitive(name)
 	if !ok {
 		return nil, false
 	}

@@ -17,13 +17,6 @@ import (
 	"github.com/icesql/icesql/pushdown"
 )
 
-// batchSource is a stream of Arrow batches (pushdown.Batches, or the
-// patched stream of identity-partitioned files below).
-type BatchSource interface {
-	Next() (arrow.RecordBatch, error)
-	Close()
-}
-
 // checkFormats refuses a scan that would read a data file in a format
 // icesql cannot decode, naming the file and its format. iceberg-go reads
 // Parquet only and would fail with "only parquet format is implemented",

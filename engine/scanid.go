@@ -30,16 +30,16 @@ func bindScanIDs(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Sco
 		if !ok {
 			return
 		}
-		t, ok := unwrapTable(rt.Table)
+		t, ok := asScanTable(rt.Table)
 		if !ok {
 			return
 		}
 		t.NoteReference(ctx, rt.Id()) // rowcache.go
 		switch {
-		case t.scan.id == 0:
-			t.scan.id = rt.Id()
-		case t.scan.id != rt.Id():
-			t.scan.ambiguous = true
+		case t.ScanRef().id == 0:
+			t.ScanRef().id = rt.Id()
+		case t.ScanRef().id != rt.Id():
+			t.ScanRef().ambiguous = true
 		}
 	})
 	return n, transform.SameTree, nil
@@ -64,8 +64,8 @@ func walkPlan(ctx *sql.Context, n sql.Node, f func(sql.Node)) {
 					switch e := e.(type) {
 					case *plan.Subquery:
 						walkPlan(ctx, e.Query, f)
-					case *groupedSubquery: // groupedsubquery.go
-						walkPlan(ctx, e.body, f)
+					case planHolder: // a decorrelated subquery (groupedsubquery.go)
+						walkPlan(ctx, e.InnerPlan(), f)
 					}
 					return false
 				})
@@ -73,4 +73,11 @@ func walkPlan(ctx *sql.Context, n sql.Node, f func(sql.Node)) {
 		}
 		return true
 	})
+}
+
+// planHolder is an expression that runs a plan of its own, as a subquery
+// does, so walking a plan must enter it.
+type planHolder interface {
+	sql.Expression
+	InnerPlan() sql.Node
 }

@@ -5,9 +5,11 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/apache/iceberg-go/table"
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/expression"
 	"github.com/icesql/icesql/pushdown"
+	"github.com/icesql/icesql/pushdown/vector"
 )
 
 // Methods of Table the vectorized executor and metadata answers use
@@ -52,7 +54,7 @@ func (t *Table) ExactRowCount() (uint64, bool) {
 	return n, true
 }
 
-func (t *Table) FileBounds(ctx *sql.Context) (*fileBounds, error) {
+func (t *Table) FileBounds(ctx *sql.Context) (*fileBoundSet, error) {
 	planned := t.Planned()
 	scan, err := t.NewScan(ctx, planned, t.ScanOptions(planned)...)
 	if err != nil {
@@ -63,7 +65,7 @@ func (t *Table) FileBounds(ctx *sql.Context) (*fileBounds, error) {
 		return nil, err
 	}
 	seen := map[string]bool{}
-	fb := &fileBounds{}
+	fb := &fileBoundSet{}
 	for _, task := range tasks {
 		if len(task.DeleteFiles) > 0 || len(task.EqualityDeleteFiles) > 0 || len(task.DeletionVectorFiles) > 0 {
 			return nil, nil
@@ -87,3 +89,20 @@ func (t *Table) Owns(gf *expression.GetField) bool {
 	}
 	return !t.scan.ambiguous && gf.TableId() == t.scan.id
 }
+
+func (t *Table) ScanRef() *scanID         { return t.scan }
+func (t *Table) ColumnNames() []string    { return t.names }
+func (t *Table) AllColumns() sql.Schema   { return t.schema }
+func (t *Table) Projection() []string     { return t.projection }
+func (t *Table) Iceberg() *table.Table    { return t.tbl }
+func (t *Table) AsOf() *int64             { return t.snapshotID }
+func (t *Table) RowIdentity() bool        { return t.identity != nil }
+func (t *Table) Caches() *pushdown.Caches { return t.db.e.caches }
+
+func (t *Table) WatchBudget(ctx *sql.Context) (*sql.Context, func()) {
+	return watchBudget(ctx, t.db.e.budget) // memlimit.go
+}
+
+func (t *Table) StateReserve() vector.Reserve { return stateReserve(t.db.e.budget) } // vecreserve.go
+
+var _ scanTable = (*Table)(nil)

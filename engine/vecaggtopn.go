@@ -79,9 +79,9 @@ func noteAggTopN(ctx *sql.Context, n sql.Node) {
 		top, va, why := newAggTopN(ctx, tn, nil)
 		switch {
 		case top != nil:
-			va.t.scan.vectorNote = vectorAggNote + "; " + top.note()
+			va.t.ScanRef().vectorNote = vectorAggNote + "; " + top.note()
 		case va != nil && why != "":
-			va.t.scan.vectorNote = vectorAggNote + "; the ORDER BY ... LIMIT runs on the row path: " + why
+			va.t.ScanRef().vectorNote = vectorAggNote + "; the ORDER BY ... LIMIT runs on the row path: " + why
 		}
 	})
 }

@@ -31,6 +31,10 @@ import (
 type vectorBuilder struct {
 	next sql.NodeExecBuilder // the EXPLAIN builder
 	base sql.NodeExecBuilder // go-mysql-server's builder
+	// changedRows is n, a Filter directly above a row-identity scan, with
+	// the scan picking its rows on Arrow batches; ok false when n is
+	// something else (engine's withChangedRowSelection, rowselect.go).
+	changedRows func(ctx *sql.Context, n sql.Node) (_ sql.Node, ok bool, _ error)
 }
 
 func (b vectorBuilder) Build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.RowIter, error) {
@@ -100,7 +104,7 @@ func (b vectorBuilder) buildFilter(ctx *sql.Context, f *plan.Filter, row sql.Row
 	}
 	// The WHERE of an UPDATE or DELETE picks the rows of its row-identity
 	// scan on Arrow batches (rowscan_fast.go).
-	if sel, ok, err := withChangedRowSelection(ctx, f); ok || err != nil {
+	if sel, ok, err := b.changedRows(ctx, f); ok || err != nil {
 		if err != nil {
 			return nil, err
 		}
@@ -135,15 +139,15 @@ func withFoldedDates(ctx *sql.Context, f *plan.Filter) (*plan.Filter, error) {
 // noteVectorFilters tells EXPLAIN, per scan, whether the Filter above it
 // runs on the vector path.
 func noteVectorFilters(ctx *sql.Context, n sql.Node) {
-	for _, t := range icebergScans(ctx, n) {
-		t.scan.filterNote = ""
+	for _, t := range scanTables(ctx, n) {
+		t.ScanRef().filterNote = ""
 	}
 	inner := innerFilters(ctx, n)
 	walkPlan(ctx, n, func(n sql.Node) {
 		if j, ok := n.(*plan.JoinNode); ok && vectorizeOn(ctx) {
 			if vj, _ := newVectorJoin(ctx, j, nil); vj != nil {
-				vj.left.t.scan.filterNote = "yes: the WHERE clause and the hash join's probe run on Arrow batches; rows are built only for rows that join"
-				vj.right.t.scan.filterNote = "yes: the WHERE clause runs on Arrow batches; its rows fill the hash join's table"
+				vj.left.t.ScanRef().filterNote = "yes: the WHERE clause and the hash join's probe run on Arrow batches; rows are built only for rows that join"
+				vj.right.t.ScanRef().filterNote = "yes: the WHERE clause runs on Arrow batches; its rows fill the hash join's table"
 			}
 			return
 		}
@@ -152,18 +156,18 @@ func noteVectorFilters(ctx *sql.Context, n sql.Node) {
 			return
 		}
 		t, _ := filteredScan(f.Child)
-		if t == nil || t.scan.filterNote != "" {
+		if t == nil || t.ScanRef().filterNote != "" {
 			return
 		}
 		switch _, why := newVectorFilter(ctx, f); {
 		case !vectorizeOn(ctx):
-			t.scan.filterNote = "no, icesql_vectorize is OFF"
+			t.ScanRef().filterNote = "no, icesql_vectorize is OFF"
 		case inner[f]:
-			t.scan.filterNote = "no, the row path evaluates the WHERE clause: the scan is read again for each outer row"
+			t.ScanRef().filterNote = "no, the row path evaluates the WHERE clause: the scan is read again for each outer row"
 		case why == "":
-			t.scan.filterNote = "yes: the WHERE clause runs on Arrow batches; rows are built for the rows it keeps"
+			t.ScanRef().filterNote = "yes: the WHERE clause runs on Arrow batches; rows are built for the rows it keeps"
 		default:
-			t.scan.filterNote = "no, the row path evaluates the WHERE clause: " + why
+			t.ScanRef().filterNote = "no, the row path evaluates the WHERE clause: " + why
 		}
 	})
 	noteJoinAggregates(ctx, n)
@@ -203,7 +207,7 @@ func innerFilters(ctx *sql.Context, n sql.Node) map[sql.Node]bool {
 
 // filteredScan is the Iceberg table a Filter's child scans, when the
 // child is a scan whose rows are the table's projected columns.
-func filteredScan(child sql.Node) (*Table, string) {
+func filteredScan(child sql.Node) (scanTable, string) {
 	if ta, ok := child.(*plan.TableAlias); ok {
 		child = ta.Child
 	}
@@ -222,7 +226,7 @@ func filteredScan(child sql.Node) (*Table, string) {
 	if _, ok := plan.FindVirtualColumnTable(st); ok {
 		return nil, "virtual columns"
 	}
-	t, ok := unwrapTable(st)
+	t, ok := asScanTable(st)
 	if !ok {
 		return nil, ""
 	}
@@ -231,7 +235,7 @@ func filteredScan(child sql.Node) (*Table, string) {
 
 // vectorFilter is a Filter over an Iceberg scan, computed on batches.
 type vectorFilter struct {
-	t    *Table
+	t    scanTable
 	cols []string       // Iceberg names of the row's columns, in row order
 	read []string       // what is read: cols, or the first column for none
 	pred vector.Expr    // nil: every row
@@ -268,20 +272,20 @@ func newVectorScan(ctx *sql.Context, scan sql.Node, cond sql.Expression) (*vecto
 		return nil, why
 	}
 	switch {
-	case t.snapshotID != nil:
+	case t.AsOf() != nil:
 		return nil, "time travel reads are not vectorized"
-	case t.identity != nil:
+	case t.RowIdentity():
 		return nil, "rows of a row-level change"
 	}
-	cols := t.ResolveColumns(t.projection)
-	if t.projection == nil {
-		cols = t.names
+	cols := t.ResolveColumns(t.Projection())
+	if t.Projection() == nil {
+		cols = t.ColumnNames()
 	}
 	read := cols
 	if len(read) == 0 {
-		read = t.names[:1]
+		read = t.ColumnNames()[:1]
 	}
-	v := &vectorFilter{t: t, cols: cols, read: read, cond: cond, width: len(cols), scales: decimalScales(t.tbl.Schema(), cols)}
+	v := &vectorFilter{t: t, cols: cols, read: read, cond: cond, width: len(cols), scales: decimalScales(t.Iceberg().Schema(), cols)}
 	if cond == nil {
 		return v, ""
 	}
@@ -290,8 +294,8 @@ func newVectorScan(ctx *sql.Context, scan sql.Node, cond sql.Expression) (*vecto
 	// column of its name, or the row path and this one would disagree.
 	var bad string
 	walkGetFields(cond, func(gf *expression.GetField) {
-		j := t.schema.IndexOfColName(gf.Name())
-		if bad == "" && (gf.Index() < 0 || gf.Index() >= len(cols) || j < 0 || j >= len(t.names) || cols[gf.Index()] != t.names[j] || !t.Owns(gf)) {
+		j := t.AllColumns().IndexOfColName(gf.Name())
+		if bad == "" && (gf.Index() < 0 || gf.Index() >= len(cols) || j < 0 || j >= len(t.ColumnNames()) || cols[gf.Index()] != t.ColumnNames()[j] || !t.Owns(gf)) {
 			bad = "column " + gf.String() + " is not the scan's"
 		}
 	})

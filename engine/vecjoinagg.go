@@ -250,7 +250,7 @@ func (ja *vectorJoinAgg) run(ctx *sql.Context) ([]vector.Group, error) {
 	}
 	defer b.release()
 	parts := make([]*vector.Partial, workers)
-	reserve := stateReserve(ja.vj.left.t.db.e.budget) // vecreserve.go
+	reserve := ja.vj.left.t.StateReserve() // vecreserve.go
 	for i := range parts {
 		if parts[i], err = vector.NewPartialWithin(ja.plan, reserve); err != nil {
 			return nil, err
@@ -513,8 +513,8 @@ func (p *joinAggProber) aggregate(rec arrow.RecordBatch, pi, bi []int32) error {
 // calls fn for every batch on workers goroutines, fn's w being the
 // goroutine's number. A source that splits is read by each goroutine
 // itself (pushdown's native reader decodes on the goroutine that asks).
-func eachBatch(ctx *sql.Context, t *Table, cols []string, workers int, fn func(w int, rec arrow.RecordBatch) error) error {
-	ctx, stop := watchBudget(ctx, t.db.e.budget) // memlimit.go
+func eachBatch(ctx *sql.Context, t scanTable, cols []string, workers int, fn func(w int, rec arrow.RecordBatch) error) error {
+	ctx, stop := t.WatchBudget(ctx) // memlimit.go
 	defer stop()
 	src, _, err := t.OpenBatches(t.WithNativeDecode(ctx), cols, false)
 	if err != nil {
@@ -538,20 +538,20 @@ func noteJoinAggregates(ctx *sql.Context, n sql.Node) {
 		}
 		ja, why := newVectorJoinAgg(ctx, gb, nil)
 		if ja != nil {
-			ja.vj.left.t.scan.filterNote = "yes: the WHERE clause, the hash join's probe and the GROUP BY above it run on Arrow batches; no row is built before the groups"
-			ja.vj.right.t.scan.filterNote = "yes: the WHERE clause runs on Arrow batches; the columns the GROUP BY reads fill the hash join's table"
+			ja.vj.left.t.ScanRef().filterNote = "yes: the WHERE clause, the hash join's probe and the GROUP BY above it run on Arrow batches; no row is built before the groups"
+			ja.vj.right.t.ScanRef().filterNote = "yes: the WHERE clause runs on Arrow batches; the columns the GROUP BY reads fill the hash join's table"
 			return
 		}
 		if j, _ := joinUnder(gb); j != nil && why != "" && !strings.HasPrefix(why, "the join: ") {
 			if vj, _ := newVectorJoin(ctx, j, nil); vj != nil {
-				vj.left.t.scan.filterNote += "; the GROUP BY above runs on the row path: " + why
+				vj.left.t.ScanRef().filterNote += "; the GROUP BY above runs on the row path: " + why
 			}
 		}
 	})
 	walkPlan(ctx, n, func(n sql.Node) {
 		if tn, ok := n.(*plan.TopN); ok {
 			if top, _ := newJoinAggTopN(ctx, tn, nil); top != nil {
-				top.src.(*vectorJoinAgg).vj.left.t.scan.filterNote += "; " + top.note()
+				top.src.(*vectorJoinAgg).vj.left.t.ScanRef().filterNote += "; " + top.note()
 			}
 		}
 	})

@@ -93,11 +93,11 @@ func joinKeyClass(ctx *sql.Context, v *vectorFilter, gf *expression.GetField) (k
 	if !v.t.Owns(gf) || gf.Index() < 0 || gf.Index() >= v.width {
 		return keyClass{}, false
 	}
-	j := v.t.schema.IndexOfColName(gf.Name())
-	if j < 0 || j >= len(v.t.names) || v.cols[gf.Index()] != v.t.names[j] {
+	j := v.t.AllColumns().IndexOfColName(gf.Name())
+	if j < 0 || j >= len(v.t.ColumnNames()) || v.cols[gf.Index()] != v.t.ColumnNames()[j] {
 		return keyClass{}, false
 	}
-	f, ok := v.t.tbl.Schema().FindFieldByName(v.cols[gf.Index()])
+	f, ok := v.t.Iceberg().Schema().FindFieldByName(v.cols[gf.Index()])
 	if !ok {
 		return keyClass{}, false
 	}

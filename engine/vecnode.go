@@ -15,7 +15,7 @@ import (
 // scan, computed by pushdown/vector on Arrow batches on all cores. Its rows
 // are the GroupBy's: same columns, same Go values.
 type vectorAggregate struct {
-	t      *Table
+	t      scanTable
 	read   []string // Iceberg names of the columns read
 	plan   *vector.Plan
 	outs   []vecOutput
@@ -84,14 +84,14 @@ func (v *vectorAggregate) BuildRowIter(ctx *sql.Context, b sql.NodeExecBuilder, 
 }
 
 func (v *vectorAggregate) run(ctx *sql.Context) ([]vector.Group, error) {
-	ctx, stop := watchBudget(ctx, v.t.db.e.budget) // memlimit.go
+	ctx, stop := v.t.WatchBudget(ctx) // memlimit.go
 	defer stop()
 	src, _, err := v.t.OpenBatches(withPrefilter(v.t.WithNativeDecode(ctx), v.plan.Filter), v.read, false)
 	if err != nil {
 		return nil, err
 	}
 	defer src.Close()
-	groups, err := vector.RunWithin(ctx, src, v.plan, 0, stateReserve(v.t.db.e.budget)) // vecreserve.go
+	groups, err := vector.RunWithin(ctx, src, v.plan, 0, v.t.StateReserve()) // vecreserve.go
 	if err != nil && !errors.Is(err, vector.ErrInexact) {
 		return nil, fmt.Errorf("vectorized aggregate over %s: %w", v.t.String(), err)
 	}

@@ -84,11 +84,11 @@ func noteRowsTopN(ctx *sql.Context, n sql.Node, inner map[sql.Node]bool) {
 			return // a subquery's TopN is built again per outer row, on the row path
 		}
 		if top, _ := newRowsTopN(ctx, tn); top != nil {
-			note := top.v.t.scan.filterNote
+			note := top.v.t.ScanRef().filterNote
 			if note == "" {
 				note = "yes: the scan runs on Arrow batches"
 			}
-			top.v.t.scan.filterNote = note + "; the ORDER BY ... LIMIT builds only the rows that can be among its first " + strconv.FormatInt(top.n, 10)
+			top.v.t.ScanRef().filterNote = note + "; the ORDER BY ... LIMIT builds only the rows that can be among its first " + strconv.FormatInt(top.n, 10)
 		}
 	})
 }

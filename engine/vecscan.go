@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/iceberg-go/table"
 
 	"github.com/icesql/icesql/pushdown"
@@ -47,4 +48,11 @@ func nativeLine(s *pushdown.NativeStats) string {
 		line += fmt.Sprintf("; late materialisation: other columns decoded for %d of %d rows", s.Selected.Load(), of)
 	}
 	return line
+}
+
+// BatchSource is a stream of Arrow batches (pushdown.Batches, or the
+// patched stream of identity-partitioned files below).
+type BatchSource interface {
+	Next() (arrow.RecordBatch, error)
+	Close()
 }

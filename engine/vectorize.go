@@ -74,16 +74,16 @@ func vectorize(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, scope *plan.S
 		if !ok {
 			return n, transform.SameTree, nil
 		}
-		t, ok := unwrapTable(rt.Table)
+		t, ok := asScanTable(rt.Table)
 		if !ok {
 			return n, transform.SameTree, nil
 		}
 		node, why := newVectorAggregate(ctx, t, gb, cond, read[gb])
 		if node == nil {
-			t.scan.vectorNote = "no, the row path runs the GROUP BY: " + why
+			t.ScanRef().vectorNote = "no, the row path runs the GROUP BY: " + why
 			return n, transform.SameTree, nil
 		}
-		t.scan.vectorNote = vectorAggNote
+		t.ScanRef().vectorNote = vectorAggNote
 		return node, transform.NewTree, nil
 	})
 }
@@ -93,7 +93,7 @@ func vectorize(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, scope *plan.S
 // go-mysql-server's row path would.
 type vecTranslator struct {
 	ctx  *sql.Context
-	t    *Table
+	t    scanTable
 	cols map[string]bool // Iceberg names read
 	// rowLevel: translating a row-level change's WHERE (rowscan_fast.go).
 	rowLevel bool
@@ -117,12 +117,12 @@ func (tr *vecTranslator) column(gf *expression.GetField) (vector.Column, iceberg
 	if !tr.t.Owns(gf) {
 		return vector.Column{}, nil, decline("column %s is not the scanned table's", gf.Name())
 	}
-	j := tr.t.schema.IndexOfColName(gf.Name())
-	if j < 0 || j >= len(tr.t.names) {
+	j := tr.t.AllColumns().IndexOfColName(gf.Name())
+	if j < 0 || j >= len(tr.t.ColumnNames()) {
 		return vector.Column{}, nil, decline("unknown column %s", gf.Name())
 	}
-	name := tr.t.names[j]
-	f, ok := tr.t.tbl.Schema().FindFieldByName(name)
+	name := tr.t.ColumnNames()[j]
+	f, ok := tr.t.Iceberg().Schema().FindFieldByName(name)
 	if !ok {
 		return vector.Column{}, nil, decline("unknown column %s", gf.Name())
 	}
@@ -137,7 +137,7 @@ func (tr *vecTranslator) column(gf *expression.GetField) (vector.Column, iceberg
 	case iceberg.Float64Type, iceberg.Float32Type:
 		typ = vector.Type{Kind: vector.Float} // keys, COUNT, MIN and MAX only (pushdown/vector/float.go)
 	case iceberg.StringType:
-		st, ok := tr.t.schema[j].Type.(sql.StringType)
+		st, ok := tr.t.AllColumns()[j].Type.(sql.StringType)
 		if !ok || st.Collation() != sql.Collation_utf8mb4_0900_bin {
 			return vector.Column{}, nil, decline("column %s does not compare bytewise", gf.Name())
 		}
@@ -452,8 +452,8 @@ type vecOutput struct {
 
 // newVectorAggregate translates gb; above is what the nodes above it refer
 // to (columnsReadAbove).
-func newVectorAggregate(ctx *sql.Context, t *Table, gb *plan.GroupBy, cond sql.Expression, above map[string]bool) (*vectorAggregate, string) {
-	if t.snapshotID != nil {
+func newVectorAggregate(ctx *sql.Context, t scanTable, gb *plan.GroupBy, cond sql.Expression, above map[string]bool) (*vectorAggregate, string) {
+	if t.AsOf() != nil {
 		return nil, "time travel reads are not vectorized"
 	}
 	tr := &vecTranslator{ctx: ctx, t: t, cols: map[string]bool{}}
@@ -495,7 +495,7 @@ func newVectorAggregate(ctx *sql.Context, t *Table, gb *plan.GroupBy, cond sql.E
 		return nil, err.Error()
 	}
 	var read []string
-	for _, name := range t.names {
+	for _, name := range t.ColumnNames() {
 		if tr.cols[name] {
 			read = append(read, name)
 		}
@@ -633,4 +633,19 @@ func (o vecOutput) aggregateValue(v vector.AggValue) (any, error) {
 		return sum, nil
 	}
 	return o.value(v.Val), nil
+}
+
+// switchedOn says the boolean session variable name, ON by default, is on.
+func SwitchedOn(ctx *sql.Context, name string) bool {
+	v, err := ctx.GetSessionVariable(ctx, name)
+	if err != nil {
+		return true
+	}
+	switch v := v.(type) {
+	case int8:
+		return v != 0
+	case bool:
+		return v
+	}
+	return true
 }
