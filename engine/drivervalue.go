@@ -8,6 +8,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/vitess/go/sqltypes"
 	querypb "github.com/dolthub/vitess/go/vt/proto/query"
+	"github.com/icesql/icesql/engine/internal/vecexec"
 )
 
 // directValue is v as the in-process driver hands it over, for the values
@@ -39,7 +40,7 @@ func directValue(typ sql.Type, v any) (driver.Value, bool) {
 		d, ok := v.(*apd.Decimal)
 		dt, isDec := typ.(sql.DecimalType)
 		if !ok || !isDec || d.Form != apd.Finite || d.Exponent != -int32(dt.Scale()) || !d.Coeff.IsInt64() ||
-			dt.Precision() > 18 || uint64(d.Coeff.Int64()) >= pow10[dt.Precision()] || (d.Negative && d.Coeff.Sign() == 0) {
+			dt.Precision() > 18 || uint64(d.Coeff.Int64()) >= vecexec.Pow10[dt.Precision()] || (d.Negative && d.Coeff.Sign() == 0) {
 			return nil, false
 		}
 		return scaledText(d.Negative, d.Coeff.Int64(), int(dt.Scale())), true

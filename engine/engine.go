@@ -20,6 +20,7 @@ import (
 
 	"github.com/icesql/icesql/engine/internal/planrules"
 	"github.com/icesql/icesql/engine/internal/sqlfunc"
+	"github.com/icesql/icesql/engine/internal/vecexec"
 	"github.com/icesql/icesql/engine/internal/wire"
 	"github.com/icesql/icesql/planner"
 	"github.com/icesql/icesql/procedures"
@@ -150,7 +151,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 var newEngineMu sync.Mutex
 
 func newEngine(ctx context.Context, cfg Config, cat catalog.Catalog, root string) (*Engine, error) {
-	addVectorizeVar()
+	vecexec.AddVectorizeVar()
 	addDecorrelateVar()           // groupedsubquery.go
 	wire.AddMaxStatementTimeVar() // limits.go
 	sqlfunc.RegisterWindowValueFuncs()
@@ -164,7 +165,7 @@ func newEngine(ctx context.Context, cfg Config, cat catalog.Catalog, root string
 		AddPreAnalyzeRule(rememberCTASOptionsID, rememberCTASOptions).
 		AddPreAnalyzeRule(viewStatementsID, viewStatements).
 		AddPreAnalyzeRule(markFullAnalysisID, markFullAnalysis).
-		AddPreAnalyzeRule(bindScanIDsID, bindScanIDs).
+		AddPreAnalyzeRule(bindScanIDsID, vecexec.BindScanIDs).
 		AddPreAnalyzeRule(resolveQuantifiedID, sqlfunc.ResolveQuantified).
 		AddPreAnalyzeRule(orderLargeJoinsID, planrules.OrderLargeJoins).
 		AddPreAnalyzeRule(planrules.KeepRootColumnsID, planrules.KeepRootColumns).
@@ -173,9 +174,9 @@ func newEngine(ctx context.Context, cfg Config, cat catalog.Catalog, root string
 		AddPreAnalyzeRule(filterOuterJoinsID, planrules.FilterOuterJoins).  // crossjoins.go
 		AddPostAnalyzeRule(sqlfunc.CheckOverflowID, sqlfunc.CheckOverflow). // overflow.go
 		AddPostAnalyzeRule(pushRowFiltersID, pushRowFilters).
-		AddPostAnalyzeRule(countFromMetadataID, countFromMetadata).
-		AddPostAnalyzeRule(minMaxFromMetadataID, minMaxFromMetadata).
-		AddPostAnalyzeRule(vectorizeID, vectorize).
+		AddPostAnalyzeRule(countFromMetadataID, vecexec.CountFromMetadata).
+		AddPostAnalyzeRule(minMaxFromMetadataID, vecexec.MinMaxFromMetadata).
+		AddPostAnalyzeRule(vectorizeID, vecexec.Vectorize).
 		AddPostAnalyzeRule(keyCorrelatedSubqueriesID, planrules.KeyCorrelatedSubqueries). // correlated.go
 		AddPostAnalyzeRule(fixSetOpsID, sqlfunc.FixSetOps).
 		AddPostAnalyzeRule(bulkLoadID, bulkLoads). // loaddata.go
@@ -208,13 +209,13 @@ func newEngine(ctx context.Context, cfg Config, cat catalog.Catalog, root string
 		Next: serverFileBuilder{dir: serverFilesDir(root), // serverfiles.go
 			next: planrules.HashJoinBuilder{ // hashlookup.go
 				Next: planrules.SortBuilder{ // sortlimit.go
-					Next: vectorBuilder{
-						next: planrules.GroupByBuilder{ // groupby.go
+					Next: vecexec.VectorBuilder{
+						Next: planrules.GroupByBuilder{ // groupby.go
 							Next: explainBuilder{next: sqlfunc.NullFirstBuilder{Base: a.ExecBuilder}, base: a.ExecBuilder}, // nullcompare.go
 							Base: a.ExecBuilder,
 						},
-						base:        a.ExecBuilder,
-						changedRows: withChangedRowSelection, // rowselect.go
+						Base:        a.ExecBuilder,
+						ChangedRows: withChangedRowSelection, // rowselect.go
 					},
 					Base: a.ExecBuilder,
 				},

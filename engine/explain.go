@@ -12,6 +12,7 @@ import (
 	ast "github.com/dolthub/vitess/go/vt/sqlparser"
 	"github.com/icesql/icesql/engine/internal/planrules"
 	"github.com/icesql/icesql/engine/internal/sqlfunc"
+	"github.com/icesql/icesql/engine/internal/vecexec"
 )
 
 // EXPLAIN prints go-mysql-server's plan tree followed by one section per
@@ -101,7 +102,7 @@ func (b explainBuilder) drain(ctx *sql.Context, n sql.Node, row sql.Row) error {
 // plan order.
 func icebergScans(ctx *sql.Context, n sql.Node) []*Table {
 	var out []*Table
-	walkPlan(ctx, n, func(n sql.Node) {
+	vecexec.WalkPlan(ctx, n, func(n sql.Node) {
 		switch n := n.(type) {
 		case *plan.IndexedTableAccess:
 			if t, ok := unwrapTable(n.Table); ok {
@@ -159,10 +160,10 @@ func (t *Table) describeScan(ctx *sql.Context, analyzed bool) (string, error) {
 		fmt.Sprintf("data files: %d planned, %d skipped of %d", p.FilesPlanned, p.FilesTotal-p.FilesPlanned, p.FilesTotal),
 		fmt.Sprintf("bytes planned: %d", p.BytesPlanned),
 	}
-	if t.scan.vectorNote != "" {
-		lines = append(lines, "vectorized: "+t.scan.vectorNote)
+	if t.scan.VectorNote != "" {
+		lines = append(lines, "vectorized: "+t.scan.VectorNote)
 	}
-	if note := t.scan.describeFilter(); note != "" {
+	if note := t.scan.DescribeFilter(); note != "" {
 		lines = append(lines, note)
 	}
 	if analyzed {
@@ -175,7 +176,7 @@ func (t *Table) describeScan(ctx *sql.Context, analyzed bool) (string, error) {
 			fmt.Sprintf("row groups: %d read, %d skipped of %d", r.RowGroupsRead, r.RowGroupsTotal-r.RowGroupsRead, r.RowGroupsTotal),
 			fmt.Sprintf("bytes read: %d", r.Bytes),
 		)
-		if line := nativeLine(planned.NativeStats()); line != "" {
+		if line := vecexec.NativeLine(planned.NativeStats()); line != "" {
 			lines = append(lines, line)
 		}
 	}
@@ -200,7 +201,7 @@ func (t *Table) totalDataFiles() int64 {
 // runs on the vector path instead. "" when n joins nothing.
 func describeJoins(ctx *sql.Context, n sql.Node) string {
 	var lines []string
-	walkPlan(ctx, n, func(n sql.Node) {
+	vecexec.WalkPlan(ctx, n, func(n sql.Node) {
 		if j, ok := n.(*plan.JoinNode); ok {
 			lines = append(lines, fmt.Sprintf("%s(%s; %s): %s", j.Op, joinSide(j.Left()), joinSide(j.Right()), joinPath(ctx, j)))
 		}
@@ -242,9 +243,9 @@ func joinSide(n sql.Node) string {
 
 // joinPath says how the exec builders run j (vecfilter.go, hashlookup.go).
 func joinPath(ctx *sql.Context, j *plan.JoinNode) string {
-	if vectorizeOn(ctx) {
-		if vj, _ := newVectorJoin(ctx, j, nil); vj != nil {
-			if vj.outer {
+	if vecexec.VectorizeOn(ctx) {
+		if vj, _ := vecexec.NewVectorJoin(ctx, j, nil); vj != nil {
+			if vj.Outer {
 				return "vectorized hash join: both sides are read once as Arrow batches; a left row that joins nothing is kept, padded with NULLs"
 			}
 			return "vectorized hash join: both sides are read once as Arrow batches"

@@ -1,5 +1,7 @@
 package engine
 
+import "github.com/icesql/icesql/engine/internal/vecexec"
+
 // PickedBatches is how many batches row-level scans picked rows of on the
 // vector path so far (rowscan_fast.go).
-func PickedBatches() int64 { return pickedBatches.Load() }
+func PickedBatches() int64 { return vecexec.PickedBatches.Load() }

@@ -14,6 +14,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/types"
 	"github.com/icesql/icesql/engine/internal/planrules"
 	"github.com/icesql/icesql/engine/internal/sqlfunc"
+	"github.com/icesql/icesql/engine/internal/vecexec"
 )
 
 // go-mysql-server runs a correlated scalar subquery once per outer row: it
@@ -77,7 +78,7 @@ const maxGroupKeys = 4
 func thenGroupCorrelatedSubqueries(assignExecIndexes analyzer.RuleFunc) analyzer.RuleFunc {
 	return func(ctx *sql.Context, a *analyzer.Analyzer, n sql.Node, scope *plan.Scope, sel analyzer.RuleSelector, qf *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
 		n, same, err := assignExecIndexes(ctx, a, n, scope, sel, qf)
-		if err != nil || !n.IsReadOnly() || !SwitchedOn(ctx, decorrelateVar) {
+		if err != nil || !n.IsReadOnly() || !vecexec.SwitchedOn(ctx, decorrelateVar) {
 			// A write's subquery could read rows the statement changes.
 			return n, same, err
 		}

@@ -15,6 +15,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/transform"
 	"github.com/icesql/icesql/engine/internal/memlimit"
 	"github.com/icesql/icesql/engine/internal/planrules"
+	"github.com/icesql/icesql/engine/internal/vecexec"
 )
 
 // How a groupedSubquery (groupedsubquery.go) runs: its groups, read once
@@ -162,7 +163,7 @@ func (g *groupedSubquery) readVectorized(ctx *sql.Context, scope int) (done bool
 			return false, err
 		}
 	}
-	n, same, err := vectorize(ctx, nil, plan.NewGroupBy(selected, selected[:len(g.innerKeys)], body), nil, nil, nil)
+	n, same, err := vecexec.Vectorize(ctx, nil, plan.NewGroupBy(selected, selected[:len(g.innerKeys)], body), nil, nil, nil)
 	if err != nil || same {
 		return false, err
 	}

@@ -501,7 +501,7 @@ func (c *columnRangeCache) of(ctx *sql.Context, t *Table) *columnRanges {
 // when they cannot say (delete files, or an error).
 func readColumnRanges(ctx *sql.Context, t *Table) *columnRanges {
 	fb, err := t.FileBounds(ctx)
-	if err != nil || fb == nil || len(fb.files) == 0 {
+	if err != nil || fb == nil || len(fb.Files) == 0 {
 		return nil
 	}
 	rows, _, _ := t.RowCount(ctx)
@@ -515,8 +515,8 @@ func readColumnRanges(ctx *sql.Context, t *Table) *columnRanges {
 		default:
 			continue
 		}
-		lo, okLo := fb.extreme(t, f.Name, false)
-		hi, okHi := fb.extreme(t, f.Name, true)
+		lo, okLo := fb.Extreme(t, f.Name, false)
+		hi, okHi := fb.Extreme(t, f.Name, true)
 		if !okLo || !okHi || lo == nil || hi == nil {
 			continue
 		}

@@ -23,6 +23,7 @@ import (
 	"github.com/dolthub/vitess/go/sqltypes"
 	"github.com/icesql/icesql/engine/internal/mysqlerr"
 	"github.com/icesql/icesql/engine/internal/sqlval"
+	"github.com/icesql/icesql/engine/internal/vecexec"
 )
 
 // LOAD DATA into an Iceberg table, in bulk. go-mysql-server runs LOAD DATA
@@ -46,7 +47,7 @@ const bulkLoadID analyzer.RuleId = 1200
 // bulkLoads replaces the INSERT a LOAD DATA plans with a bulkLoadNode when
 // the bulk path handles it.
 func bulkLoads(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
-	if !vectorizeOn(ctx) {
+	if !vecexec.VectorizeOn(ctx) {
 		return n, transform.SameTree, nil
 	}
 	return transform.Node(ctx, n, func(ctx *sql.Context, n sql.Node) (sql.Node, transform.TreeIdentity, error) {

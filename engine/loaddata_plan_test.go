@@ -8,6 +8,7 @@ import (
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/transform"
+	"github.com/icesql/icesql/engine/internal/vecexec"
 )
 
 // Which LOAD DATA statements take the bulk path (loaddata.go): the ones
@@ -55,7 +56,7 @@ func TestLoadDataTakesTheBulkPath(t *testing.T) {
 			t.Errorf("%s: bulk path %v, want %v\n%s", c.query, bulk, c.bulk, sql.DebugString(ctx, node))
 		}
 	}
-	ctx.SetSessionVariable(ctx, vectorizeVar, int8(0))
+	ctx.SetSessionVariable(ctx, vecexec.VectorizeVar, int8(0))
 	node, err := e.sqle.AnalyzeQuery(ctx, load+"INTO TABLE d.t")
 	if err != nil {
 		t.Fatal(err)

@@ -14,6 +14,7 @@ import (
 	"github.com/apache/iceberg-go/table"
 
 	"github.com/icesql/icesql/engine/internal/mysqlerr"
+	"github.com/icesql/icesql/engine/internal/vecexec"
 	"github.com/icesql/icesql/pushdown"
 )
 
@@ -48,10 +49,10 @@ type identityFill struct {
 // statistics cannot tell whether a file stores the column: DuckDB's
 // partition fixtures record them for columns the files lack); the rest are
 // read together, in parallel.
-func openTasks(ctx context.Context, tbl *table.Table, r pushdown.Read, tasks []table.FileScanTask, columns []string) (BatchSource, error) {
+func openTasks(ctx context.Context, tbl *table.Table, r pushdown.Read, tasks []table.FileScanTask, columns []string) (vecexec.BatchSource, error) {
 	fills := identityColumns(tbl, r.Scan, columns)
 	if len(fills) == 0 {
-		if src, ok, err := openNative(ctx, r, tasks); ok {
+		if src, ok, err := vecexec.OpenNative(ctx, r, tasks); ok {
 			return src, err
 		}
 		return pushdown.Open(ctx, r, tasks)

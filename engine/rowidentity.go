@@ -17,6 +17,7 @@ import (
 
 	"github.com/icesql/icesql/engine/internal/mysqlerr"
 	"github.com/icesql/icesql/engine/internal/sqlval"
+	"github.com/icesql/icesql/engine/internal/vecexec"
 	"github.com/icesql/icesql/pushdown"
 )
 
@@ -199,9 +200,9 @@ func (t *Table) identityRows(ctx *sql.Context) (sql.RowIter, error) {
 		cols = t.names[:1]
 	}
 	if t.rowSelect != nil {
-		cols = t.rowSelect.readWith(cols) // rowscan_fast.go
+		cols = t.rowSelect.ReadWith(cols) // rowscan_fast.go
 	}
-	picker, err := newRowPicker(t.rowSelect)
+	picker, err := vecexec.NewRowPicker(t.rowSelect)
 	if err != nil {
 		return nil, err
 	}
@@ -288,7 +289,7 @@ func (t *Table) positionScan(cols []string, filter iceberg.BooleanExpression) (*
 
 // identityIter turns batches with _row_id into rows ending in _file, _pos.
 type identityIter struct {
-	batches BatchSource
+	batches vecexec.BatchSource
 	names   []string
 	out     []int
 	tasks   []table.FileScanTask
@@ -298,8 +299,8 @@ type identityIter struct {
 	cols    []arrow.Array
 	rowID   *array.Int64
 	row     int
-	picker  *rowPicker     // nil: every row
-	zone    *time.Location // the session's, for timestamptz (timezone.go)
+	picker  *vecexec.RowPicker // nil: every row
+	zone    *time.Location     // the session's, for timestamptz (timezone.go)
 	started bool
 }
 
@@ -307,7 +308,7 @@ func (r *identityIter) Next(ctx *sql.Context) (sql.Row, error) {
 	if !r.started {
 		r.zone, r.started = sqlval.SessionZone(ctx), true
 	}
-	for r.rec == nil || r.row >= r.picker.rows(int(r.rec.NumRows())) {
+	for r.rec == nil || r.row >= r.picker.Rows(int(r.rec.NumRows())) {
 		rec, err := r.batches.Next()
 		if err != nil {
 			return nil, err
@@ -330,11 +331,11 @@ func (r *identityIter) Next(ctx *sql.Context) (sql.Row, error) {
 			return nil, fmt.Errorf("row positions are %s, want int64", rec.Column(idx[0]).DataType())
 		}
 		r.rowID = ids
-		if err := r.picker.choose(rec); err != nil {
+		if err := r.picker.Choose(rec); err != nil {
 			return nil, err
 		}
 	}
-	at := r.picker.index(r.row)
+	at := r.picker.Index(r.row)
 	if r.rowID.IsNull(at) {
 		return nil, fmt.Errorf("scan returned a row without a position")
 	}

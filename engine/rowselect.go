@@ -4,6 +4,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/expression"
 	"github.com/dolthub/go-mysql-server/sql/plan"
+	"github.com/icesql/icesql/engine/internal/vecexec"
 	"github.com/icesql/icesql/pushdown/vector"
 )
 
@@ -29,7 +30,7 @@ import (
 // rule of ours.
 func withChangedRowSelection(ctx *sql.Context, n sql.Node) (sql.Node, bool, error) {
 	f, ok := n.(*plan.Filter)
-	if !ok || !vectorizeOn(ctx) {
+	if !ok || !vecexec.VectorizeOn(ctx) {
 		return nil, false, nil
 	}
 	child, err := withRowSelection(ctx, f.Child, f.Expression)
@@ -99,9 +100,9 @@ func (t *Table) WithRowSelection(ctx *sql.Context, cond sql.Expression, id sql.T
 		return nil
 	}
 	names := t
-	if t.scan.id == 0 && id != 0 {
+	if t.scan.ID == 0 && id != 0 {
 		bound := *t
-		bound.scan = &scanID{id: id}
+		bound.scan = &vecexec.ScanID{ID: id}
 		names = &bound
 	}
 	sel := names.RowSelection_(ctx, cond)
@@ -114,11 +115,11 @@ func (t *Table) WithRowSelection(ctx *sql.Context, cond sql.Expression, id sql.T
 }
 
 // rowSelection translates the conjuncts of cond it can; nil if none.
-func (t *Table) RowSelection_(ctx *sql.Context, cond sql.Expression) *rowSelection {
-	tr := &vecTranslator{ctx: ctx, t: t, cols: map[string]bool{}, rowLevel: true}
+func (t *Table) RowSelection_(ctx *sql.Context, cond sql.Expression) *vecexec.RowSelection {
+	tr := &vecexec.VecTranslator{Ctx: ctx, T: t, Cols: map[string]bool{}, RowLevel: true}
 	var pred vector.Expr
 	for _, c := range expression.SplitConjunction(ctx, cond) {
-		p, err := tr.predicate(c)
+		p, err := tr.Predicate(c)
 		if err != nil {
 			continue
 		}
@@ -131,10 +132,10 @@ func (t *Table) RowSelection_(ctx *sql.Context, cond sql.Expression) *rowSelecti
 	if pred == nil {
 		return nil
 	}
-	sel := &rowSelection{pred: pred}
+	sel := &vecexec.RowSelection{Pred: pred}
 	for _, name := range t.names {
-		if tr.cols[name] {
-			sel.cols = append(sel.cols, name)
+		if tr.Cols[name] {
+			sel.Cols = append(sel.Cols, name)
 		}
 	}
 	return sel

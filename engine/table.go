@@ -15,6 +15,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql"
 
 	"github.com/icesql/icesql/engine/internal/sqlval"
+	"github.com/icesql/icesql/engine/internal/vecexec"
 	"github.com/icesql/icesql/pushdown"
 )
 
@@ -45,7 +46,7 @@ type Table struct {
 	names []string
 	// scan is the table reference this Table is in the plan (scanid.go),
 	// shared like plan by the copies of one resolved table.
-	scan *scanID
+	scan *vecexec.ScanID
 	// bounds says which partition summaries planning may prune by
 	// (partitionbounds.go); shared like plan.
 	bounds *partitionBounds
@@ -53,7 +54,7 @@ type Table struct {
 	// MERGE change (rowidentity.go).
 	identity *identityState
 	// rowSelect picks the rows a row-identity scan returns (rowscan_fast.go).
-	rowSelect *rowSelection
+	rowSelect *vecexec.RowSelection
 	// changes are the open transaction's row-level changes (rowdelta.go).
 	changes rowChanges
 }
@@ -84,7 +85,7 @@ func newTable(db *Database, name string, tbl *table.Table, staged []iceberg.Data
 		plan:    &pushdown.Plan{Caches: db.e.caches, Manifests: pushdown.ManifestSource{Cache: db.e.manifests, Table: tbl}},
 		aligned: &alignedTasks{},
 		staging: &stagedView{},
-		scan:    &scanID{},
+		scan:    &vecexec.ScanID{},
 		bounds:  &partitionBounds{},
 	}
 }
@@ -224,7 +225,7 @@ func (t *Table) PartitionRows(ctx *sql.Context, _ sql.Partition) (sql.RowIter, e
 // batch); a reader that evaluates the whole WHERE clause itself (the vector
 // path) saves that copy, but only where files have one row group each:
 // the same filter is what skips row groups within a file.
-func (t *Table) OpenBatches(ctx *sql.Context, cols []string, rowFiltered bool) (BatchSource, []table.FileScanTask, error) {
+func (t *Table) OpenBatches(ctx *sql.Context, cols []string, rowFiltered bool) (vecexec.BatchSource, []table.FileScanTask, error) {
 	// An empty projection (COUNT(*)) still needs the row count; read the
 	// first column, the cheapest choice without statistics.
 	read := cols
@@ -321,7 +322,7 @@ func (t *Table) NewScan(ctx *sql.Context, planned *pushdown.Planned, opts ...tab
 
 // rowIter turns Arrow batches into rows.
 type rowIter struct {
-	batches BatchSource
+	batches vecexec.BatchSource
 	names   []string
 	width   int
 	rec     arrow.RecordBatch

@@ -8,6 +8,7 @@ import (
 	"github.com/apache/iceberg-go/table"
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/expression"
+	"github.com/icesql/icesql/engine/internal/vecexec"
 	"github.com/icesql/icesql/pushdown"
 	"github.com/icesql/icesql/pushdown/vector"
 )
@@ -23,7 +24,7 @@ func (t *Table) WithNativeDecode(ctx *sql.Context) *sql.Context {
 	}
 	planned := t.Planned()
 	n := pushdown.Native{FS: planned.IO(fs), Schema: t.tbl.Schema(), Filter: t.RowFilter(), Stats: planned.NativeStats(), Caches: t.db.e.caches}
-	return ctx.WithContext(context.WithValue(ctx.Context, nativeKey{}, n))
+	return ctx.WithContext(context.WithValue(ctx.Context, vecexec.NativeKey{}, n))
 }
 
 // exactRowCount is the number of rows of the pinned snapshot plus the
@@ -54,7 +55,7 @@ func (t *Table) ExactRowCount() (uint64, bool) {
 	return n, true
 }
 
-func (t *Table) FileBounds(ctx *sql.Context) (*fileBoundSet, error) {
+func (t *Table) FileBounds(ctx *sql.Context) (*vecexec.FileBoundSet, error) {
 	planned := t.Planned()
 	scan, err := t.NewScan(ctx, planned, t.ScanOptions(planned)...)
 	if err != nil {
@@ -65,14 +66,14 @@ func (t *Table) FileBounds(ctx *sql.Context) (*fileBoundSet, error) {
 		return nil, err
 	}
 	seen := map[string]bool{}
-	fb := &fileBoundSet{}
+	fb := &vecexec.FileBoundSet{}
 	for _, task := range tasks {
 		if len(task.DeleteFiles) > 0 || len(task.EqualityDeleteFiles) > 0 || len(task.DeletionVectorFiles) > 0 {
 			return nil, nil
 		}
 		if !seen[task.File.FilePath()] {
 			seen[task.File.FilePath()] = true
-			fb.files = append(fb.files, task.File)
+			fb.Files = append(fb.Files, task.File)
 		}
 	}
 	return fb, nil
@@ -80,17 +81,17 @@ func (t *Table) FileBounds(ctx *sql.Context) (*fileBoundSet, error) {
 
 // owns says the column reference gf is one of t's columns.
 func (t *Table) Owns(gf *expression.GetField) bool {
-	if t.scan.id == 0 {
+	if t.scan.ID == 0 {
 		// Unbound: go-mysql-server analyzes the query of an EXPLAIN
 		// without the pre-analysis rules. Only columns qualified by the
 		// table's own name qualify then (an alias loses the pushdown in
 		// what EXPLAIN shows, never rows).
 		return strings.EqualFold(gf.Table(), t.name)
 	}
-	return !t.scan.ambiguous && gf.TableId() == t.scan.id
+	return !t.scan.Ambiguous && gf.TableId() == t.scan.ID
 }
 
-func (t *Table) ScanRef() *scanID         { return t.scan }
+func (t *Table) ScanRef() *vecexec.ScanID { return t.scan }
 func (t *Table) ColumnNames() []string    { return t.names }
 func (t *Table) AllColumns() sql.Schema   { return t.schema }
 func (t *Table) Projection() []string     { return t.projection }
@@ -105,4 +106,4 @@ func (t *Table) WatchBudget(ctx *sql.Context) (*sql.Context, func()) {
 
 func (t *Table) StateReserve() vector.Reserve { return stateReserve(t.db.e.budget) } // vecreserve.go
 
-var _ scanTable = (*Table)(nil)
+var _ vecexec.ScanTable = (*Table)(nil)

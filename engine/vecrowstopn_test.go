@@ -8,6 +8,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/icesql/icesql/engine/internal/vecexec"
 )
 
 // TestBestKeysKeepsTheFirstN checks the narrowing of an ORDER BY ...
@@ -21,7 +22,7 @@ func TestBestKeysKeepsTheFirstN(t *testing.T) {
 		for _, n := range []int{1, 3, 10} {
 			for _, span := range []int64{5, 1000, 1 << 40} {
 				const batches, rows = 8, 1000
-				b := &bestKeys{n: n, desc: desc}
+				b := &vecexec.BestKeys{N: n, Desc: desc}
 				var all []*int64 // every key, nil for NULL
 				kept := map[int]bool{}
 				for k := range batches {
@@ -41,7 +42,7 @@ func TestBestKeysKeepsTheFirstN(t *testing.T) {
 					for i := range keep {
 						keep[i] = int32(i)
 					}
-					for _, r := range b.narrow([]arrow.Array{arr}, keep) {
+					for _, r := range b.Narrow([]arrow.Array{arr}, keep) {
 						kept[k*rows+int(r)] = true
 					}
 					arr.Release()

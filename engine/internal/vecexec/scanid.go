@@ -1,4 +1,4 @@
-package engine
+package vecexec
 
 import (
 	"github.com/dolthub/go-mysql-server/sql"
@@ -7,25 +7,25 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/transform"
 )
 
-// scanID is which node of the plan a Table is: go-mysql-server's id of the
+// ScanID is which node of the plan a Table is: go-mysql-server's id of the
 // table reference. LookupForExpressions receives the conjuncts of the
 // filter above the table, and in a correlated subquery those may name
 // columns of an outer table; a column is only ours when its table id is.
-type scanID struct {
-	id        sql.TableId
-	ambiguous bool // one Table object behind two references: push nothing
-	// vectorNote says whether a GROUP BY over the scan runs vectorized,
+type ScanID struct {
+	ID        sql.TableId
+	Ambiguous bool // one Table object behind two references: push nothing
+	// VectorNote says whether a GROUP BY over the scan runs vectorized,
 	// for EXPLAIN (vectorize.go).
-	vectorNote string
+	VectorNote string
 	// filterNote says whether the Filter over the scan runs vectorized
 	// (vecfilter.go).
 	filterNote string
 }
 
-// bindScanIDs tells each Iceberg table of the statement its table id,
+// BindScanIDs tells each Iceberg table of the statement its table id,
 // before the analyzer offers it filters.
-func bindScanIDs(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
-	walkPlan(ctx, n, func(n sql.Node) {
+func BindScanIDs(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
+	WalkPlan(ctx, n, func(n sql.Node) {
 		rt, ok := n.(*plan.ResolvedTable)
 		if !ok {
 			return
@@ -36,25 +36,25 @@ func bindScanIDs(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Sco
 		}
 		t.NoteReference(ctx, rt.Id()) // rowcache.go
 		switch {
-		case t.ScanRef().id == 0:
-			t.ScanRef().id = rt.Id()
-		case t.ScanRef().id != rt.Id():
-			t.ScanRef().ambiguous = true
+		case t.ScanRef().ID == 0:
+			t.ScanRef().ID = rt.Id()
+		case t.ScanRef().ID != rt.Id():
+			t.ScanRef().Ambiguous = true
 		}
 	})
 	return n, transform.SameTree, nil
 }
 
-// walkPlan calls f on every node of n, the plans of subqueries and of an
+// WalkPlan calls f on every node of n, the plans of subqueries and of an
 // INSERT's source included, but not the table an INSERT writes to.
-func walkPlan(ctx *sql.Context, n sql.Node, f func(sql.Node)) {
+func WalkPlan(ctx *sql.Context, n sql.Node, f func(sql.Node)) {
 	transform.InspectWithOpaque(ctx, n, func(ctx *sql.Context, n sql.Node) bool {
 		switch n := n.(type) {
 		case *plan.DescribeQuery:
 			// DescribeQuery has no children: it hides the query it explains.
-			walkPlan(ctx, n.Query(), f)
+			WalkPlan(ctx, n.Query(), f)
 		case *plan.InsertInto:
-			walkPlan(ctx, n.Source, f)
+			WalkPlan(ctx, n.Source, f)
 			return false
 		}
 		f(n)
@@ -63,9 +63,9 @@ func walkPlan(ctx *sql.Context, n sql.Node, f func(sql.Node)) {
 				transform.InspectExpr(ctx, e, func(ctx *sql.Context, e sql.Expression) bool {
 					switch e := e.(type) {
 					case *plan.Subquery:
-						walkPlan(ctx, e.Query, f)
+						WalkPlan(ctx, e.Query, f)
 					case planHolder: // a decorrelated subquery (groupedsubquery.go)
-						walkPlan(ctx, e.InnerPlan(), f)
+						WalkPlan(ctx, e.InnerPlan(), f)
 					}
 					return false
 				})

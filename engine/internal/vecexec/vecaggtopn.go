@@ -1,4 +1,4 @@
-package engine
+package vecexec
 
 import (
 	"github.com/dolthub/go-mysql-server/sql"
@@ -68,10 +68,10 @@ func buildAggTopN(ctx *sql.Context, b sql.NodeExecBuilder, n *plan.TopN, row sql
 // noteAggTopN tells EXPLAIN which ORDER BY ... LIMIT over a vectorized
 // GROUP BY of one scan picks its groups on the vector path.
 func noteAggTopN(ctx *sql.Context, n sql.Node) {
-	if !vectorizeOn(ctx) {
+	if !VectorizeOn(ctx) {
 		return
 	}
-	walkPlan(ctx, n, func(n sql.Node) {
+	WalkPlan(ctx, n, func(n sql.Node) {
 		tn, ok := n.(*plan.TopN)
 		if !ok {
 			return
@@ -79,9 +79,9 @@ func noteAggTopN(ctx *sql.Context, n sql.Node) {
 		top, va, why := newAggTopN(ctx, tn, nil)
 		switch {
 		case top != nil:
-			va.t.ScanRef().vectorNote = vectorAggNote + "; " + top.note()
+			va.t.ScanRef().VectorNote = vectorAggNote + "; " + top.note()
 		case va != nil && why != "":
-			va.t.ScanRef().vectorNote = vectorAggNote + "; the ORDER BY ... LIMIT runs on the row path: " + why
+			va.t.ScanRef().VectorNote = vectorAggNote + "; the ORDER BY ... LIMIT runs on the row path: " + why
 		}
 	})
 }

@@ -1,4 +1,4 @@
-package engine
+package vecexec
 
 import (
 	"fmt"
@@ -225,7 +225,7 @@ func (k *joinKeys) reader(arr arrow.Array, add bool) (keyFunc, error) {
 	}
 	up := int64(1)
 	if k.kind == decimalKey {
-		up = int64(pow10[k.scale-own])
+		up = int64(Pow10[k.scale-own])
 	}
 	switch a := arr.(type) {
 	case *array.Int32:

@@ -1,4 +1,4 @@
-package engine
+package vecexec
 
 import (
 	"cmp"
@@ -36,14 +36,14 @@ func roundedAvg(o vecOutput, v vector.AggValue) vector.AggValue {
 	}
 	shift := int64(o.exact.Typ.Scale()) - int64(o.scale)
 	if v.Sum.IsInt64() && shift >= 0 && shift <= 18 {
-		if q, ok := roundedQuo64(v.Sum.Int64(), pow10[shift], v.Count); ok {
+		if q, ok := roundedQuo64(v.Sum.Int64(), Pow10[shift], v.Count); ok {
 			return vector.AggValue{Val: vector.Value{I: q}}
 		}
 	}
 	return vector.AggValue{Sum: roundedQuoBig(v.Sum, shift, v.Count)}
 }
 
-var pow10 = func() (p [19]uint64) {
+var Pow10 = func() (p [19]uint64) {
 	p[0] = 1
 	for i := 1; i < len(p); i++ {
 		p[i] = p[i-1] * 10

@@ -1,4 +1,4 @@
-package engine
+package vecexec
 
 import (
 	"context"
@@ -16,12 +16,12 @@ import (
 // decimals are unscaled int64s and their strings dictionaries, which the
 // row path's conversion (types.go) does not expect.
 
-type nativeKey struct{}
+type NativeKey struct{}
 
-// openNative reads tasks natively when ctx asks for it and some task
+// OpenNative reads tasks natively when ctx asks for it and some task
 // allows it.
-func openNative(ctx context.Context, r pushdown.Read, tasks []table.FileScanTask) (BatchSource, bool, error) {
-	n, ok := ctx.Value(nativeKey{}).(pushdown.Native)
+func OpenNative(ctx context.Context, r pushdown.Read, tasks []table.FileScanTask) (BatchSource, bool, error) {
+	n, ok := ctx.Value(NativeKey{}).(pushdown.Native)
 	if !ok {
 		return nil, false, nil
 	}
@@ -35,9 +35,9 @@ func openNative(ctx context.Context, r pushdown.Read, tasks []table.FileScanTask
 	return b, true, nil
 }
 
-// nativeLine is EXPLAIN ANALYZE's account of native decoding, empty when
+// NativeLine is EXPLAIN ANALYZE's account of native decoding, empty when
 // the statement used none.
-func nativeLine(s *pushdown.NativeStats) string {
+func NativeLine(s *pushdown.NativeStats) string {
 	tasks, fallback := s.Tasks.Load(), s.Fallback.Load()
 	if tasks == 0 && fallback == 0 {
 		return ""

@@ -1,4 +1,14 @@
-package engine
+// Package vecexec is the vectorized executor: where a plan above an Iceberg
+// scan is a filter, a GROUP BY, a hash join, an ORDER BY ... LIMIT or a
+// COUNT/MIN/MAX that metadata answers, it runs on Arrow batches
+// (pushdown/vector evaluates the expressions) and go-mysql-server sees only
+// the result rows. Entry points: Vectorize and the other analyzer rules
+// (vectorize.go, vecfilter.go), VectorBuilder (the exec builder),
+// CountFromMetadata and MinMaxFromMetadata (metacount.go, metaminmax.go),
+// BindScanIDs (scanid.go), and the batch-to-row iterator the row path reads
+// scans through (vecfilteriter.go). It reads a table through the ScanTable
+// interface (vectable.go), which engine's *Table implements.
+package vecexec
 
 import (
 	"github.com/apache/iceberg-go"
@@ -11,12 +21,12 @@ import (
 	"github.com/icesql/icesql/pushdown/vector"
 )
 
-// scanTable is an Iceberg table of a plan as the vectorized executor reads
+// ScanTable is an Iceberg table of a plan as the vectorized executor reads
 // it: engine's *Table (tablescan.go).
-type scanTable interface {
+type ScanTable interface {
 	sql.StatisticsTable
 	// ScanRef is the table reference the table is in the plan (scanid.go).
-	ScanRef() *scanID
+	ScanRef() *ScanID
 	// ColumnNames are the Iceberg names of AllColumns, in order.
 	ColumnNames() []string
 	// AllColumns is the schema of every column, whatever is projected.
@@ -48,15 +58,15 @@ type scanTable interface {
 	Snapshot() *table.Snapshot
 	WithNativeDecode(ctx *sql.Context) *sql.Context
 	ExactRowCount() (uint64, bool)
-	FileBounds(ctx *sql.Context) (*fileBoundSet, error)
+	FileBounds(ctx *sql.Context) (*FileBoundSet, error)
 	Owns(gf *expression.GetField) bool
 }
 
 // asScanTable is the Iceberg table under t's wrappers, if it is one.
-func asScanTable(t sql.Table) (scanTable, bool) {
+func asScanTable(t sql.Table) (ScanTable, bool) {
 	for {
 		switch w := t.(type) {
-		case scanTable:
+		case ScanTable:
 			return w, true
 		case sql.TableWrapper:
 			t = w.Underlying()
@@ -67,9 +77,9 @@ func asScanTable(t sql.Table) (scanTable, bool) {
 }
 
 // scanTables are the Iceberg tables n reads, subqueries included.
-func scanTables(ctx *sql.Context, n sql.Node) []scanTable {
-	var out []scanTable
-	walkPlan(ctx, n, func(n sql.Node) {
+func scanTables(ctx *sql.Context, n sql.Node) []ScanTable {
+	var out []ScanTable
+	WalkPlan(ctx, n, func(n sql.Node) {
 		switch n := n.(type) {
 		case *plan.IndexedTableAccess:
 			if t, ok := asScanTable(n.Table); ok {

@@ -1,4 +1,4 @@
-package engine
+package vecexec
 
 import (
 	"github.com/cockroachdb/apd/v3"

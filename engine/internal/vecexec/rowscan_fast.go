@@ -1,4 +1,4 @@
-package engine
+package vecexec
 
 import (
 	"errors"
@@ -10,16 +10,16 @@ import (
 	"github.com/icesql/icesql/pushdown/vector"
 )
 
-// rowSelection is the translated part of a row-level target's WHERE.
-type rowSelection struct {
-	pred vector.Expr
-	cols []string // the Iceberg columns it reads
+// RowSelection is the translated part of a row-level target's WHERE.
+type RowSelection struct {
+	Pred vector.Expr
+	Cols []string // the Iceberg columns it reads
 }
 
 // mod translates % by a nonzero integer constant. Only in a row-level
 // WHERE: go-mysql-server computes % in decimals, so as a SELECT's value or
 // aggregate argument its type would differ from the vector's integer.
-func (tr *vecTranslator) mod(e *expression.Mod) (vector.Expr, error) {
+func (tr *VecTranslator) mod(e *expression.Mod) (vector.Expr, error) {
 	l, err := tr.value(e.LeftChild)
 	if err != nil {
 		return nil, err
@@ -39,10 +39,10 @@ func (tr *vecTranslator) mod(e *expression.Mod) (vector.Expr, error) {
 	return m, nil
 }
 
-// readWith adds the columns the selection reads to read.
-func (s *rowSelection) readWith(read []string) []string {
+// ReadWith adds the columns the selection reads to read.
+func (s *RowSelection) ReadWith(read []string) []string {
 	out := append([]string(nil), read...)
-	for _, c := range s.cols {
+	for _, c := range s.Cols {
 		found := false
 		for _, r := range out {
 			if r == c {
@@ -57,25 +57,25 @@ func (s *rowSelection) readWith(read []string) []string {
 	return out
 }
 
-// rowPicker gives the rows of each batch an identity scan turns into rows.
-type rowPicker struct {
+// RowPicker gives the rows of each batch an identity scan turns into rows.
+type RowPicker struct {
 	sel  *vector.Selector
 	pick []int32 // the picked rows of the current batch; nil: all
 }
 
-func newRowPicker(s *rowSelection) (*rowPicker, error) {
+func NewRowPicker(s *RowSelection) (*RowPicker, error) {
 	if s == nil {
 		return nil, nil
 	}
-	sel, err := vector.NewSelector(s.pred)
+	sel, err := vector.NewSelector(s.Pred)
 	if err != nil {
 		return nil, err
 	}
-	return &rowPicker{sel: sel}, nil
+	return &RowPicker{sel: sel}, nil
 }
 
-// choose evaluates the selection on a new batch.
-func (p *rowPicker) choose(rec arrow.RecordBatch) error {
+// Choose evaluates the selection on a new batch.
+func (p *RowPicker) Choose(rec arrow.RecordBatch) error {
 	if p == nil {
 		return nil
 	}
@@ -91,24 +91,24 @@ func (p *rowPicker) choose(rec arrow.RecordBatch) error {
 		pick = []int32{}
 	}
 	p.pick = pick
-	pickedBatches.Add(1)
+	PickedBatches.Add(1)
 	return nil
 }
 
-// pickedBatches counts the batches whose rows the vector evaluator picked,
+// PickedBatches counts the batches whose rows the vector evaluator picked,
 // for the tests to see that the fast path ran.
-var pickedBatches atomic.Int64
+var PickedBatches atomic.Int64
 
-// rows is how many rows of a batch of n rows are picked.
-func (p *rowPicker) rows(n int) int {
+// Rows is how many rows of a batch of n rows are picked.
+func (p *RowPicker) Rows(n int) int {
 	if p == nil || p.pick == nil {
 		return n
 	}
 	return len(p.pick)
 }
 
-// index is the batch row of the i-th picked row.
-func (p *rowPicker) index(i int) int {
+// Index is the batch row of the i-th picked row.
+func (p *RowPicker) Index(i int) int {
 	if p == nil || p.pick == nil {
 		return i
 	}

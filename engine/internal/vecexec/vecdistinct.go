@@ -1,4 +1,4 @@
-package engine
+package vecexec
 
 import (
 	"github.com/dolthub/go-mysql-server/sql/expression"

@@ -1,4 +1,4 @@
-package engine
+package vecexec
 
 import (
 	"cmp"
@@ -65,7 +65,7 @@ func newRowsTopN(ctx *sql.Context, n *plan.TopN) (*rowsTopN, string) {
 	if !ok || gf.Index() < 0 || gf.Index() >= len(v.cols) || !v.t.Owns(gf) {
 		return nil, "the first sort key is not a column of the scan"
 	}
-	tr := &vecTranslator{ctx: ctx, t: v.t, cols: map[string]bool{}}
+	tr := &VecTranslator{Ctx: ctx, T: v.t, Cols: map[string]bool{}}
 	if c, _, err := tr.column(gf); err != nil || c.Name != v.cols[gf.Index()] {
 		return nil, "the first sort key is not a column the vector path reads"
 	}
@@ -75,10 +75,10 @@ func newRowsTopN(ctx *sql.Context, n *plan.TopN) (*rowsTopN, string) {
 // noteRowsTopN tells EXPLAIN which ORDER BY ... LIMIT builds only the rows
 // that can be among its first n.
 func noteRowsTopN(ctx *sql.Context, n sql.Node, inner map[sql.Node]bool) {
-	if !vectorizeOn(ctx) {
+	if !VectorizeOn(ctx) {
 		return
 	}
-	walkPlan(ctx, n, func(n sql.Node) {
+	WalkPlan(ctx, n, func(n sql.Node) {
 		tn, ok := n.(*plan.TopN)
 		if !ok || inner[tn] {
 			return // a subquery's TopN is built again per outer row, on the row path
@@ -99,7 +99,7 @@ func (r *rowsTopN) iter(ctx *sql.Context) (sql.RowIter, error) {
 		if err != nil {
 			return nil, err
 		}
-		k.top = &bestKeys{n: int(r.n), key: r.key, desc: r.desc}
+		k.top = &BestKeys{N: int(r.n), key: r.key, Desc: r.desc}
 		return k.filter, nil
 	})
 	if err != nil {
@@ -111,22 +111,22 @@ func (r *rowsTopN) iter(ctx *sql.Context) (sql.RowIter, error) {
 	return iters.NewTopRowsIter(r.conds, r.n, false, rows), nil
 }
 
-// bestKeys is one worker's n best first sort keys, in a heap whose root
+// BestKeys is one worker's n best first sort keys, in a heap whose root
 // is the worst of them. A column's keys are int64s (integers, dates, the
 // unscaled values of a decimal) or strings (compared bytewise, as the
 // vector path compares only columns of a binary collation).
-type bestKeys struct {
-	n, key   int
-	desc     bool
+type BestKeys struct {
+	N, key   int
+	Desc     bool
 	ints     heap[int64]
 	strs     heap[string]
 	nonNulls int // keys seen that are not NULL
 	buf      []int32
 }
 
-// narrow keeps of the rows keep of a batch (whose columns are cols) those
+// Narrow keeps of the rows keep of a batch (whose columns are cols) those
 // that can be among the first n.
-func (b *bestKeys) narrow(cols []arrow.Array, keep []int32) []int32 {
+func (b *BestKeys) Narrow(cols []arrow.Array, keep []int32) []int32 {
 	out := b.buf[:0]
 	arr := cols[b.key]
 	ints, strs := intKeys(arr), strKeys(arr)
@@ -137,7 +137,7 @@ func (b *bestKeys) narrow(cols []arrow.Array, keep []int32) []int32 {
 		if arr.IsNull(int(r)) {
 			// NULL sorts first ascending, last descending: then it
 			// is worse than n keys once n have been seen.
-			if !b.desc || b.nonNulls < b.n {
+			if !b.Desc || b.nonNulls < b.N {
 				out = append(out, r)
 			}
 			continue
@@ -146,9 +146,9 @@ func (b *bestKeys) narrow(cols []arrow.Array, keep []int32) []int32 {
 		var in bool
 		if ints != nil {
 			k, ok := ints(int(r))
-			in = !ok || b.ints.offer(k, b.n, b.desc, func(k int64) int64 { return k })
+			in = !ok || b.ints.offer(k, b.N, b.Desc, func(k int64) int64 { return k })
 		} else {
-			in = b.strs.offer(strs(int(r)), b.n, b.desc, strings.Clone)
+			in = b.strs.offer(strs(int(r)), b.N, b.Desc, strings.Clone)
 		}
 		if in {
 			out = append(out, r)

@@ -1,4 +1,4 @@
-package engine
+package vecexec
 
 import (
 	"errors"
@@ -15,7 +15,7 @@ import (
 // scan, computed by pushdown/vector on Arrow batches on all cores. Its rows
 // are the GroupBy's: same columns, same Go values.
 type vectorAggregate struct {
-	t      scanTable
+	t      ScanTable
 	read   []string // Iceberg names of the columns read
 	plan   *vector.Plan
 	outs   []vecOutput

@@ -1,4 +1,4 @@
-package engine
+package vecexec
 
 import (
 	"errors"
@@ -33,13 +33,13 @@ type vectorJoin struct {
 	lkey, rkey  int            // the key's column in the left and right rows
 	keys        *joinKeys      // codes the key's values
 	cond        sql.Expression // the join condition on the joined row; nil when it is the key equality alone
-	outer       bool           // a left outer join: a left row that joins nothing is kept, padded
+	Outer       bool           // a left outer join: a left row that joins nothing is kept, padded
 }
 
-// newVectorJoin translates j, or says why it cannot: an inner or left
+// NewVectorJoin translates j, or says why it cannot: an inner or left
 // outer join, hashed (the right side under a HashLookup) or nested-loop,
 // whose condition has an equality of a key column of each side.
-func newVectorJoin(ctx *sql.Context, j *plan.JoinNode, row sql.Row) (*vectorJoin, string) {
+func NewVectorJoin(ctx *sql.Context, j *plan.JoinNode, row sql.Row) (*vectorJoin, string) {
 	if len(row) != 0 || j.ScopeLen != 0 {
 		return nil, "a join inside a subquery"
 	}
@@ -66,7 +66,7 @@ func newVectorJoin(ctx *sql.Context, j *plan.JoinNode, row sql.Row) (*vectorJoin
 	if right == nil {
 		return nil, "right side: " + why
 	}
-	vj := &vectorJoin{left: left, right: right, cond: j.Filter, outer: j.Op.IsLeftOuter()}
+	vj := &vectorJoin{left: left, right: right, cond: j.Filter, Outer: j.Op.IsLeftOuter()}
 	// Only an equality makes a NULL key join nothing, and the condition
 	// still decides every pair the keys match.
 	conj := expression.SplitConjunction(ctx, j.Filter)
@@ -76,7 +76,7 @@ func newVectorJoin(ctx *sql.Context, j *plan.JoinNode, row sql.Row) (*vectorJoin
 			switch {
 			case len(rest) == 0:
 				vj.cond = nil
-			case vj.outer:
+			case vj.Outer:
 				vj.filterBuildSide(ctx, rightNode, rest)
 			}
 			return vj, ""
@@ -229,7 +229,7 @@ func (p *prober) probe(ctx *sql.Context, rec arrow.RecordBatch) ([]sql.Row, erro
 	}
 	for _, r := range keep {
 		matches := p.matches(key(int(r)))
-		if len(matches) == 0 && !p.vj.outer {
+		if len(matches) == 0 && !p.vj.Outer {
 			continue
 		}
 		l, err := p.k.row(int(r))
@@ -272,7 +272,7 @@ func (p *prober) join(ctx *sql.Context, out []sql.Row, l sql.Row, matches []sql.
 		out = append(out, row)
 		joined = true
 	}
-	if !joined && p.vj.outer {
+	if !joined && p.vj.Outer {
 		row := p.rows.Next()
 		copy(row, l)
 		clear(row[len(l):])

@@ -1,4 +1,4 @@
-package engine
+package vecexec
 
 import (
 	"strings"
@@ -25,19 +25,19 @@ import (
 // short rule set of its own that runs no rule icesql adds; building sees
 // every statement's final plan, with its column indexes assigned.
 
-// vectorBuilder is the exec builder's priority builder: it builds Filters
+// VectorBuilder is the exec builder's priority builder: it builds Filters
 // over Iceberg scans on the vector path, folds constant date literals into
 // the Filters it leaves to the row path, and passes everything else on.
-type vectorBuilder struct {
-	next sql.NodeExecBuilder // the EXPLAIN builder
-	base sql.NodeExecBuilder // go-mysql-server's builder
-	// changedRows is n, a Filter directly above a row-identity scan, with
+type VectorBuilder struct {
+	Next sql.NodeExecBuilder // the EXPLAIN builder
+	Base sql.NodeExecBuilder // go-mysql-server's builder
+	// ChangedRows is n, a Filter directly above a row-identity scan, with
 	// the scan picking its rows on Arrow batches; ok false when n is
 	// something else (engine's withChangedRowSelection, rowselect.go).
-	changedRows func(ctx *sql.Context, n sql.Node) (_ sql.Node, ok bool, _ error)
+	ChangedRows func(ctx *sql.Context, n sql.Node) (_ sql.Node, ok bool, _ error)
 }
 
-func (b vectorBuilder) Build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.RowIter, error) {
+func (b VectorBuilder) Build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.RowIter, error) {
 	switch n := n.(type) {
 	case *plan.Filter:
 		iter, err := b.buildFilter(ctx, n, row)
@@ -48,9 +48,9 @@ func (b vectorBuilder) Build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.Row
 		if err != nil {
 			return nil, err
 		}
-		return b.next.Build(ctx, f, row)
+		return b.Next.Build(ctx, f, row)
 	case *plan.TopN:
-		if vectorizeOn(ctx) {
+		if VectorizeOn(ctx) {
 			if iter, err := buildJoinAggTopN(ctx, n, row); iter != nil || err != nil {
 				return iter, err
 			}
@@ -64,24 +64,24 @@ func (b vectorBuilder) Build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.Row
 			}
 		}
 	case *plan.Having:
-		if vectorizeOn(ctx) && len(row) == 0 {
+		if VectorizeOn(ctx) && len(row) == 0 {
 			h, err := pushHaving(ctx, n) // vechaving.go
 			if err != nil {
 				return nil, err
 			}
 			if h != nil {
-				return b.base.Build(ctx, h, row)
+				return b.Base.Build(ctx, h, row)
 			}
 		}
 	case *plan.GroupBy:
-		if vectorizeOn(ctx) {
+		if VectorizeOn(ctx) {
 			if iter, err := buildJoinAgg(ctx, n, row); iter != nil || err != nil {
 				return iter, err
 			}
 		}
 	case *plan.JoinNode:
-		if vectorizeOn(ctx) {
-			if vj, _ := newVectorJoin(ctx, n, row); vj != nil {
+		if VectorizeOn(ctx) {
+			if vj, _ := NewVectorJoin(ctx, n, row); vj != nil {
 				return vj.iter(ctx)
 			}
 		}
@@ -93,22 +93,22 @@ func (b vectorBuilder) Build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.Row
 		}
 		noteVectorFilters(ctx, q)
 	}
-	return b.next.Build(ctx, n, row)
+	return b.Next.Build(ctx, n, row)
 }
 
 // buildFilter builds f on the vector path, or returns nil to leave it to
 // the builders after this one.
-func (b vectorBuilder) buildFilter(ctx *sql.Context, f *plan.Filter, row sql.Row) (sql.RowIter, error) {
-	if !vectorizeOn(ctx) {
+func (b VectorBuilder) buildFilter(ctx *sql.Context, f *plan.Filter, row sql.Row) (sql.RowIter, error) {
+	if !VectorizeOn(ctx) {
 		return nil, nil
 	}
 	// The WHERE of an UPDATE or DELETE picks the rows of its row-identity
 	// scan on Arrow batches (rowscan_fast.go).
-	if sel, ok, err := b.changedRows(ctx, f); ok || err != nil {
+	if sel, ok, err := b.ChangedRows(ctx, f); ok || err != nil {
 		if err != nil {
 			return nil, err
 		}
-		return b.base.Build(ctx, sel, row)
+		return b.Base.Build(ctx, sel, row)
 	}
 	// A Filter built with a parent row is a join's inner side or in a
 	// subquery, built again for each outer row: the row path's cache of
@@ -126,7 +126,7 @@ func (b vectorBuilder) buildFilter(ctx *sql.Context, f *plan.Filter, row sql.Row
 // vector path is on; OFF leaves go-mysql-server's row path as it is,
 // folding included: the differential tests compare with it.
 func withFoldedDates(ctx *sql.Context, f *plan.Filter) (*plan.Filter, error) {
-	if !vectorizeOn(ctx) {
+	if !VectorizeOn(ctx) {
 		return f, nil
 	}
 	cond, changed, err := sqlval.FoldDateLiterals(ctx, f.Expression)
@@ -143,9 +143,9 @@ func noteVectorFilters(ctx *sql.Context, n sql.Node) {
 		t.ScanRef().filterNote = ""
 	}
 	inner := innerFilters(ctx, n)
-	walkPlan(ctx, n, func(n sql.Node) {
-		if j, ok := n.(*plan.JoinNode); ok && vectorizeOn(ctx) {
-			if vj, _ := newVectorJoin(ctx, j, nil); vj != nil {
+	WalkPlan(ctx, n, func(n sql.Node) {
+		if j, ok := n.(*plan.JoinNode); ok && VectorizeOn(ctx) {
+			if vj, _ := NewVectorJoin(ctx, j, nil); vj != nil {
 				vj.left.t.ScanRef().filterNote = "yes: the WHERE clause and the hash join's probe run on Arrow batches; rows are built only for rows that join"
 				vj.right.t.ScanRef().filterNote = "yes: the WHERE clause runs on Arrow batches; its rows fill the hash join's table"
 			}
@@ -160,7 +160,7 @@ func noteVectorFilters(ctx *sql.Context, n sql.Node) {
 			return
 		}
 		switch _, why := newVectorFilter(ctx, f); {
-		case !vectorizeOn(ctx):
+		case !VectorizeOn(ctx):
 			t.ScanRef().filterNote = "no, icesql_vectorize is OFF"
 		case inner[f]:
 			t.ScanRef().filterNote = "no, the row path evaluates the WHERE clause: the scan is read again for each outer row"
@@ -180,14 +180,14 @@ func noteVectorFilters(ctx *sql.Context, n sql.Node) {
 func innerFilters(ctx *sql.Context, n sql.Node) map[sql.Node]bool {
 	inner := map[sql.Node]bool{}
 	mark := func(n sql.Node) {
-		walkPlan(ctx, n, func(n sql.Node) {
+		WalkPlan(ctx, n, func(n sql.Node) {
 			switch n.(type) {
 			case *plan.Filter, *plan.TopN:
 				inner[n] = true
 			}
 		})
 	}
-	walkPlan(ctx, n, func(n sql.Node) {
+	WalkPlan(ctx, n, func(n sql.Node) {
 		if j, ok := n.(*plan.JoinNode); ok {
 			mark(j.Right())
 		}
@@ -207,7 +207,7 @@ func innerFilters(ctx *sql.Context, n sql.Node) map[sql.Node]bool {
 
 // filteredScan is the Iceberg table a Filter's child scans, when the
 // child is a scan whose rows are the table's projected columns.
-func filteredScan(child sql.Node) (scanTable, string) {
+func filteredScan(child sql.Node) (ScanTable, string) {
 	if ta, ok := child.(*plan.TableAlias); ok {
 		child = ta.Child
 	}
@@ -235,7 +235,7 @@ func filteredScan(child sql.Node) (scanTable, string) {
 
 // vectorFilter is a Filter over an Iceberg scan, computed on batches.
 type vectorFilter struct {
-	t    scanTable
+	t    ScanTable
 	cols []string       // Iceberg names of the row's columns, in row order
 	read []string       // what is read: cols, or the first column for none
 	pred vector.Expr    // nil: every row
@@ -289,7 +289,7 @@ func newVectorScan(ctx *sql.Context, scan sql.Node, cond sql.Expression) (*vecto
 	if cond == nil {
 		return v, ""
 	}
-	tr := &vecTranslator{ctx: ctx, t: t, cols: map[string]bool{}}
+	tr := &VecTranslator{Ctx: ctx, T: t, Cols: map[string]bool{}}
 	// Column references index the scan's rows: each must be the projected
 	// column of its name, or the row path and this one would disagree.
 	var bad string
@@ -302,7 +302,7 @@ func newVectorScan(ctx *sql.Context, scan sql.Node, cond sql.Expression) (*vecto
 	if bad != "" {
 		return nil, bad
 	}
-	pred, err := tr.predicate(cond)
+	pred, err := tr.Predicate(cond)
 	if err != nil {
 		return nil, err.Error()
 	}
@@ -337,8 +337,8 @@ func walkGetFields(e sql.Expression, f func(*expression.GetField)) {
 	}
 }
 
-// describeFilter is the EXPLAIN line of a scan's Filter, if one was noted.
-func (s *scanID) describeFilter() string {
+// DescribeFilter is the EXPLAIN line of a scan's Filter, if one was noted.
+func (s *ScanID) DescribeFilter() string {
 	if s.filterNote == "" {
 		return ""
 	}

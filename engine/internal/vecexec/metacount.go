@@ -1,4 +1,4 @@
-package engine
+package vecexec
 
 import (
 	"github.com/dolthub/go-mysql-server/sql"
@@ -10,13 +10,13 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/types"
 )
 
-// countFromMetadata answers SELECT COUNT(*) FROM t, with no filter, from the
+// CountFromMetadata answers SELECT COUNT(*) FROM t, with no filter, from the
 // snapshot summary instead of reading every data file. go-mysql-server's
 // own rule (replaceCountStar) does this only for tables with a primary key,
 // and Iceberg tables have none. It runs after the default rules, when
 // COUNT(*) has become COUNT(1) and nothing is filtered any more above the
 // table that is not in the plan.
-func countFromMetadata(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
+func CountFromMetadata(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
 	return transform.Node(ctx, n, func(ctx *sql.Context, n sql.Node) (sql.Node, transform.TreeIdentity, error) {
 		agg, ok := n.(*plan.GroupBy)
 		if !ok || len(agg.GroupByExprs) != 0 || len(agg.SelectDeps) != 1 {
@@ -40,7 +40,7 @@ func countFromMetadata(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *pl
 
 // countedTable is the Iceberg table an aggregate reads directly (perhaps
 // under an alias) and its exact row count, when the metadata knows it.
-func countedTable(agg *plan.GroupBy) (*plan.ResolvedTable, scanTable, uint64, bool) {
+func countedTable(agg *plan.GroupBy) (*plan.ResolvedTable, ScanTable, uint64, bool) {
 	rt, ok := agg.Child.(*plan.ResolvedTable)
 	if ta, isAlias := agg.Child.(*plan.TableAlias); isAlias {
 		rt, ok = ta.Child.(*plan.ResolvedTable)

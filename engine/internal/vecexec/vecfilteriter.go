@@ -1,4 +1,4 @@
-package engine
+package vecexec
 
 import (
 	"context"
@@ -218,7 +218,7 @@ var _ sql.RowIter = (*vectorFilterIter)(nil)
 type keptRows struct {
 	v    *vectorFilter
 	sel  *vector.Selector // nil: every row
-	top  *bestKeys        // nil: no ORDER BY ... LIMIT narrows the rows (vecrowstopn.go)
+	top  *BestKeys        // nil: no ORDER BY ... LIMIT narrows the rows (vecrowstopn.go)
 	cols []arrow.Array    // the batch's columns in row order
 	rows sqlval.RowBlocks
 	all  []int32
@@ -234,7 +234,7 @@ func (b *keptRows) filter(ctx *sql.Context, rec arrow.RecordBatch) ([]sql.Row, e
 		return pending, err
 	}
 	if b.top != nil {
-		keep = b.top.narrow(b.cols, keep)
+		keep = b.top.Narrow(b.cols, keep)
 	}
 	out := make([]sql.Row, len(keep))
 	for i, r := range keep {

@@ -1,4 +1,4 @@
-package engine
+package vecexec
 
 import (
 	"time"
@@ -13,13 +13,13 @@ import (
 	"github.com/icesql/icesql/engine/internal/sqlval"
 )
 
-// minMaxFromMetadata answers SELECT MIN(c), MAX(c), COUNT(*) ... FROM t,
+// MinMaxFromMetadata answers SELECT MIN(c), MAX(c), COUNT(*) ... FROM t,
 // with no filter and no GROUP BY, from the data files' column bounds in the
 // manifests, when those bounds are exact: numeric, date and timestamp
 // columns (string and binary bounds may be truncated), every file with
 // values has bounds, no NaN (SQL would order it above every number), and
 // no delete files (the bounds would still count deleted rows).
-func minMaxFromMetadata(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
+func MinMaxFromMetadata(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
 	return transform.Node(ctx, n, func(ctx *sql.Context, n sql.Node) (sql.Node, transform.TreeIdentity, error) {
 		agg, ok := n.(*plan.GroupBy)
 		if !ok || len(agg.GroupByExprs) != 0 || len(agg.SelectDeps) == 0 {
@@ -30,7 +30,7 @@ func minMaxFromMetadata(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *p
 			return n, transform.SameTree, nil
 		}
 		var out []sql.Expression
-		var bounds *fileBoundSet
+		var bounds *FileBoundSet
 		for _, dep := range agg.SelectDeps {
 			e, name := dep, dep.String()
 			if alias, isAlias := dep.(*expression.Alias); isAlias {
@@ -56,7 +56,7 @@ func minMaxFromMetadata(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *p
 						return n, transform.SameTree, err
 					}
 				}
-				v, ok := bounds.extreme(t, gf.Name(), isMax)
+				v, ok := bounds.Extreme(t, gf.Name(), isMax)
 				if !ok {
 					return n, transform.SameTree, nil
 				}
@@ -73,13 +73,13 @@ func minMaxFromMetadata(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *p
 
 // fileBounds is the column metadata of every data file a scan of the table
 // plans.
-type fileBoundSet struct {
-	files []iceberg.DataFile
+type FileBoundSet struct {
+	Files []iceberg.DataFile
 }
 
-// extreme is the least (or greatest) value of column name over all files,
+// Extreme is the least (or greatest) value of column name over all files,
 // nil when every value is NULL; ok is false when the bounds cannot say.
-func (fb *fileBoundSet) extreme(t scanTable, name string, greatest bool) (any, bool) {
+func (fb *FileBoundSet) Extreme(t ScanTable, name string, greatest bool) (any, bool) {
 	f, ok := t.Iceberg().Schema().FindFieldByNameCaseInsensitive(name)
 	if !ok {
 		return nil, false
@@ -95,7 +95,7 @@ func (fb *fileBoundSet) extreme(t scanTable, name string, greatest bool) (any, b
 		isFloat = true
 	}
 	var best iceberg.Literal
-	for _, df := range fb.files {
+	for _, df := range fb.Files {
 		values, nulls := df.ValueCounts()[f.ID], df.NullValueCounts()[f.ID]
 		if _, ok := df.ValueCounts()[f.ID]; !ok {
 			return nil, false

@@ -1,4 +1,4 @@
-package engine
+package vecexec
 
 import (
 	"unicode/utf8"
@@ -14,7 +14,7 @@ import (
 // pattern in the expression's collation, tests the values, so the answer
 // is the row path's; on dictionary-encoded pages it tests each distinct
 // value once (vector.Match).
-func (tr *vecTranslator) like(e *expression.Like) (vector.Expr, error) {
+func (tr *VecTranslator) like(e *expression.Like) (vector.Expr, error) {
 	gf, ok := e.Left().(*expression.GetField)
 	if !ok {
 		return nil, decline("LIKE on %s", e.Left())
@@ -41,7 +41,7 @@ func (tr *vecTranslator) like(e *expression.Like) (vector.Expr, error) {
 			escape = r
 		}
 	}
-	collation, _ := e.CollationCoercibility(tr.ctx)
+	collation, _ := e.CollationCoercibility(tr.Ctx)
 	m, err := expression.ConstructLikeMatcher(collation, pattern, escape)
 	if err != nil {
 		// An invalid pattern: the row path warns per row.

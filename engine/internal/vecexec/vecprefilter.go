@@ -1,4 +1,4 @@
-package engine
+package vecexec
 
 import (
 	"context"
@@ -17,7 +17,7 @@ import (
 // evaluates pred on the rows it receives: they all pass it again. A nil
 // pred, or a ctx without native decoding, leaves ctx as it is.
 func withPrefilter(ctx *sql.Context, pred vector.Expr) *sql.Context {
-	n, ok := ctx.Value(nativeKey{}).(pushdown.Native)
+	n, ok := ctx.Value(NativeKey{}).(pushdown.Native)
 	if !ok || pred == nil {
 		return ctx
 	}
@@ -28,7 +28,7 @@ func withPrefilter(ctx *sql.Context, pred vector.Expr) *sql.Context {
 		}
 		return keepInexact{s}, nil
 	}
-	return ctx.WithContext(context.WithValue(ctx.Context, nativeKey{}, n))
+	return ctx.WithContext(context.WithValue(ctx.Context, NativeKey{}, n))
 }
 
 // keepInexact is a prefilter's selector: a batch holding a value outside

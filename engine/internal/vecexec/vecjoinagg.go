@@ -1,4 +1,4 @@
-package engine
+package vecexec
 
 import (
 	"errors"
@@ -62,24 +62,24 @@ func newVectorJoinAgg(ctx *sql.Context, gb *plan.GroupBy, row sql.Row) (*vectorJ
 	if j == nil {
 		return nil, ""
 	}
-	vj, why := newVectorJoin(ctx, j, row)
+	vj, why := NewVectorJoin(ctx, j, row)
 	if vj == nil {
 		return nil, "the join: " + why
 	}
-	if vj.outer && vj.cond != nil {
+	if vj.Outer && vj.cond != nil {
 		// Only the key decides which pairs join: the rows a condition
 		// beyond it rejects would be padded, not dropped.
 		return nil, "an outer join whose condition is more than its key"
 	}
 	ja := &vectorJoinAgg{vj: vj, plan: &vector.Plan{}}
-	tr := &vecTranslator{ctx: ctx, columnOf: ja.column}
+	tr := &VecTranslator{Ctx: ctx, columnOf: ja.column}
 	// The rest of the join condition and a WHERE clause over both tables
 	// filter the joined pairs: for an inner join they are one.
 	for _, c := range []sql.Expression{vj.cond, where} {
 		if c == nil {
 			continue
 		}
-		f, err := tr.predicate(c)
+		f, err := tr.Predicate(c)
 		if err != nil {
 			return nil, err.Error()
 		}
@@ -140,7 +140,7 @@ func (ja *vectorJoinAgg) column(gf *expression.GetField) (vector.Column, iceberg
 		if !side.v.t.Owns(gf) {
 			continue
 		}
-		st := &vecTranslator{ctx: nil, t: side.v.t, cols: map[string]bool{}}
+		st := &VecTranslator{Ctx: nil, T: side.v.t, Cols: map[string]bool{}}
 		c, it, err := st.column(gf)
 		if err != nil {
 			return vector.Column{}, nil, err
@@ -256,7 +256,7 @@ func (ja *vectorJoinAgg) run(ctx *sql.Context) ([]vector.Group, error) {
 			return nil, err
 		}
 	}
-	if len(b.table.keys) > 0 || ja.vj.outer {
+	if len(b.table.keys) > 0 || ja.vj.Outer {
 		probers := make([]*joinAggProber, workers)
 		for i := range probers {
 			if probers[i], err = ja.newProber(b, parts[i]); err != nil {
@@ -453,7 +453,7 @@ func (p *joinAggProber) add(rec arrow.RecordBatch) error {
 	}
 	t := p.b.table
 	pi, bi := p.pi[:0], p.bi[:0]
-	outer := p.ja.vj.outer
+	outer := p.ja.vj.Outer
 	for _, r := range keep {
 		k, ok := key(int(r))
 		if !ok || t.first(k) < 0 {
@@ -513,7 +513,7 @@ func (p *joinAggProber) aggregate(rec arrow.RecordBatch, pi, bi []int32) error {
 // calls fn for every batch on workers goroutines, fn's w being the
 // goroutine's number. A source that splits is read by each goroutine
 // itself (pushdown's native reader decodes on the goroutine that asks).
-func eachBatch(ctx *sql.Context, t scanTable, cols []string, workers int, fn func(w int, rec arrow.RecordBatch) error) error {
+func eachBatch(ctx *sql.Context, t ScanTable, cols []string, workers int, fn func(w int, rec arrow.RecordBatch) error) error {
 	ctx, stop := t.WatchBudget(ctx) // memlimit.go
 	defer stop()
 	src, _, err := t.OpenBatches(t.WithNativeDecode(ctx), cols, false)
@@ -528,10 +528,10 @@ func eachBatch(ctx *sql.Context, t scanTable, cols []string, workers int, fn fun
 // GROUP BY, whether the GROUP BY runs on the vector path with the join or
 // on the row path over the joined rows, and why.
 func noteJoinAggregates(ctx *sql.Context, n sql.Node) {
-	if !vectorizeOn(ctx) {
+	if !VectorizeOn(ctx) {
 		return
 	}
-	walkPlan(ctx, n, func(n sql.Node) {
+	WalkPlan(ctx, n, func(n sql.Node) {
 		gb, ok := n.(*plan.GroupBy)
 		if !ok {
 			return
@@ -543,12 +543,12 @@ func noteJoinAggregates(ctx *sql.Context, n sql.Node) {
 			return
 		}
 		if j, _ := joinUnder(gb); j != nil && why != "" && !strings.HasPrefix(why, "the join: ") {
-			if vj, _ := newVectorJoin(ctx, j, nil); vj != nil {
+			if vj, _ := NewVectorJoin(ctx, j, nil); vj != nil {
 				vj.left.t.ScanRef().filterNote += "; the GROUP BY above runs on the row path: " + why
 			}
 		}
 	})
-	walkPlan(ctx, n, func(n sql.Node) {
+	WalkPlan(ctx, n, func(n sql.Node) {
 		if tn, ok := n.(*plan.TopN); ok {
 			if top, _ := newJoinAggTopN(ctx, tn, nil); top != nil {
 				top.src.(*vectorJoinAgg).vj.left.t.ScanRef().filterNote += "; " + top.note()

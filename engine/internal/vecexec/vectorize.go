@@ -1,4 +1,4 @@
-package engine
+package vecexec
 
 import (
 	"fmt"
@@ -21,39 +21,39 @@ import (
 	"github.com/icesql/icesql/pushdown/vector"
 )
 
-// vectorizeVar is the session variable that turns the vectorized path off
+// VectorizeVar is the session variable that turns the vectorized path off
 // (SET icesql_vectorize = OFF): an escape hatch for users, and the way the
 // differential tests get the row path's answer.
-const vectorizeVar = "icesql_vectorize"
+const VectorizeVar = "icesql_vectorize"
 
 var registerVectorizeVar sync.Once
 
-// addVectorizeVar declares icesql_vectorize; go-mysql-server's system
+// AddVectorizeVar declares icesql_vectorize; go-mysql-server's system
 // variables are process-wide.
-func addVectorizeVar() {
+func AddVectorizeVar() {
 	registerVectorizeVar.Do(func() {
 		sql.SystemVariables.AddSystemVariables([]sql.SystemVariable{&sql.MysqlSystemVariable{
-			Name:    vectorizeVar,
+			Name:    VectorizeVar,
 			Scope:   sql.GetMysqlScope(sql.SystemVariableScope_Both),
 			Dynamic: true,
-			Type:    types.NewSystemBoolType(vectorizeVar),
+			Type:    types.NewSystemBoolType(VectorizeVar),
 			Default: int8(1),
 		}})
 	})
 }
 
-func vectorizeOn(ctx *sql.Context) bool { return SwitchedOn(ctx, vectorizeVar) }
+func VectorizeOn(ctx *sql.Context) bool { return SwitchedOn(ctx, VectorizeVar) }
 
-// vectorize replaces a GroupBy over an Iceberg scan (through a Filter and a
+// Vectorize replaces a GroupBy over an Iceberg scan (through a Filter and a
 // table alias, both optional) with a vectorAggregate computing it on Arrow
 // batches (pushdown/vector), when every expression in it translates; the
 // rest of the plan (the ORDER BY, LIMIT and final projection above, which
 // see only the groups) stays with go-mysql-server. A subtree that does not
 // translate stays on the row path, and EXPLAIN says why.
-func vectorize(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, scope *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
+func Vectorize(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, scope *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
 	// A subquery's rows carry its outer scope's columns in front, which
 	// the vector node's rows do not: subqueries stay on the row path.
-	if !vectorizeOn(ctx) || (scope != nil && !scope.IsEmpty()) {
+	if !VectorizeOn(ctx) || (scope != nil && !scope.IsEmpty()) {
 		return n, transform.SameTree, nil
 	}
 	read := columnsReadAbove(ctx, n) // vecpassthrough.go
@@ -80,23 +80,23 @@ func vectorize(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, scope *plan.S
 		}
 		node, why := newVectorAggregate(ctx, t, gb, cond, read[gb])
 		if node == nil {
-			t.ScanRef().vectorNote = "no, the row path runs the GROUP BY: " + why
+			t.ScanRef().VectorNote = "no, the row path runs the GROUP BY: " + why
 			return n, transform.SameTree, nil
 		}
-		t.ScanRef().vectorNote = vectorAggNote
+		t.ScanRef().VectorNote = vectorAggNote
 		return node, transform.NewTree, nil
 	})
 }
 
-// vecTranslator maps go-mysql-server expressions over one Iceberg table to
+// VecTranslator maps go-mysql-server expressions over one Iceberg table to
 // pushdown/vector expressions, declining what it cannot compute exactly as
 // go-mysql-server's row path would.
-type vecTranslator struct {
-	ctx  *sql.Context
-	t    scanTable
-	cols map[string]bool // Iceberg names read
+type VecTranslator struct {
+	Ctx  *sql.Context
+	T    ScanTable
+	Cols map[string]bool // Iceberg names read
 	// rowLevel: translating a row-level change's WHERE (rowscan_fast.go).
-	rowLevel bool
+	RowLevel bool
 	// columnOf, when set, resolves column references instead of t: the
 	// columns of a GROUP BY over a join (vecjoinagg.go).
 	columnOf func(*expression.GetField) (vector.Column, iceberg.Type, error)
@@ -110,19 +110,19 @@ func decline(format string, args ...any) error { return declined(fmt.Sprintf(for
 
 // column is what a column reference reads and how its values look in a
 // row of the row path (rowValue in types.go).
-func (tr *vecTranslator) column(gf *expression.GetField) (vector.Column, iceberg.Type, error) {
+func (tr *VecTranslator) column(gf *expression.GetField) (vector.Column, iceberg.Type, error) {
 	if tr.columnOf != nil {
 		return tr.columnOf(gf)
 	}
-	if !tr.t.Owns(gf) {
+	if !tr.T.Owns(gf) {
 		return vector.Column{}, nil, decline("column %s is not the scanned table's", gf.Name())
 	}
-	j := tr.t.AllColumns().IndexOfColName(gf.Name())
-	if j < 0 || j >= len(tr.t.ColumnNames()) {
+	j := tr.T.AllColumns().IndexOfColName(gf.Name())
+	if j < 0 || j >= len(tr.T.ColumnNames()) {
 		return vector.Column{}, nil, decline("unknown column %s", gf.Name())
 	}
-	name := tr.t.ColumnNames()[j]
-	f, ok := tr.t.Iceberg().Schema().FindFieldByName(name)
+	name := tr.T.ColumnNames()[j]
+	f, ok := tr.T.Iceberg().Schema().FindFieldByName(name)
 	if !ok {
 		return vector.Column{}, nil, decline("unknown column %s", gf.Name())
 	}
@@ -137,7 +137,7 @@ func (tr *vecTranslator) column(gf *expression.GetField) (vector.Column, iceberg
 	case iceberg.Float64Type, iceberg.Float32Type:
 		typ = vector.Type{Kind: vector.Float} // keys, COUNT, MIN and MAX only (pushdown/vector/float.go)
 	case iceberg.StringType:
-		st, ok := tr.t.AllColumns()[j].Type.(sql.StringType)
+		st, ok := tr.T.AllColumns()[j].Type.(sql.StringType)
 		if !ok || st.Collation() != sql.Collation_utf8mb4_0900_bin {
 			return vector.Column{}, nil, decline("column %s does not compare bytewise", gf.Name())
 		}
@@ -145,12 +145,12 @@ func (tr *vecTranslator) column(gf *expression.GetField) (vector.Column, iceberg
 	default:
 		return vector.Column{}, nil, decline("column %s has type %s", gf.Name(), f.Type)
 	}
-	tr.cols[name] = true
+	tr.Cols[name] = true
 	return vector.Column{Name: name, T: typ}, f.Type, nil
 }
 
 // value translates an expression giving a number, date or string.
-func (tr *vecTranslator) value(e sql.Expression) (vector.Expr, error) {
+func (tr *VecTranslator) value(e sql.Expression) (vector.Expr, error) {
 	switch e := e.(type) {
 	case *expression.GetField:
 		c, _, err := tr.column(e)
@@ -158,11 +158,11 @@ func (tr *vecTranslator) value(e sql.Expression) (vector.Expr, error) {
 	case *expression.Literal:
 		return tr.literal(e)
 	case *sqlfunc.MySQLMod: // mod.go: an integer remainder is a BIGINT, as the vector's
-		if e.Integer || tr.rowLevel {
+		if e.Integer || tr.RowLevel {
 			return tr.mod(e.Mod) // rowscan_fast.go
 		}
 	case *expression.Mod:
-		if tr.rowLevel {
+		if tr.RowLevel {
 			return tr.mod(e) // rowscan_fast.go
 		}
 	case *sqlfunc.CheckedArithmetic: // overflow.go: the vector path checks too
@@ -189,7 +189,7 @@ func (tr *vecTranslator) value(e sql.Expression) (vector.Expr, error) {
 	return nil, decline("expression %s", e)
 }
 
-func (tr *vecTranslator) literal(l *expression.Literal) (vector.Const, error) {
+func (tr *VecTranslator) literal(l *expression.Literal) (vector.Const, error) {
 	switch v := l.Val.(type) {
 	case nil:
 		return vector.Const{Null: true}, nil
@@ -212,11 +212,11 @@ func (tr *vecTranslator) literal(l *expression.Literal) (vector.Const, error) {
 	case apd.Decimal:
 		return decimalConst(&v)
 	case string:
-		if types.IsText(l.Type(tr.ctx)) {
+		if types.IsText(l.Type(tr.Ctx)) {
 			return vector.Const{T: vector.Type{Kind: vector.String}, S: v}, nil
 		}
 	case time.Time:
-		if days, ok := wholeDay(v); ok && (types.IsDateType(l.Type(tr.ctx)) || types.IsDatetimeType(l.Type(tr.ctx))) {
+		if days, ok := wholeDay(v); ok && (types.IsDateType(l.Type(tr.Ctx)) || types.IsDatetimeType(l.Type(tr.Ctx))) {
 			return vector.Const{T: vector.Type{Kind: vector.Date}, I: days}, nil
 		}
 	}
@@ -264,20 +264,20 @@ func dateText(c vector.Const) (vector.Const, bool) {
 }
 
 // predicates translates the two sides of AND or OR.
-func (tr *vecTranslator) predicates(left, right sql.Expression) (vector.Expr, vector.Expr, error) {
-	l, err := tr.predicate(left)
+func (tr *VecTranslator) predicates(left, right sql.Expression) (vector.Expr, vector.Expr, error) {
+	l, err := tr.Predicate(left)
 	if err != nil {
 		return nil, nil, err
 	}
-	r, err := tr.predicate(right)
+	r, err := tr.Predicate(right)
 	if err != nil {
 		return nil, nil, err
 	}
 	return l, r, nil
 }
 
-// predicate translates a WHERE condition.
-func (tr *vecTranslator) predicate(e sql.Expression) (vector.Expr, error) {
+// Predicate translates a WHERE condition.
+func (tr *VecTranslator) Predicate(e sql.Expression) (vector.Expr, error) {
 	switch e := e.(type) {
 	case *expression.And:
 		l, r, err := tr.predicates(e.LeftChild, e.RightChild)
@@ -292,7 +292,7 @@ func (tr *vecTranslator) predicate(e sql.Expression) (vector.Expr, error) {
 		}
 		return vector.Or{L: l, R: r}, nil
 	case *expression.Not:
-		in, err := tr.predicate(e.Child)
+		in, err := tr.Predicate(e.Child)
 		if err != nil {
 			return nil, err
 		}
@@ -341,7 +341,7 @@ func (tr *vecTranslator) predicate(e sql.Expression) (vector.Expr, error) {
 
 // operands translates the two sides of a comparison, making a YYYY-MM-DD
 // string a date where the other side is a date.
-func (tr *vecTranslator) operands(l, r sql.Expression) (vector.Expr, vector.Expr, error) {
+func (tr *VecTranslator) operands(l, r sql.Expression) (vector.Expr, vector.Expr, error) {
 	lv, err := tr.value(l)
 	if err != nil {
 		return nil, nil, err
@@ -371,7 +371,7 @@ func asDate(e, other vector.Expr) vector.Expr {
 	return e
 }
 
-func (tr *vecTranslator) compare(op vector.CmpOp, l, r sql.Expression) (vector.Expr, error) {
+func (tr *VecTranslator) compare(op vector.CmpOp, l, r sql.Expression) (vector.Expr, error) {
 	lv, rv, err := tr.operands(l, r)
 	if err != nil {
 		return nil, err
@@ -391,7 +391,7 @@ func opText(op vector.CmpOp) string {
 // hashed form converts the list to the column's type first, so a list
 // element must convert exactly: no decimal with more digits after the
 // point than the column, no decimal for an integer column.
-func (tr *vecTranslator) in(e interface {
+func (tr *VecTranslator) in(e interface {
 	sql.Expression
 	Left() sql.Expression
 	Right() sql.Expression
@@ -452,14 +452,14 @@ type vecOutput struct {
 
 // newVectorAggregate translates gb; above is what the nodes above it refer
 // to (columnsReadAbove).
-func newVectorAggregate(ctx *sql.Context, t scanTable, gb *plan.GroupBy, cond sql.Expression, above map[string]bool) (*vectorAggregate, string) {
+func newVectorAggregate(ctx *sql.Context, t ScanTable, gb *plan.GroupBy, cond sql.Expression, above map[string]bool) (*vectorAggregate, string) {
 	if t.AsOf() != nil {
 		return nil, "time travel reads are not vectorized"
 	}
-	tr := &vecTranslator{ctx: ctx, t: t, cols: map[string]bool{}}
+	tr := &VecTranslator{Ctx: ctx, T: t, Cols: map[string]bool{}}
 	p := &vector.Plan{}
 	if cond != nil {
-		f, err := tr.predicate(cond)
+		f, err := tr.Predicate(cond)
 		if err != nil {
 			return nil, err.Error()
 		}
@@ -496,7 +496,7 @@ func newVectorAggregate(ctx *sql.Context, t scanTable, gb *plan.GroupBy, cond sq
 	}
 	var read []string
 	for _, name := range t.ColumnNames() {
-		if tr.cols[name] {
+		if tr.Cols[name] {
 			read = append(read, name)
 		}
 	}
@@ -506,7 +506,7 @@ func newVectorAggregate(ctx *sql.Context, t scanTable, gb *plan.GroupBy, cond sq
 // groupKeys translates gb's grouping columns: the plan's keys, each key's
 // index by its column's lower-case name, and the keys' Iceberg types; or
 // says why one does not translate.
-func (tr *vecTranslator) groupKeys(gb *plan.GroupBy) ([]vector.Expr, map[string]int, []iceberg.Type, string) {
+func (tr *VecTranslator) groupKeys(gb *plan.GroupBy) ([]vector.Expr, map[string]int, []iceberg.Type, string) {
 	var keys []vector.Expr
 	fields := map[string]int{}
 	var types []iceberg.Type
@@ -526,7 +526,7 @@ func (tr *vecTranslator) groupKeys(gb *plan.GroupBy) ([]vector.Expr, map[string]
 	return keys, fields, types, ""
 }
 
-func (tr *vecTranslator) aggregate(e sql.Expression) (vecOutput, vector.Agg, error) {
+func (tr *VecTranslator) aggregate(e sql.Expression) (vecOutput, vector.Agg, error) {
 	var fn vector.AggFunc
 	var arg sql.Expression
 	e, exact := unwrapExact(e)
@@ -635,7 +635,7 @@ func (o vecOutput) aggregateValue(v vector.AggValue) (any, error) {
 	return o.value(v.Val), nil
 }
 
-// switchedOn says the boolean session variable name, ON by default, is on.
+// SwitchedOn says the boolean session variable name, ON by default, is on.
 func SwitchedOn(ctx *sql.Context, name string) bool {
 	v, err := ctx.GetSessionVariable(ctx, name)
 	if err != nil {

@@ -1,4 +1,4 @@
-package engine
+package vecexec
 
 import (
 	"math/big"
@@ -104,7 +104,7 @@ func (va *vectorAggregate) bound(ctx *sql.Context, c sql.Expression, layers []*p
 	if o.agg < 0 {
 		return vector.Bound{}, false
 	}
-	tr := &vecTranslator{ctx: ctx, t: va.t, cols: map[string]bool{}}
+	tr := &VecTranslator{Ctx: ctx, T: va.t, Cols: map[string]bool{}}
 	k, err := tr.literal(lit)
 	if err != nil || k.Null || (k.T.Kind != vector.Int && k.T.Kind != vector.Decimal) {
 		return vector.Bound{}, false
