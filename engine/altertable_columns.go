@@ -13,6 +13,7 @@ import (
 	querypb "github.com/dolthub/vitess/go/vt/proto/query"
 	ast "github.com/dolthub/vitess/go/vt/sqlparser"
 
+	"github.com/icesql/icesql/engine/internal/ddl"
 	"github.com/icesql/icesql/engine/internal/mysqlerr"
 	"github.com/icesql/icesql/engine/internal/sqlval"
 	"github.com/icesql/icesql/planner"
@@ -199,7 +200,7 @@ func (alt *alteration) checkUnused(cur *table.Table, f iceberg.NestedField, chan
 	spec := cur.Spec()
 	for _, pf := range spec.Fields() {
 		if _, void := pf.Transform.(iceberg.VoidTransform); !void && pf.SourceID() == f.ID {
-			term, _ := termOf(pf.Transform, f.Name)
+			term, _ := ddl.TermOf(pf.Transform, f.Name)
 			return mysqlerr.AlterNotSupported(change, "column %s is the source of partition field %s of %s; first ALTER TABLE %s DROP PARTITION FIELD %s", f.Name, pf.Name, alt.name, alt.name, term)
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/apache/iceberg-go/table"
 	"github.com/dolthub/vitess/go/mysql"
 
+	"github.com/icesql/icesql/engine/internal/ddl"
 	"github.com/icesql/icesql/engine/internal/mysqlerr"
 	"github.com/icesql/icesql/planner"
 )
@@ -34,12 +35,12 @@ func (alt *alteration) addPartitionField(t planner.PartitionTerm, name string) e
 
 // partitionSource checks a term against the table's columns.
 func (alt *alteration) partitionSource(cur *table.Table, t planner.PartitionTerm) (iceberg.Transform, iceberg.NestedField, error) {
-	f, err := sourceField(cur.Schema(), t, alt.name)
+	f, err := ddl.SourceField(cur.Schema(), t, alt.name)
 	if err != nil {
 		return nil, f, err
 	}
-	tr := icebergTransform(t)
-	return tr, f, checkTransform(tr, f, t)
+	tr := ddl.IcebergTransform(t)
+	return tr, f, ddl.CheckTransform(tr, f, t)
 }
 
 // replacePartitionField is DROP PARTITION FIELD (to is nil) and REPLACE
@@ -80,7 +81,7 @@ func (alt *alteration) findPartitionField(cur *table.Table, t planner.PartitionT
 		}
 	}
 	if src, ok := alt.field(cur, t.Column); ok {
-		tr := icebergTransform(t)
+		tr := ddl.IcebergTransform(t)
 		for _, f := range spec.Fields() {
 			if f.SourceID() == src.ID && f.Transform.Equals(tr) {
 				return f.Name, nil
@@ -100,7 +101,7 @@ func (alt *alteration) writeOrder(w *planner.WriteOrder) error {
 	}
 	order := table.UnsortedSortOrder
 	if len(w.Fields) > 0 {
-		if order, err = sortOrder(cur.Schema(), w.Fields, alt.name); err != nil {
+		if order, err = ddl.SortOrder(cur.Schema(), w.Fields, alt.name); err != nil {
 			return err
 		}
 	}

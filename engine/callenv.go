@@ -14,6 +14,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/planbuilder"
 	ast "github.com/dolthub/vitess/go/vt/sqlparser"
 
+	"github.com/icesql/icesql/engine/internal/ddl"
 	"github.com/icesql/icesql/engine/internal/mysqlerr"
 	"github.com/icesql/icesql/planner"
 	"github.com/icesql/icesql/procedures"
@@ -33,7 +34,7 @@ func (e *Engine) procedureEnv(ctx *sql.Context) procedures.Env {
 			if err != nil {
 				return table.SortOrder{}, fmt.Errorf("%w: argument 'sort_order': %v", procedures.ErrArgument, err)
 			}
-			return sortOrder(tbl.Schema(), terms, strings.Join(tbl.Identifier(), "."))
+			return ddl.SortOrder(tbl.Schema(), terms, strings.Join(tbl.Identifier(), "."))
 		},
 		Progress: e.cfg.Log,
 		Warn: func(format string, args ...any) {

@@ -10,6 +10,7 @@ import (
 	"github.com/dolthub/vitess/go/mysql"
 	ast "github.com/dolthub/vitess/go/vt/sqlparser"
 
+	"github.com/icesql/icesql/engine/internal/sqlval"
 	"github.com/icesql/icesql/planner"
 )
 
@@ -71,7 +72,7 @@ func (n *checksumNode) RowIter(ctx *sql.Context, _ sql.Row) (sql.RowIter, error)
 			return nil, sql.ErrNoDatabaseSelected.New()
 		}
 		name := db + "." + t.Name.String()
-		rows, err := n.e.runQuery(ctx, "SELECT * FROM "+quoteIdent(db)+"."+quoteIdent(t.Name.String())) // merge.go
+		rows, err := n.e.runQuery(ctx, "SELECT * FROM "+sqlval.QuoteIdent(db)+"."+sqlval.QuoteIdent(t.Name.String())) // merge.go
 		if sql.ErrTableNotFound.Is(err) {
 			ctx.Warn(mysql.ERNoSuchTable, "Table '%s' doesn't exist", name)
 			out = append(out, sql.Row{name, nil})

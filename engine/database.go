@@ -11,6 +11,7 @@ import (
 	"github.com/apache/iceberg-go/table"
 	"github.com/dolthub/go-mysql-server/sql"
 
+	"github.com/icesql/icesql/engine/internal/ddl"
 	"github.com/icesql/icesql/engine/internal/mysqlerr"
 	"github.com/icesql/icesql/engine/internal/sqlval"
 	"github.com/icesql/icesql/planner"
@@ -168,21 +169,21 @@ func (d *Database) CreateTable(ctx *sql.Context, name string, schema sql.Primary
 	if opts.Comment != "" {
 		props["comment"] = opts.Comment
 	}
-	warnForeignKeys(ctx, name, opts.Properties)
-	defaultTableProperties(props)
+	ddl.WarnForeignKeys(ctx, name, opts.Properties)
+	ddl.DefaultTableProperties(props)
 	if err := validateProperties(props); err != nil {
 		return err
 	}
 	createOpts = append(createOpts, catalog.WithProperties(props))
 	if len(opts.PartitionBy) > 0 {
-		spec, err := partitionSpec(sc, opts.PartitionBy, name)
+		spec, err := ddl.PartitionSpec(sc, opts.PartitionBy, name)
 		if err != nil {
 			return err
 		}
 		createOpts = append(createOpts, catalog.WithPartitionSpec(spec))
 	}
 	if len(opts.WriteOrderedBy) > 0 {
-		order, err := parsedSortOrder(sc, opts.WriteOrderedBy, name)
+		order, err := ddl.ParsedSortOrder(sc, opts.WriteOrderedBy, name)
 		if err != nil {
 			return err
 		}

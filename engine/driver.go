@@ -19,6 +19,7 @@ import (
 	"github.com/dolthub/vitess/go/vt/sqlparser"
 	"github.com/icesql/icesql/engine/internal/mysqlerr"
 	"github.com/icesql/icesql/engine/internal/sqlfunc"
+	"github.com/icesql/icesql/engine/internal/wire"
 )
 
 // DriverName is the database/sql driver name: sql.Open("icesql", "<warehouse>").
@@ -227,7 +228,7 @@ func (c *conn) run(ctx context.Context, query string, args []driver.NamedValue) 
 	schema, iter, _, err := c.e.sqle.QueryWithBindings(sctx, query, nil, bindings, nil)
 	if err != nil {
 		se := mysqlerr.ForStatement(query, err)
-		rememberError(c.sess, se) // diagnostics.go
+		wire.RememberError(c.sess, se) // diagnostics.go
 		return nil, nil, nil, se
 	}
 	return sctx, schema, iter, nil

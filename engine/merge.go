@@ -12,6 +12,7 @@ import (
 	ast "github.com/dolthub/vitess/go/vt/sqlparser"
 
 	"github.com/icesql/icesql/engine/internal/mysqlerr"
+	"github.com/icesql/icesql/engine/internal/sqlval"
 	"github.com/icesql/icesql/planner"
 )
 
@@ -153,7 +154,7 @@ type mergeQuery struct {
 }
 
 func newMergeQuery(m *planner.Merge, db string, t *Table) (*mergeQuery, error) {
-	ta, sa := quoteIdent(m.TargetAlias), quoteIdent(m.SourceAlias)
+	ta, sa := sqlval.QuoteIdent(m.TargetAlias), sqlval.QuoteIdent(m.SourceAlias)
 	matched := fmt.Sprintf("(%s.`_file` IS NOT NULL AND %s.%s IS NOT NULL)", ta, sa, sourceMarker)
 	kinds := map[int]string{
 		planner.WhenMatched:            matched,
@@ -190,7 +191,7 @@ func newMergeQuery(m *planner.Merge, db string, t *Table) (*mergeQuery, error) {
 	// The target as the statement names it: t.name loses a branch (t$branch_b).
 	q.text = fmt.Sprintf("SELECT %s FROM (SELECT *, 1 AS %s FROM %s) AS %s %s %s.%s AS %s ON (%s)",
 		strings.Join(sel, ", "), sourceMarker, src, sa, join,
-		quoteIdent(db), quoteIdent(rowIdentityPrefix+m.Target), ta, m.On)
+		sqlval.QuoteIdent(db), sqlval.QuoteIdent(rowIdentityPrefix+m.Target), ta, m.On)
 	return q, nil
 }
 
@@ -215,9 +216,9 @@ func clauseValues(c planner.MergeClause, t *Table, ta, sa string) ([]string, err
 	for i, col := range t.schema {
 		switch c.Action {
 		case planner.MergeUpdateStar, planner.MergeInsertStar:
-			out[i] = sa + "." + quoteIdent(col.Name)
+			out[i] = sa + "." + sqlval.QuoteIdent(col.Name)
 		case planner.MergeUpdate:
-			out[i] = ta + "." + quoteIdent(col.Name)
+			out[i] = ta + "." + sqlval.QuoteIdent(col.Name)
 			if v, ok := given[i]; ok {
 				out[i] = v
 			}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/icesql/icesql/engine/internal/mysqlerr"
 	"github.com/icesql/icesql/engine/internal/sqlfunc"
+	"github.com/icesql/icesql/engine/internal/sqlval"
 	"github.com/icesql/icesql/planner"
 )
 
@@ -142,7 +143,7 @@ func replaceMerge(ins *ast.Insert, dbName string, t *Table) (*planner.Merge, err
 	keys := identifierColumns(t)
 	quoted := make([]string, len(cols))
 	for i, c := range cols {
-		quoted[i] = quoteIdent(c)
+		quoted[i] = sqlval.QuoteIdent(c)
 	}
 	// The new rows in order, numbered, with the target's column names.
 	numbered := fmt.Sprintf("(%s) AS `__icesql_rows`(%s, %s)", rows, strings.Join(quoted, ", "), replaceOrder)
@@ -150,7 +151,7 @@ func replaceMerge(ins *ast.Insert, dbName string, t *Table) (*planner.Merge, err
 		// The last new row of each key.
 		var part []string
 		for _, k := range keys {
-			part = append(part, quoteIdent(k))
+			part = append(part, sqlval.QuoteIdent(k))
 		}
 		numbered = fmt.Sprintf("(SELECT *, ROW_NUMBER() OVER (PARTITION BY %s ORDER BY %s DESC) AS `__icesql_rank` FROM %s) AS `__icesql_ranked` WHERE `__icesql_rank` = 1",
 			strings.Join(part, ", "), replaceOrder, numbered)
@@ -163,16 +164,16 @@ func replaceMerge(ins *ast.Insert, dbName string, t *Table) (*planner.Merge, err
 	var sel []string
 	for _, col := range t.schema {
 		if given[strings.ToLower(col.Name)] {
-			sel = append(sel, quoteIdent(col.Name))
+			sel = append(sel, sqlval.QuoteIdent(col.Name))
 		} else {
-			sel = append(sel, "NULL AS "+quoteIdent(col.Name))
+			sel = append(sel, "NULL AS "+sqlval.QuoteIdent(col.Name))
 		}
 	}
 	on := "FALSE"
 	if len(keys) > 0 {
 		var eq []string
 		for _, k := range keys {
-			eq = append(eq, fmt.Sprintf("%s.%s = %s.%s", quoteIdent(replaceTarget), quoteIdent(k), quoteIdent(replaceSource), quoteIdent(k)))
+			eq = append(eq, fmt.Sprintf("%s.%s = %s.%s", sqlval.QuoteIdent(replaceTarget), sqlval.QuoteIdent(k), sqlval.QuoteIdent(replaceSource), sqlval.QuoteIdent(k)))
 		}
 		on = strings.Join(eq, " AND ")
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/apache/iceberg-go/table"
 	"github.com/dolthub/go-mysql-server/sql"
 
+	"github.com/icesql/icesql/engine/internal/ddl"
 	"github.com/icesql/icesql/engine/internal/mysqlerr"
 	"github.com/icesql/icesql/engine/internal/sqlval"
 	"github.com/icesql/icesql/planner"
@@ -103,13 +104,13 @@ func replacementOf(tbl *table.Table, schema sql.PrimaryKeySchema, opts planner.T
 	}
 	spec := iceberg.UnpartitionedSpec
 	if len(opts.PartitionBy) > 0 {
-		if spec, err = partitionSpec(fresh, opts.PartitionBy, name); err != nil {
+		if spec, err = ddl.PartitionSpec(fresh, opts.PartitionBy, name); err != nil {
 			return storage.Replacement{}, err
 		}
 	}
 	order := table.UnsortedSortOrder
 	if len(opts.WriteOrderedBy) > 0 {
-		if order, err = parsedSortOrder(fresh, opts.WriteOrderedBy, name); err != nil {
+		if order, err = ddl.ParsedSortOrder(fresh, opts.WriteOrderedBy, name); err != nil {
 			return storage.Replacement{}, err
 		}
 	}
@@ -127,7 +128,7 @@ func replacedProperties(tbl *table.Table, fresh *iceberg.Schema, schema sql.Prim
 	}
 	merged := maps.Clone(tbl.Properties())
 	maps.Copy(merged, props)
-	defaultTableProperties(merged)
+	ddl.DefaultTableProperties(merged)
 	if err := validateProperties(merged); err != nil {
 		return nil, nil, err
 	}

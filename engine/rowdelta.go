@@ -19,6 +19,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql"
 
 	"github.com/icesql/icesql/engine/internal/mysqlerr"
+	"github.com/icesql/icesql/engine/internal/vecexec"
 	"github.com/icesql/icesql/storage"
 )
 
@@ -303,7 +304,7 @@ func (t *Table) rewriteWithout(ctx *sql.Context, task table.FileScanTask, drop [
 		_, s, err := t.positionScan(append(slices.Clone(cols), extra...), nil)
 		return s, err
 	}
-	batches, err := openTasks(ctx, rtbl, t.read(ctx, t.Planned(), rtbl, rscan, widen), []table.FileScanTask{task}, cols)
+	batches, err := vecexec.OpenTasks(ctx, rtbl, t.read(ctx, t.Planned(), rtbl, rscan, widen), []table.FileScanTask{task}, cols)
 	if err != nil {
 		return nil, err
 	}

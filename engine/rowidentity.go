@@ -215,7 +215,7 @@ func (t *Table) identityRows(ctx *sql.Context) (sql.RowIter, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := checkFormats(t.String(), tasks); err != nil {
+	if err := vecexec.CheckFormats(t.String(), tasks); err != nil {
 		return nil, err
 	}
 	if tasks, err = t.aligned.align(ctx, t.db.e, t.tbl, t.Snapshot(), tasks); err != nil {
@@ -247,7 +247,7 @@ func (t *Table) identityRows(ctx *sql.Context) (sql.RowIter, error) {
 		_, s, err := t.positionScan(append(slices.Clone(cols), extra...), readFilter)
 		return s, err
 	}
-	batches, err := openTasks(ctx, rtbl, t.read(ctx, planned, rtbl, rscan, widen), numbered, cols)
+	batches, err := vecexec.OpenTasks(ctx, rtbl, t.read(ctx, planned, rtbl, rscan, widen), numbered, cols)
 	if err != nil {
 		return nil, err
 	}

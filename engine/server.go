@@ -183,7 +183,7 @@ func (h codeMappingHandler) recode(c *mysql.Conn, query string, err error) error
 		return nil
 	}
 	se := mysqlerr.ForStatement(query, err)
-	rememberError(h.sessions.SessionOf(c.ConnectionID), se)
+	wire.RememberError(h.sessions.SessionOf(c.ConnectionID), se)
 	return se
 }
 

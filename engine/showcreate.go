@@ -11,9 +11,12 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/types"
 	ast "github.com/dolthub/vitess/go/vt/sqlparser"
 
+	"github.com/icesql/icesql/engine/internal/ddl"
 	"github.com/icesql/icesql/engine/internal/mysqlerr"
 	"github.com/icesql/icesql/engine/internal/planrules"
 	"github.com/icesql/icesql/engine/internal/sqlfunc"
+	"github.com/icesql/icesql/engine/internal/sqlval"
+	"github.com/icesql/icesql/engine/internal/wire"
 	"github.com/icesql/icesql/planner"
 )
 
@@ -62,7 +65,7 @@ func (p parser) intercept(stmt ast.Statement) ast.Statement {
 		return refused(err)
 	}
 	p.e.accountStatement(stmt) // auth.go
-	if err := recordForeignKeys(stmt); err != nil {
+	if err := ddl.RecordForeignKeys(stmt); err != nil {
 		return refused(err)
 	}
 	if replace, ok := p.interceptReplace(stmt); ok {
@@ -89,7 +92,7 @@ func (p parser) intercept(stmt ast.Statement) ast.Statement {
 	if merge, ok := p.interceptMerge(stmt); ok {
 		return merge
 	}
-	if diag, ok := interceptDiagnostics(stmt); ok { // diagnostics.go
+	if diag, ok := wire.InterceptDiagnostics(stmt); ok { // diagnostics.go
 		return diag
 	}
 	if do, ok := p.interceptDo(stmt); ok { // do.go
@@ -220,24 +223,24 @@ func icebergDDL(t *Table) string {
 		if ix.Unique {
 			kind = "UNIQUE KEY"
 		}
-		lines = append(lines, fmt.Sprintf("  %s %s %s", kind, quoteIdent(ix.Name), keyColumns(ix.Columns)))
+		lines = append(lines, fmt.Sprintf("  %s %s %s", kind, sqlval.QuoteIdent(ix.Name), keyColumns(ix.Columns)))
 		delete(props, indexProperty(name))
 	}
 	for _, k := range slices.Sorted(maps.Keys(props)) {
-		if name, ok := strings.CutPrefix(k, foreignKeyProperty); ok {
-			lines = append(lines, fmt.Sprintf("  CONSTRAINT %s %s", quoteIdent(name), props[k]))
+		if name, ok := strings.CutPrefix(k, ddl.ForeignKeyProperty); ok {
+			lines = append(lines, fmt.Sprintf("  CONSTRAINT %s %s", sqlval.QuoteIdent(name), props[k]))
 			delete(props, k)
 		}
 	}
 	options := []string{"USING iceberg"}
-	if p := partitionClause(t.tbl); p != "" {
+	if p := ddl.PartitionClause(t.tbl); p != "" {
 		options = append(options, p)
 	}
-	if o := sortClause(t.tbl); o != "" {
+	if o := ddl.SortClause(t.tbl); o != "" {
 		options = append(options, o)
 	}
 	if c, ok := props["comment"]; ok {
-		options = append(options, "COMMENT "+quoteString(c))
+		options = append(options, "COMMENT "+sqlval.QuoteString(c))
 		delete(props, "comment")
 	}
 	for k := range props {
@@ -248,17 +251,17 @@ func icebergDDL(t *Table) string {
 	props["format-version"] = fmt.Sprint(t.tbl.Metadata().Version())
 	var kv []string
 	for _, k := range slices.Sorted(maps.Keys(props)) {
-		kv = append(kv, quoteString(k)+" = "+quoteString(props[k]))
+		kv = append(kv, sqlval.QuoteString(k)+" = "+sqlval.QuoteString(props[k]))
 	}
 	options = append(options, "TBLPROPERTIES ("+strings.Join(kv, ", ")+")")
-	return fmt.Sprintf("CREATE TABLE %s (\n%s\n) %s", quoteIdent(t.name), strings.Join(lines, ",\n"), strings.Join(options, " "))
+	return fmt.Sprintf("CREATE TABLE %s (\n%s\n) %s", sqlval.QuoteIdent(t.name), strings.Join(lines, ",\n"), strings.Join(options, " "))
 }
 
 // keyColumns is a key's column list as MySQL prints it: (`a`,`b`).
 func keyColumns(cols []string) string {
 	quoted := make([]string, len(cols))
 	for i, c := range cols {
-		quoted[i] = quoteIdent(c)
+		quoted[i] = sqlval.QuoteIdent(c)
 	}
 	return "(" + strings.Join(quoted, ",") + ")"
 }
@@ -268,25 +271,14 @@ func keyColumns(cols []string) string {
 func columnLines(schema sql.Schema) []string {
 	lines := make([]string, len(schema))
 	for i, col := range schema {
-		line := fmt.Sprintf("  %s %s", quoteIdent(col.Name), col.Type.String())
+		line := fmt.Sprintf("  %s %s", sqlval.QuoteIdent(col.Name), col.Type.String())
 		if !col.Nullable {
 			line += " NOT NULL"
 		}
 		if col.Comment != "" {
-			line += " COMMENT " + quoteString(col.Comment)
+			line += " COMMENT " + sqlval.QuoteString(col.Comment)
 		}
 		lines[i] = line
 	}
 	return lines
 }
-
-func quoteIdent(s string) string { return "`" + strings.ReplaceAll(s, "`", "``") + "`" }
-
-// quoteString is s as a string literal, as MySQL's SHOW CREATE TABLE
-// quotes comments: quotes doubled, backslashes and line breaks escaped, so
-// the literal stays on its line.
-func quoteString(s string) string {
-	return "'" + stringEscaper.Replace(s) + "'"
-}
-
-var stringEscaper = strings.NewReplacer(`\`, `\\`, `'`, `''`, "\n", `\n`, "\r", `\r`, "\x00", `\0`, "\x1a", `\Z`)

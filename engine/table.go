@@ -241,7 +241,7 @@ func (t *Table) OpenBatches(ctx *sql.Context, cols []string, rowFiltered bool) (
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := checkFormats(t.String(), tasks); err != nil {
+	if err := vecexec.CheckFormats(t.String(), tasks); err != nil {
 		return nil, nil, err
 	}
 	if tasks, err = t.aligned.align(ctx, t.db.e, t.tbl, t.Snapshot(), tasks); err != nil {
@@ -281,7 +281,7 @@ func (t *Table) OpenBatches(ctx *sql.Context, cols []string, rowFiltered bool) (
 	widen := func(extra []string) (*table.Scan, error) {
 		return t.NewScan(ctx, planned, readOpts(append(slices.Clone(read), extra...))...)
 	}
-	batches, err := openTasks(ctx, t.tbl, t.read(ctx, planned, t.tbl, scan, widen), tasks, read)
+	batches, err := vecexec.OpenTasks(ctx, t.tbl, t.read(ctx, planned, t.tbl, scan, widen), tasks, read)
 	return batches, tasks, err
 }
 

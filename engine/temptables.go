@@ -14,6 +14,7 @@ import (
 	ast "github.com/dolthub/vitess/go/vt/sqlparser"
 
 	"github.com/icesql/icesql/engine/internal/mysqlerr"
+	"github.com/icesql/icesql/engine/internal/sqlval"
 	"github.com/icesql/icesql/planner"
 )
 
@@ -434,7 +435,7 @@ func showCreateTemporary(t *tempTable) string {
 		}
 		lines = append(lines, "  PRIMARY KEY "+keyColumns(names))
 	}
-	return fmt.Sprintf("CREATE TEMPORARY TABLE %s (\n%s\n)", quoteIdent(t.Name()), strings.Join(lines, ",\n"))
+	return fmt.Sprintf("CREATE TEMPORARY TABLE %s (\n%s\n)", sqlval.QuoteIdent(t.Name()), strings.Join(lines, ",\n"))
 }
 
 // interceptDropTemporary takes DROP TEMPORARY TABLE, which drops only

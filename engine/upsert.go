@@ -12,6 +12,7 @@ import (
 
 	"github.com/icesql/icesql/engine/internal/mysqlerr"
 	"github.com/icesql/icesql/engine/internal/sqlfunc"
+	"github.com/icesql/icesql/engine/internal/sqlval"
 	"github.com/icesql/icesql/planner"
 )
 
@@ -130,11 +131,11 @@ func (n *upsertNode) RowIter(ctx *sql.Context, _ sql.Row) (sql.RowIter, error) {
 	}
 	quoted := make([]string, len(cols))
 	for i, c := range cols {
-		quoted[i] = quoteIdent(c)
+		quoted[i] = sqlval.QuoteIdent(c)
 	}
 	part := make([]string, len(keys))
 	for i, k := range keys {
-		part[i] = quoteIdent(k)
+		part[i] = sqlval.QuoteIdent(k)
 	}
 	rounds := fmt.Sprintf("(SELECT *, ROW_NUMBER() OVER (PARTITION BY %s ORDER BY %s) AS %s FROM (%s) AS `__icesql_rows`(%s, %s)) AS `__icesql_rounds`",
 		strings.Join(part, ", "), replaceOrder, upsertRound, rows, strings.Join(quoted, ", "), replaceOrder)
@@ -153,9 +154,9 @@ func (n *upsertNode) RowIter(ctx *sql.Context, _ sql.Row) (sql.RowIter, error) {
 	var sel []string
 	for _, col := range t.schema {
 		if given[strings.ToLower(col.Name)] {
-			sel = append(sel, quoteIdent(col.Name))
+			sel = append(sel, sqlval.QuoteIdent(col.Name))
 		} else {
-			sel = append(sel, "NULL AS "+quoteIdent(col.Name)) // Iceberg columns have no defaults
+			sel = append(sel, "NULL AS "+sqlval.QuoteIdent(col.Name)) // Iceberg columns have no defaults
 		}
 	}
 	update, err := upsertAssignments(ins, t, alias)
@@ -164,7 +165,7 @@ func (n *upsertNode) RowIter(ctx *sql.Context, _ sql.Row) (sql.RowIter, error) {
 	}
 	var eq []string
 	for _, k := range keys {
-		eq = append(eq, fmt.Sprintf("%s.%s = %s.%s", quoteIdent(replaceTarget), quoteIdent(k), quoteIdent(replaceSource), quoteIdent(k)))
+		eq = append(eq, fmt.Sprintf("%s.%s = %s.%s", sqlval.QuoteIdent(replaceTarget), sqlval.QuoteIdent(k), sqlval.QuoteIdent(replaceSource), sqlval.QuoteIdent(k)))
 	}
 	affected := 0
 	for round := int64(1); round <= last.(int64); round++ {
@@ -203,15 +204,15 @@ func upsertAssignments(ins *ast.Insert, t *Table, alias string) (planner.MergeCl
 	format := func(buf *ast.TrackedBuffer, node ast.SQLNode) {
 		switch e := node.(type) {
 		case *ast.ValuesFuncExpr:
-			buf.WriteString(quoteIdent(replaceSource) + "." + quoteIdent(e.Name.Name.String()))
+			buf.WriteString(sqlval.QuoteIdent(replaceSource) + "." + sqlval.QuoteIdent(e.Name.Name.String()))
 			return
 		case *ast.ColName:
 			q := e.Qualifier.Name.String()
 			switch {
 			case q == "" || strings.EqualFold(q, table):
-				buf.WriteString(quoteIdent(replaceTarget) + "." + quoteIdent(e.Name.String()))
+				buf.WriteString(sqlval.QuoteIdent(replaceTarget) + "." + sqlval.QuoteIdent(e.Name.String()))
 			case alias != "" && strings.EqualFold(q, alias):
-				buf.WriteString(quoteIdent(replaceSource) + "." + quoteIdent(e.Name.String()))
+				buf.WriteString(sqlval.QuoteIdent(replaceSource) + "." + sqlval.QuoteIdent(e.Name.String()))
 			default:
 				err = mysqlerr.New(mysql.ERBadFieldError, "Unknown column '%s' in 'field list'", ast.String(e))
 			}
@@ -240,7 +241,7 @@ func upsertAssignments(ins *ast.Insert, t *Table, alias string) (planner.MergeCl
 		col := t.schema[at].Name
 		c.Columns = append(c.Columns, col)
 		c.Values = append(c.Values, buf.String())
-		changed = append(changed, fmt.Sprintf("%s.%s <=> (%s)", quoteIdent(replaceTarget), quoteIdent(col), buf.String()))
+		changed = append(changed, fmt.Sprintf("%s.%s <=> (%s)", sqlval.QuoteIdent(replaceTarget), sqlval.QuoteIdent(col), buf.String()))
 	}
 	c.Cond = "NOT (" + strings.Join(changed, " AND ") + ")"
 	return c, nil

@@ -263,14 +263,14 @@ func viewDefinition(v *view.View) (sql.ViewDefinition, error) {
 	text = planner.WithoutCatalog(text, v.CurrentVersion().DefaultCatalog)
 	var b strings.Builder
 	b.WriteString("CREATE VIEW ")
-	b.WriteString(quoteIdent(name))
+	b.WriteString(sqlval.QuoteIdent(name))
 	if sc := v.CurrentSchema(); sc != nil && sc.NumFields() > 0 {
 		b.WriteString(" (")
 		for i, f := range sc.Fields() {
 			if i > 0 {
 				b.WriteString(", ")
 			}
-			b.WriteString(quoteIdent(f.Name))
+			b.WriteString(sqlval.QuoteIdent(f.Name))
 		}
 		b.WriteString(")")
 	}

@@ -1,11 +1,11 @@
-package engine
+package ddl
 
 import (
 	"github.com/apache/iceberg-go"
 	"github.com/apache/iceberg-go/table"
 )
 
-// defaultTableProperties fills in the properties icesql sets on the tables
+// DefaultTableProperties fills in the properties icesql sets on the tables
 // it creates unless the user gave them.
 //
 // commit.manifest-merge.enabled is true in Iceberg's Java library and false
@@ -23,7 +23,7 @@ import (
 // and a Spark writer committing to the same table at the same moment failed
 // with "Metadata file for version N is missing" (the file its retry needed
 // was gone).
-func defaultTableProperties(props iceberg.Properties) {
+func DefaultTableProperties(props iceberg.Properties) {
 	if _, set := props[table.ManifestMergeEnabledKey]; !set {
 		props[table.ManifestMergeEnabledKey] = "true"
 	}

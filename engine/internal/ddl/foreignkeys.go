@@ -1,4 +1,4 @@
-package engine
+package ddl
 
 import (
 	"fmt"
@@ -11,6 +11,7 @@ import (
 	ast "github.com/dolthub/vitess/go/vt/sqlparser"
 
 	"github.com/icesql/icesql/engine/internal/mysqlerr"
+	"github.com/icesql/icesql/engine/internal/sqlval"
 	"github.com/icesql/icesql/planner"
 )
 
@@ -24,11 +25,11 @@ import (
 // go-mysql-server would refuse them (its tables must implement foreign key
 // editing), so they are taken out of the statement before it plans it.
 
-const foreignKeyProperty = "icesql.foreign-key."
+const ForeignKeyProperty = "icesql.foreign-key."
 
-// recordForeignKeys moves the foreign keys of a CREATE TABLE into its table
+// RecordForeignKeys moves the foreign keys of a CREATE TABLE into its table
 // options.
-func recordForeignKeys(stmt ast.Statement) error {
+func RecordForeignKeys(stmt ast.Statement) error {
 	ddl, ok := stmt.(*ast.DDL)
 	if !ok || ddl.Action != ast.CreateStr || ddl.TableSpec == nil {
 		return nil
@@ -68,7 +69,7 @@ func recordForeignKeys(stmt ast.Statement) error {
 			n++
 			name = fmt.Sprintf("%s_ibfk_%d", table, n) // MySQL's name for an unnamed one
 		}
-		key := foreignKeyProperty + strings.ToLower(name)
+		key := ForeignKeyProperty + strings.ToLower(name)
 		if _, dup := opts.Properties[key]; dup {
 			return mysqlerr.New(mysql.ERDupKeyName, "Duplicate foreign key constraint name '%s'", name)
 		}
@@ -95,13 +96,13 @@ func foreignKeyText(fk *ast.ForeignKeyDefinition) string {
 	quote := func(cols ast.Columns) string {
 		q := make([]string, len(cols))
 		for i, c := range cols {
-			q[i] = quoteIdent(c.String())
+			q[i] = sqlval.QuoteIdent(c.String())
 		}
 		return strings.Join(q, ", ")
 	}
-	ref := quoteIdent(fk.ReferencedTable.Name.String())
+	ref := sqlval.QuoteIdent(fk.ReferencedTable.Name.String())
 	if db := fk.ReferencedTable.DbQualifier.String(); db != "" {
-		ref = quoteIdent(db) + "." + ref
+		ref = sqlval.QuoteIdent(db) + "." + ref
 	}
 	text := fmt.Sprintf("FOREIGN KEY (%s) REFERENCES %s (%s)", quote(fk.Source), ref, quote(fk.ReferencedColumns))
 	if fk.OnDelete != ast.DefaultAction {
@@ -113,12 +114,12 @@ func foreignKeyText(fk *ast.ForeignKeyDefinition) string {
 	return text
 }
 
-// warnForeignKeys warns, for each foreign key a new table records, that it
+// WarnForeignKeys warns, for each foreign key a new table records, that it
 // is not enforced.
-func warnForeignKeys(ctx *sql.Context, table string, props iceberg.Properties) {
+func WarnForeignKeys(ctx *sql.Context, table string, props iceberg.Properties) {
 	var names []string
 	for k := range props {
-		if name, ok := strings.CutPrefix(k, foreignKeyProperty); ok {
+		if name, ok := strings.CutPrefix(k, ForeignKeyProperty); ok {
 			names = append(names, name)
 		}
 	}

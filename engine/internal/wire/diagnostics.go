@@ -1,4 +1,4 @@
-package engine
+package wire
 
 import (
 	"context"
@@ -24,18 +24,18 @@ import (
 // errorLevel is the Level of an error in SHOW WARNINGS and SHOW ERRORS.
 const errorLevel = "Error"
 
-// rememberError adds a failed statement's error to its session's
+// RememberError adds a failed statement's error to its session's
 // diagnostics. err is what the client receives.
-func rememberError(sess sql.Session, err *mysql.SQLError) {
+func RememberError(sess sql.Session, err *mysql.SQLError) {
 	if sess == nil || err == nil {
 		return
 	}
 	sess.Warn(&sql.Warning{Level: errorLevel, Code: err.Num, Message: err.Message})
 }
 
-// interceptDiagnostics turns SHOW WARNINGS|ERRORS and SHOW COUNT(*)
+// InterceptDiagnostics turns SHOW WARNINGS|ERRORS and SHOW COUNT(*)
 // WARNINGS|ERRORS into a diagnosticsNode.
-func interceptDiagnostics(stmt ast.Statement) (ast.Statement, bool) {
+func InterceptDiagnostics(stmt ast.Statement) (ast.Statement, bool) {
 	show, ok := stmt.(*ast.Show)
 	if !ok {
 		return stmt, false

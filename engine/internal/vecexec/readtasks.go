@@ -1,4 +1,4 @@
-package engine
+package vecexec
 
 import (
 	"context"
@@ -14,15 +14,14 @@ import (
 	"github.com/apache/iceberg-go/table"
 
 	"github.com/icesql/icesql/engine/internal/mysqlerr"
-	"github.com/icesql/icesql/engine/internal/vecexec"
 	"github.com/icesql/icesql/pushdown"
 )
 
-// checkFormats refuses a scan that would read a data file in a format
+// CheckFormats refuses a scan that would read a data file in a format
 // icesql cannot decode, naming the file and its format. iceberg-go reads
 // Parquet only and would fail with "only parquet format is implemented",
 // without saying which file.
-func checkFormats(name string, tasks []table.FileScanTask) error {
+func CheckFormats(name string, tasks []table.FileScanTask) error {
 	for _, t := range tasks {
 		if f := t.File.FileFormat(); f != iceberg.ParquetFile {
 			return mysqlerr.NotSupported("table %s: data file %s is in %s format; icesql reads Parquet data files only (rewrite the table's data as Parquet, for example with Spark's rewrite_data_files)",
@@ -43,16 +42,16 @@ type identityFill struct {
 	fieldID int    // its Iceberg field id
 }
 
-// openTasks reads tasks as Arrow batches. When the statement reads an
+// OpenTasks reads tasks as Arrow batches. When the statement reads an
 // identity-partitioned column, files of a spec that partitions by it are
 // read one by one with the column set from their partition value (column
 // statistics cannot tell whether a file stores the column: DuckDB's
 // partition fixtures record them for columns the files lack); the rest are
 // read together, in parallel.
-func openTasks(ctx context.Context, tbl *table.Table, r pushdown.Read, tasks []table.FileScanTask, columns []string) (vecexec.BatchSource, error) {
+func OpenTasks(ctx context.Context, tbl *table.Table, r pushdown.Read, tasks []table.FileScanTask, columns []string) (BatchSource, error) {
 	fills := identityColumns(tbl, r.Scan, columns)
 	if len(fills) == 0 {
-		if src, ok, err := vecexec.OpenNative(ctx, r, tasks); ok {
+		if src, ok, err := OpenNative(ctx, r, tasks); ok {
 			return src, err
 		}
 		return pushdown.Open(ctx, r, tasks)

@@ -1,4 +1,9 @@
-package engine
+// Package ddl turns the table definitions of CREATE and ALTER TABLE into
+// Iceberg's: partition clauses to partition specs and back (partitioning.go),
+// WRITE ORDERED BY to sort orders, the properties a new table gets
+// (tabledefaults.go), and FOREIGN KEY clauses kept as table properties for
+// SHOW CREATE TABLE (foreignkeys.go).
+package ddl
 
 import (
 	"fmt"
@@ -8,11 +13,12 @@ import (
 	"github.com/apache/iceberg-go/table"
 
 	"github.com/icesql/icesql/engine/internal/mysqlerr"
+	"github.com/icesql/icesql/engine/internal/sqlval"
 	"github.com/icesql/icesql/planner"
 )
 
-// icebergTransform is the Iceberg transform of a partition term.
-func icebergTransform(t planner.PartitionTerm) iceberg.Transform {
+// IcebergTransform is the Iceberg transform of a partition term.
+func IcebergTransform(t planner.PartitionTerm) iceberg.Transform {
 	switch t.Transform {
 	case planner.TransformBucket:
 		return iceberg.BucketTransform{NumBuckets: t.Param}
@@ -30,9 +36,9 @@ func icebergTransform(t planner.PartitionTerm) iceberg.Transform {
 	return iceberg.IdentityTransform{}
 }
 
-// termOf is the partition term of a transform of column col, the inverse of
+// TermOf is the partition term of a transform of column col, the inverse of
 // icebergTransform; ok is false for transforms SQL cannot write (void).
-func termOf(tr iceberg.Transform, col string) (planner.PartitionTerm, bool) {
+func TermOf(tr iceberg.Transform, col string) (planner.PartitionTerm, bool) {
 	t := planner.PartitionTerm{Column: col}
 	switch tr := tr.(type) {
 	case iceberg.IdentityTransform:
@@ -55,9 +61,9 @@ func termOf(tr iceberg.Transform, col string) (planner.PartitionTerm, bool) {
 	return t, true
 }
 
-// sourceField finds the column a term transforms, or fails with MySQL's
+// SourceField finds the column a term transforms, or fails with MySQL's
 // unknown column error.
-func sourceField(sc *iceberg.Schema, t planner.PartitionTerm, tableName string) (iceberg.NestedField, error) {
+func SourceField(sc *iceberg.Schema, t planner.PartitionTerm, tableName string) (iceberg.NestedField, error) {
 	f, ok := sc.FindFieldByNameCaseInsensitive(t.Column)
 	if !ok {
 		return iceberg.NestedField{}, mysqlerr.UnknownColumn(t.Column, tableName)
@@ -65,29 +71,29 @@ func sourceField(sc *iceberg.Schema, t planner.PartitionTerm, tableName string) 
 	return f, nil
 }
 
-// checkTransform fails when a transform cannot apply to a column's type
+// CheckTransform fails when a transform cannot apply to a column's type
 // (days of an INT, truncate of a DOUBLE).
-func checkTransform(tr iceberg.Transform, f iceberg.NestedField, t planner.PartitionTerm) error {
+func CheckTransform(tr iceberg.Transform, f iceberg.NestedField, t planner.PartitionTerm) error {
 	if !tr.CanTransform(f.Type) {
 		return mysqlerr.InvalidPartition("%s cannot partition column %s of type %s", t, f.Name, f.Type)
 	}
 	return nil
 }
 
-// partitionSpec builds the spec of PARTITIONED BY terms over a new table's schema.
-func partitionSpec(sc *iceberg.Schema, terms []string, tableName string) (*iceberg.PartitionSpec, error) {
+// PartitionSpec builds the spec of PARTITIONED BY terms over a new table's schema.
+func PartitionSpec(sc *iceberg.Schema, terms []string, tableName string) (*iceberg.PartitionSpec, error) {
 	var opts []iceberg.PartitionOption
 	for _, text := range terms {
 		t, name, err := planner.ParsePartitionField(text)
 		if err != nil {
 			return nil, mysqlerr.InvalidPartition("PARTITIONED BY term %q: %v", text, err)
 		}
-		f, err := sourceField(sc, t, tableName)
+		f, err := SourceField(sc, t, tableName)
 		if err != nil {
 			return nil, err
 		}
-		tr := icebergTransform(t)
-		if err := checkTransform(tr, f, t); err != nil {
+		tr := IcebergTransform(t)
+		if err := CheckTransform(tr, f, t); err != nil {
 			return nil, err
 		}
 		if name == "" {
@@ -104,10 +110,10 @@ func partitionSpec(sc *iceberg.Schema, terms []string, tableName string) (*icebe
 	return &spec, nil
 }
 
-// partitionClause is the PARTITIONED BY clause of a table's current spec,
+// PartitionClause is the PARTITIONED BY clause of a table's current spec,
 // or "" for an unpartitioned table. Fields that are no longer partitioned
 // (void, from a v1 DROP PARTITION FIELD) are left out.
-func partitionClause(tbl *table.Table) string {
+func PartitionClause(tbl *table.Table) string {
 	spec := tbl.Spec()
 	var terms []string
 	for _, f := range spec.Fields() {
@@ -115,7 +121,7 @@ func partitionClause(tbl *table.Table) string {
 		if !ok {
 			continue
 		}
-		t, ok := termOf(f.Transform, col)
+		t, ok := TermOf(f.Transform, col)
 		if !ok {
 			continue
 		}
@@ -123,7 +129,7 @@ func partitionClause(tbl *table.Table) string {
 		if def, err := iceberg.GeneratePartitionFieldName(tbl.Schema(), iceberg.PartitionField{SourceIDs: f.SourceIDs, Transform: f.Transform}); err == nil && def != f.Name {
 			// A field named by ADD PARTITION FIELD ... AS, or whose source
 			// column was renamed since.
-			s += " AS " + quoteIdent(f.Name)
+			s += " AS " + sqlval.QuoteIdent(f.Name)
 		}
 		terms = append(terms, s)
 	}
@@ -133,9 +139,9 @@ func partitionClause(tbl *table.Table) string {
 	return "PARTITIONED BY (" + strings.Join(terms, ", ") + ")"
 }
 
-// sortClause is the WRITE ORDERED BY clause of a table's default sort
+// SortClause is the WRITE ORDERED BY clause of a table's default sort
 // order, or "" when the table is unsorted.
-func sortClause(tbl *table.Table) string {
+func SortClause(tbl *table.Table) string {
 	terms := sortTerms(tbl)
 	if len(terms) == 0 {
 		return ""
@@ -152,7 +158,7 @@ func sortTerms(tbl *table.Table) []string {
 		if !ok {
 			continue
 		}
-		t, ok := termOf(f.Transform, col)
+		t, ok := TermOf(f.Transform, col)
 		if !ok {
 			continue
 		}
@@ -172,16 +178,16 @@ func sortTerms(tbl *table.Table) []string {
 	return out
 }
 
-// sortOrder builds a sort order from WRITE ORDERED BY terms.
-func sortOrder(sc *iceberg.Schema, terms []planner.SortTerm, tableName string) (table.SortOrder, error) {
+// SortOrder builds a sort order from WRITE ORDERED BY terms.
+func SortOrder(sc *iceberg.Schema, terms []planner.SortTerm, tableName string) (table.SortOrder, error) {
 	fields := make([]table.SortField, 0, len(terms))
 	for _, st := range terms {
-		f, err := sourceField(sc, st.Term, tableName)
+		f, err := SourceField(sc, st.Term, tableName)
 		if err != nil {
 			return table.SortOrder{}, err
 		}
-		tr := icebergTransform(st.Term)
-		if err := checkTransform(tr, f, st.Term); err != nil {
+		tr := IcebergTransform(st.Term)
+		if err := CheckTransform(tr, f, st.Term); err != nil {
 			return table.SortOrder{}, err
 		}
 		sf := table.SortField{SourceIDs: []int{f.ID}, Transform: tr, Direction: table.SortASC, NullOrder: table.NullsLast}
@@ -200,8 +206,8 @@ func sortOrder(sc *iceberg.Schema, terms []planner.SortTerm, tableName string) (
 	return order, nil
 }
 
-// parsedSortOrder builds the sort order of CREATE TABLE's WRITE ORDERED BY.
-func parsedSortOrder(sc *iceberg.Schema, texts []string, tableName string) (table.SortOrder, error) {
+// ParsedSortOrder builds the sort order of CREATE TABLE's WRITE ORDERED BY.
+func ParsedSortOrder(sc *iceberg.Schema, texts []string, tableName string) (table.SortOrder, error) {
 	terms := make([]planner.SortTerm, 0, len(texts))
 	for _, text := range texts {
 		t, err := planner.ParseSortTerm(text)
@@ -210,5 +216,5 @@ func parsedSortOrder(sc *iceberg.Schema, texts []string, tableName string) (tabl
 		}
 		terms = append(terms, t)
 	}
-	return sortOrder(sc, terms, tableName)
+	return SortOrder(sc, terms, tableName)
 }
