@@ -18,6 +18,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/analyzer"
 
+	"github.com/icesql/icesql/engine/internal/memlimit"
 	"github.com/icesql/icesql/engine/internal/planrules"
 	"github.com/icesql/icesql/engine/internal/sqlfunc"
 	"github.com/icesql/icesql/engine/internal/vecexec"
@@ -89,7 +90,7 @@ type Engine struct {
 	root string
 	// budget is what statements may keep live under Config.MemoryLimit;
 	// nil without a limit (memlimit.go).
-	budget *memoryBudget
+	budget *memlimit.Budget
 	// privileges keeps users and grants in the warehouse (auth.go).
 	privileges *privilegeStore
 	// caches keep scan plans and Parquet footers between statements.
@@ -224,7 +225,7 @@ func newEngine(ctx context.Context, cfg Config, cat catalog.Catalog, root string
 		},
 		Base: a.ExecBuilder,
 	}
-	if e.budget = newMemoryBudget(cfg.MemoryLimit); e.budget != nil { // memlimit.go
+	if e.budget = memlimit.NewBudget(cfg.MemoryLimit); e.budget != nil { // memlimit.go
 		e.sqle.MemoryManager = sql.NewMemoryManager(e.budget)
 	}
 	if err := setServerVariables(root, !cfg.NoLocalInfile); err != nil {
@@ -300,3 +301,10 @@ func (e *Engine) ManifestCacheStats() (hits, misses int64) {
 	}
 	return e.manifests.Stats()
 }
+
+// RuntimeMemoryLimit is the Go runtime soft memory limit
+// (runtime/debug.SetMemoryLimit) for a process that holds an engine to
+// Config.MemoryLimit limit (memlimit.Runtime says why it is less). The limit
+// is the process's, so the program sets it (cmd/icesql does), not Open: two
+// engines in one process must not fight over it.
+func RuntimeMemoryLimit(limit int64) int64 { return memlimit.Runtime(limit) }

@@ -8,6 +8,7 @@ import (
 	"github.com/apache/iceberg-go/table"
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/expression"
+	"github.com/icesql/icesql/engine/internal/memlimit"
 	"github.com/icesql/icesql/engine/internal/vecexec"
 	"github.com/icesql/icesql/pushdown"
 	"github.com/icesql/icesql/pushdown/vector"
@@ -101,9 +102,9 @@ func (t *Table) RowIdentity() bool        { return t.identity != nil }
 func (t *Table) Caches() *pushdown.Caches { return t.db.e.caches }
 
 func (t *Table) WatchBudget(ctx *sql.Context) (*sql.Context, func()) {
-	return watchBudget(ctx, t.db.e.budget) // memlimit.go
+	return memlimit.WatchBudget(ctx, t.db.e.budget) // memlimit.go
 }
 
-func (t *Table) StateReserve() vector.Reserve { return stateReserve(t.db.e.budget) } // vecreserve.go
+func (t *Table) StateReserve() vector.Reserve { return memlimit.StateReserve(t.db.e.budget) } // vecreserve.go
 
 var _ vecexec.ScanTable = (*Table)(nil)

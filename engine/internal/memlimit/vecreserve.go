@@ -1,34 +1,33 @@
-package engine
+package memlimit
 
 import (
 	"sync/atomic"
 
-	"github.com/icesql/icesql/engine/internal/memlimit"
 	"github.com/icesql/icesql/pushdown/vector"
 )
 
-// stateReserve is the vector.Reserve of one vectorized GROUP BY under the
-// budget b (memlimit.go); nil without a limit. watchBudget sees what the
+// StateReserve is the vector.Reserve of one vectorized GROUP BY under the
+// budget b (go); nil without a limit. watchBudget sees what the
 // run allocates only at the next collection, and a table doubling or the
 // result of millions of groups is allocated in one go: the run asks
 // before each, and is refused (1041) when what is live would pass the
 // budget. What is live is the larger of the heap the last collection found
 // live and that heap at the start plus what the run holds: the first
 // counts every other statement, the second what this one allocated since.
-func stateReserve(b *memoryBudget) vector.Reserve {
+func StateReserve(b *Budget) vector.Reserve {
 	if b == nil {
 		return nil
 	}
-	start := memlimit.LiveHeap()
+	start := LiveHeap()
 	var held atomic.Int64
 	return func(n int64) error {
 		before := held.Add(n) - n
 		if n <= 0 {
 			return nil
 		}
-		if max(memlimit.LiveHeap(), start+uint64(max(before, 0)))+uint64(n) > b.budget {
+		if max(LiveHeap(), start+uint64(max(before, 0)))+uint64(n) > b.budget {
 			held.Add(-n)
-			return memlimit.OutOfMemory(false)
+			return OutOfMemory(false)
 		}
 		return nil
 	}
