@@ -102,7 +102,7 @@ func (t *Table) rowLevelBase() *table.Snapshot {
 // without an alias by the resolved table's name, t, so t.col keeps naming
 // them; and only a target aliased by its table's name gets its WHERE
 // clause pushed to the scan in go-mysql-server's single-table plans
-// (owns in scanid.go), which also makes serializable validation check
+// (owns in vecexec/scanid.go), which also makes serializable validation check
 // concurrent commits against that filter rather than against any row.
 func targetAlias(name string, inUse map[string]bool) string {
 	if base, _, _, ok := splitRefName(name); ok && !inUse[strings.ToLower(base)] {

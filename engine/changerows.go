@@ -25,7 +25,7 @@ type changeRowIter struct {
 	tbl     *table.Table
 	tasks   []table.ChangelogScanTask
 	width   int            // the table's columns
-	zone    *time.Location // the session's, for timestamptz (timezone.go)
+	zone    *time.Location // the session's, for timestamptz (sqlval/timezone.go)
 	batches *pushdown.Batches
 	task    table.ChangelogScanTask
 	rec     arrow.RecordBatch

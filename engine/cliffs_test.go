@@ -160,7 +160,7 @@ func queryStrings(t testing.TB, conn *sql.Conn, q string, args ...any) []string 
 // A hash join's inner side is read once per statement, whichever join
 // reads it: go-mysql-server rebuilt it for every outer row when the first
 // probe stopped early, as NOT IN's anti-join does at a NULL key and IN's
-// semi-join at the first match (hashlookup.go). Counted in Parquet files
+// semi-join at the first match (planrules/hashlookup.go). Counted in Parquet files
 // opened, against one plain read of each table.
 func TestHashJoinReadsInnerSideOnce(t *testing.T) {
 	_, conn, opens := openCounting(t)
@@ -213,7 +213,7 @@ func TestHashJoinReadsInnerSideOnce(t *testing.T) {
 }
 
 // A LEFT JOIN whose WHERE clause rejects its NULL-padded rows is planned as
-// an inner join, which the join planner may reorder (joinorder.go); one
+// an inner join, which the join planner may reorder (planrules/joinorder.go); one
 // whose WHERE clause a padded row can satisfy stays an outer join. The
 // rows are checked against MariaDB in sqltests' outer_join_where.test.
 func TestLeftJoinRejectingNullsIsInner(t *testing.T) {

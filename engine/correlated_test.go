@@ -10,7 +10,7 @@ import (
 )
 
 // A correlated subquery whose WHERE holds an equality with the outer row
-// reads its table once per statement, by key (correlated.go), and answers
+// reads its table once per statement, by key (planrules/correlated.go), and answers
 // exactly what re-running it per outer row answers: the same query with
 // the equality written as (a = b) IS TRUE, which the rule does not key,
 // is the oracle. The keys cover every key kind, with NULLs, -0 beside 0,

@@ -228,7 +228,7 @@ func (c *conn) run(ctx context.Context, query string, args []driver.NamedValue) 
 	schema, iter, _, err := c.e.sqle.QueryWithBindings(sctx, query, nil, bindings, nil)
 	if err != nil {
 		se := mysqlerr.ForStatement(query, err)
-		wire.RememberError(c.sess, se) // diagnostics.go
+		wire.RememberError(c.sess, se) // wire/diagnostics.go
 		return nil, nil, nil, se
 	}
 	return sctx, schema, iter, nil
@@ -519,7 +519,7 @@ func textValue(ctx *sql.Context, typ sql.Type, v any) (driver.Value, error) {
 	case sqltypes.IsBinary(t):
 		return append([]byte(nil), val.Raw()...), nil
 	case sqlfunc.IsDateType(t):
-		padded, _ := sqlfunc.PaddedYear(val.Raw()) // yearpad.go
+		padded, _ := sqlfunc.PaddedYear(val.Raw()) // sqlfunc/yearpad.go
 		return string(padded), nil
 	}
 	return string(val.Raw()), nil

@@ -59,7 +59,7 @@ type Config struct {
 	Log func(format string, args ...any)
 	// MemoryLimit, when positive, is the memory in bytes the engine's
 	// statements may take: one that would grow past its budget fails with
-	// 1038 or 1041 (memlimit.go). The program should also set the Go
+	// 1038 or 1041 (memlimit/memlimit.go). The program should also set the Go
 	// runtime's soft limit to RuntimeMemoryLimit of it, so that the
 	// collector runs more often as the heap nears it; Open leaves the
 	// process's limit alone. Zero sets no budget.
@@ -89,7 +89,7 @@ type Engine struct {
 	// server-side files only under it.
 	root string
 	// budget is what statements may keep live under Config.MemoryLimit;
-	// nil without a limit (memlimit.go).
+	// nil without a limit (memlimit/memlimit.go).
 	budget *memlimit.Budget
 	// privileges keeps users and grants in the warehouse (auth.go).
 	privileges *privilegeStore
@@ -154,7 +154,7 @@ var newEngineMu sync.Mutex
 func newEngine(ctx context.Context, cfg Config, cat catalog.Catalog, root string) (*Engine, error) {
 	vecexec.AddVectorizeVar()
 	addDecorrelateVar()           // groupedsubquery.go
-	wire.AddMaxStatementTimeVar() // limits.go
+	wire.AddMaxStatementTimeVar() // wire/limits.go
 	sqlfunc.RegisterWindowValueFuncs()
 	e := &Engine{cfg: cfg, catalog: cat, procedures: procedures.Builtin(), root: root,
 		caches: pushdown.NewCaches(), manifests: newManifestCache(cfg)}
@@ -162,7 +162,7 @@ func newEngine(ctx context.Context, cfg Config, cat catalog.Catalog, root string
 	e.provider = newProvider(e)
 	a := analyzer.NewBuilder(e.provider).
 		AddPreAnalyzeRule(planrules.StopIfCancelledID, planrules.StopIfCancelled).
-		AddPreAnalyzeRule(planrules.DropHavingColumnsID, planrules.DropHavingColumns). // havingjoin.go
+		AddPreAnalyzeRule(planrules.DropHavingColumnsID, planrules.DropHavingColumns). // planrules/havingjoin.go
 		AddPreAnalyzeRule(rememberCTASOptionsID, rememberCTASOptions).
 		AddPreAnalyzeRule(viewStatementsID, viewStatements).
 		AddPreAnalyzeRule(markFullAnalysisID, markFullAnalysis).
@@ -172,25 +172,25 @@ func newEngine(ctx context.Context, cfg Config, cat catalog.Catalog, root string
 		AddPreAnalyzeRule(planrules.KeepRootColumnsID, planrules.KeepRootColumns).
 		AddPostAnalyzeRule(planrules.StopIfCancelledID, planrules.StopIfCancelled).
 		AddPreAnalyzeRule(innerOuterJoinsID, planrules.InnerOuterJoins).
-		AddPreAnalyzeRule(filterOuterJoinsID, planrules.FilterOuterJoins).  // crossjoins.go
-		AddPostAnalyzeRule(sqlfunc.CheckOverflowID, sqlfunc.CheckOverflow). // overflow.go
+		AddPreAnalyzeRule(filterOuterJoinsID, planrules.FilterOuterJoins).  // planrules/crossjoins.go
+		AddPostAnalyzeRule(sqlfunc.CheckOverflowID, sqlfunc.CheckOverflow). // sqlfunc/overflow.go
 		AddPostAnalyzeRule(pushRowFiltersID, pushRowFilters).
 		AddPostAnalyzeRule(countFromMetadataID, vecexec.CountFromMetadata).
 		AddPostAnalyzeRule(minMaxFromMetadataID, vecexec.MinMaxFromMetadata).
 		AddPostAnalyzeRule(vectorizeID, vecexec.Vectorize).
-		AddPostAnalyzeRule(keyCorrelatedSubqueriesID, planrules.KeyCorrelatedSubqueries). // correlated.go
+		AddPostAnalyzeRule(keyCorrelatedSubqueriesID, planrules.KeyCorrelatedSubqueries). // planrules/correlated.go
 		AddPostAnalyzeRule(fixSetOpsID, sqlfunc.FixSetOps).
 		AddPostAnalyzeRule(bulkLoadID, bulkLoads). // loaddata.go
 		AddPostAnalyzeRule(fixWindowsID, sqlfunc.FixWindows).
 		AddOverrides(sql.EngineOverrides{Builder: sql.BuilderOverrides{Parser: parser{Parser: planner.NewParser(cfg.CatalogName), e: e}}}).
 		Build()
-	if err := replaceRule(a, "replaceCrossJoins", func(analyzer.RuleFunc) analyzer.RuleFunc { return planrules.CrossJoinConditions }); err != nil { // crossjoins.go
+	if err := replaceRule(a, "replaceCrossJoins", func(analyzer.RuleFunc) analyzer.RuleFunc { return planrules.CrossJoinConditions }); err != nil { // planrules/crossjoins.go
 		return nil, err
 	}
-	if err := replaceRule(a, "optimizeJoins", planrules.GroupedJoinSides); err != nil { // semijoins.go
+	if err := replaceRule(a, "optimizeJoins", planrules.GroupedJoinSides); err != nil { // planrules/semijoins.go
 		return nil, err
 	}
-	if err := replaceRule(a, "validateGroupBy", planrules.ValidateGroupByView); err != nil { // groupbycheck.go
+	if err := replaceRule(a, "validateGroupBy", planrules.ValidateGroupByView); err != nil { // planrules/groupbycheck.go
 		return nil, err
 	}
 	if err := replaceRule(a, "assignExecIndexes", thenGroupCorrelatedSubqueries); err != nil { // groupedsubquery.go
@@ -203,16 +203,16 @@ func newEngine(ctx context.Context, cfg Config, cat catalog.Catalog, root string
 	newEngineMu.Lock()
 	e.sqle = sqle.New(a, nil)
 	newEngineMu.Unlock()
-	if err := tableConstraintsEnforcement(sql.NewEmptyContext(), a.Catalog.InfoSchema); err != nil { // constraintsview.go
+	if err := tableConstraintsEnforcement(sql.NewEmptyContext(), a.Catalog.InfoSchema); err != nil { // keys.go
 		return nil, err
 	}
-	a.ExecBuilder.PriorityBuilder = sqlfunc.CheckedBuilder{ // overflow.go
+	a.ExecBuilder.PriorityBuilder = sqlfunc.CheckedBuilder{ // sqlfunc/overflow.go
 		Next: serverFileBuilder{dir: serverFilesDir(root), // serverfiles.go
-			next: planrules.HashJoinBuilder{ // hashlookup.go
-				Next: planrules.SortBuilder{ // sortlimit.go
+			next: planrules.HashJoinBuilder{ // planrules/hashlookup.go
+				Next: planrules.SortBuilder{ // planrules/sortlimit.go
 					Next: vecexec.VectorBuilder{
-						Next: planrules.GroupByBuilder{ // groupby.go
-							Next: explainBuilder{next: sqlfunc.NullFirstBuilder{Base: a.ExecBuilder}, base: a.ExecBuilder}, // nullcompare.go
+						Next: planrules.GroupByBuilder{ // planrules/groupby.go
+							Next: explainBuilder{next: sqlfunc.NullFirstBuilder{Base: a.ExecBuilder}, base: a.ExecBuilder}, // sqlfunc/nullcompare.go
 							Base: a.ExecBuilder,
 						},
 						Base:        a.ExecBuilder,
@@ -225,7 +225,7 @@ func newEngine(ctx context.Context, cfg Config, cat catalog.Catalog, root string
 		},
 		Base: a.ExecBuilder,
 	}
-	if e.budget = memlimit.NewBudget(cfg.MemoryLimit); e.budget != nil { // memlimit.go
+	if e.budget = memlimit.NewBudget(cfg.MemoryLimit); e.budget != nil { // memlimit/memlimit.go
 		e.sqle.MemoryManager = sql.NewMemoryManager(e.budget)
 	}
 	if err := setServerVariables(root, !cfg.NoLocalInfile); err != nil {
@@ -257,7 +257,7 @@ func setServerVariables(root string, localInfile bool) error {
 		"version_comment":  "icesql " + Version,
 		"secure_file_priv": files,
 		"local_infile":     localInfile,
-		// MySQL 8's default; go-mysql-server's is 1 GiB (packetlimit.go).
+		// MySQL 8's default; go-mysql-server's is 1 GiB (sqlfunc/packetlimit.go).
 		"max_allowed_packet": sqlfunc.DefaultMaxAllowedPacket,
 	})
 }

@@ -23,7 +23,7 @@ import (
 // explainAsTree makes a plain EXPLAIN print the plan tree: this
 // go-mysql-server answers MySQL's tabular EXPLAIN with a placeholder row.
 // EXPLAIN FORMAT=JSON is planned as a tree too, and printed as JSON
-// (explainjson.go).
+// (planrules/explainjson.go).
 func explainAsTree(stmt ast.Statement) {
 	if ex, ok := stmt.(*ast.Explain); ok && !ex.Analyze && (ex.ExplainFormat == "" || strings.EqualFold(ex.ExplainFormat, "json")) {
 		ex.ExplainFormat = ast.TreeStr
@@ -48,7 +48,7 @@ func (b explainBuilder) Build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.Ro
 		}
 	}
 	// The plans of go-mysql-server's short rule sets show what the exec
-	// builder runs (overflow.go, decimalcompare.go).
+	// builder runs (sqlfunc/overflow.go, sqlfunc/decimalcompare.go).
 	shown, _, err := sqlfunc.CheckNodeArithmetic(ctx, dq.Child)
 	if err != nil {
 		return nil, err
@@ -70,7 +70,7 @@ func (b explainBuilder) Build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.Ro
 			lines = append(lines, l)
 		}
 	}
-	if planrules.ExplainsAsJSON(ctx) { // explainjson.go
+	if planrules.ExplainsAsJSON(ctx) { // planrules/explainjson.go
 		doc, err := planrules.ExplainJSON(lines)
 		return sql.RowsToRowIter(sql.NewRow(doc)), err
 	}
@@ -241,7 +241,7 @@ func joinSide(n sql.Node) string {
 	return strings.Join(names, ", ")
 }
 
-// joinPath says how the exec builders run j (vecfilter.go, hashlookup.go).
+// joinPath says how the exec builders run j (vecexec/vecfilter.go, planrules/hashlookup.go).
 func joinPath(ctx *sql.Context, j *plan.JoinNode) string {
 	if vecexec.VectorizeOn(ctx) {
 		if vj, _ := vecexec.NewVectorJoin(ctx, j, nil); vj != nil {
@@ -255,7 +255,7 @@ func joinPath(ctx *sql.Context, j *plan.JoinNode) string {
 	switch {
 	case j.Op.IsHash():
 		return "hash join: the right side is read once per statement into a hash table the left side's rows probe"
-	case hashed: // semijoins.go
+	case hashed: // planrules/semijoins.go
 		return "hash join: the right side is read once per statement into a hash table the left side's rows probe; the whole condition is checked on the rows of the probed key"
 	case j.Op.IsMerge():
 		return "merge join: both sides are read once, sorted on the join key"

@@ -3,5 +3,5 @@ package engine
 import "github.com/icesql/icesql/engine/internal/vecexec"
 
 // PickedBatches is how many batches row-level scans picked rows of on the
-// vector path so far (rowscan_fast.go).
+// vector path so far (vecexec/rowscan_fast.go).
 func PickedBatches() int64 { return vecexec.PickedBatches.Load() }

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/apache/iceberg-go"
 	"github.com/apache/iceberg-go/catalog"
@@ -9,6 +10,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/plan"
 
+	"github.com/icesql/icesql/engine/internal/mysqlerr"
 	"github.com/icesql/icesql/storage"
 )
 
@@ -92,4 +94,43 @@ func liveDataFiles(ctx context.Context, tbl *table.Table, snap *table.Snapshot) 
 		}
 	}
 	return files, nil
+}
+
+var _ sql.TruncateableTable = (*Table)(nil)
+
+// Truncate implements sql.TruncateableTable: TRUNCATE TABLE, and DELETE
+// without WHERE, which go-mysql-server turns into it. As in Spark, it is a
+// change of metadata only: one `delete` snapshot that drops every data file
+// of the snapshot the statement read; nothing is rewritten. An empty table
+// gets no snapshot.
+//
+// Files other writers commit meanwhile survive, as if they came after the
+// TRUNCATE; a file of the snapshot that someone else removed or rewrote
+// meanwhile makes the commit a conflict (filechange.go).
+//
+// TRUNCATE is DDL, so go-mysql-server commits the open transaction with it,
+// as MySQL does; rows the transaction had inserted into the table go too.
+func (t *Table) Truncate(ctx *sql.Context) (int, error) {
+	if t.snapshotID != nil {
+		return 0, mysqlerr.NotSupported("TRUNCATE TABLE %s: a table read AS OF a snapshot cannot be changed", t)
+	}
+	snap := t.tbl.CurrentSnapshot()
+	files, err := liveDataFiles(ctx, t.tbl, snap)
+	if err != nil {
+		return 0, fmt.Errorf("truncate %s: list data files: %w", t, err)
+	}
+	var rows int64
+	for _, f := range files {
+		rows += f.Count()
+	}
+	for _, f := range t.staged {
+		rows += f.Count()
+	}
+	var base *int64
+	if snap != nil {
+		id := snap.SnapshotID
+		base = &id
+	}
+	sessionOf(ctx).stageFileChange(t.db.ident(t.name), files, nil, &fileChange{base: base})
+	return int(rows), nil
 }

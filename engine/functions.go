@@ -17,19 +17,19 @@ var providedFunctions = func() map[string]sql.Function {
 		"avg":                      sqlval.ExactAggregateFunction("avg"),
 		planner.QuantifiedFunction: sqlfunc.QuantifiedFunction,
 		"load_file":                loadFileFunction,          // serverfiles.go
-		"coalesce":                 sqlfunc.CoalesceFunction,  // coalesce.go
-		"abs":                      sqlfunc.AbsFunction,       // abs.go
-		"str_to_date":              sqlfunc.StrToDateFunction, // strtodate.go
-		"nth_value":                sqlfunc.NthValueFunc,      // windowvalues.go
-		"cume_dist":                sqlfunc.CumeDistFunc,      // windowvalues.go
+		"coalesce":                 sqlfunc.CoalesceFunction,  // sqlfunc/coalesce.go
+		"abs":                      sqlfunc.AbsFunction,       // sqlfunc/abs.go
+		"str_to_date":              sqlfunc.StrToDateFunction, // sqlfunc/strtodate.go
+		"nth_value":                sqlfunc.NthValueFunc,      // sqlfunc/windowvalues.go
+		"cume_dist":                sqlfunc.CumeDistFunc,      // sqlfunc/windowvalues.go
 	}
-	for _, name := range sqlfunc.TemporalTextFunctions { // stringfuncs.go
+	for _, name := range sqlfunc.TemporalTextFunctions { // sqlfunc/stringfuncs.go
 		fs[name] = sqlfunc.TextArgsFunction(name)
 	}
-	for name, bound := range sqlfunc.PacketBoundedFunctions { // packetlimit.go
+	for name, bound := range sqlfunc.PacketBoundedFunctions { // sqlfunc/packetlimit.go
 		fs[name] = sqlfunc.PacketBoundedFunction(name, bound)
 	}
-	for name, flagsAt := range sqlfunc.RegexpFunctions { // regexguard.go
+	for name, flagsAt := range sqlfunc.RegexpFunctions { // sqlfunc/regexguard.go
 		fs[name] = sqlfunc.RegexpFunction(name, flagsAt)
 	}
 	return fs

@@ -16,7 +16,7 @@ import (
 // queryEnds runs q to its last row and returns its error, failing the test
 // if it has not ended within limit: go-mysql-server's GROUP BY left its
 // reading goroutine blocked when grouping failed, and the statement never
-// returned (groupby.go). The statement of a failed run is left behind.
+// returned (planrules/groupby.go). The statement of a failed run is left behind.
 func queryEnds(t *testing.T, conn *sql.Conn, q string, limit time.Duration) error {
 	t.Helper()
 	done := make(chan error, 1)

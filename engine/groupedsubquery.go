@@ -284,7 +284,7 @@ func newGroupedSubquery(ctx *sql.Context, b sql.NodeExecBuilder, sq *plan.Subque
 	if len(residual) > 0 {
 		g.residual = expression.JoinAnd(residual...)
 		// Checked per pair of rows: a NULL operand must not cost an error
-		// (nullcompare.go).
+		// (sqlfunc/nullcompare.go).
 		if c, ok, err := sqlfunc.NullFirstCondition(ctx, g.residual); err != nil {
 			return nil
 		} else if ok {
@@ -366,7 +366,7 @@ func correlatedKey(ctx *sql.Context, c sql.Expression, outer sql.ColSet) (inner,
 func pullCorrelated(ctx *sql.Context, n sql.Node, outer sql.ColSet) (sql.Node, []sql.Expression, bool) {
 	switch n := n.(type) {
 	case *planrules.KeyedSource:
-		// correlated.go keyed the source by an equality the filter above
+		// planrules/correlated.go keyed the source by an equality the filter above
 		// still checks; grouped, it is read once anyway.
 		return pullCorrelated(ctx, n.Source, outer)
 	case *plan.Filter:

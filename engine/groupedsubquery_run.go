@@ -141,7 +141,7 @@ func (g *groupedSubquery) read(ctx *sql.Context, row sql.Row) (err error) {
 }
 
 // readVectorized groups the body's rows with a vectorized GROUP BY by the
-// inner keys (vectorize.go), when it takes the body: a table read under a
+// inner keys (vecexec/vectorize.go), when it takes the body: a table read under a
 // filter. The plan is the body's with the outer row's columns taken out
 // of the positions, as a statement of its own. done is false when the
 // vector path declines, or grouped two rows apart that keyOf takes for
@@ -229,7 +229,7 @@ func (g *groupedSubquery) readRows(ctx *sql.Context, row sql.Row) (err error) {
 			return err
 		}
 		if n%memlimit.CheckEvery == 0 && ctx.Memory != nil && !ctx.Memory.HasAvailable() {
-			// The statement's memory (memlimit.go): run as it was.
+			// The statement's memory (memlimit/memlimit.go): run as it was.
 			st.fallback, st.groups = true, nil
 			return nil
 		}

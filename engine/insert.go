@@ -68,7 +68,7 @@ func writeTable(tbl *table.Table) (*table.Table, error) {
 	if target < props.GetInt(table.ParquetRowGroupSizeBytesKey, table.ParquetRowGroupSizeBytesDefault) {
 		set[table.ParquetRowGroupSizeBytesKey] = strconv.Itoa(target)
 	}
-	rowGroupDefaults(props, set) // rowgroups.go
+	rowGroupDefaults(props, set) // parallelwrite.go
 	if len(set) == 0 {
 		return tbl, nil
 	}
@@ -142,7 +142,7 @@ func (ins *inserter) Insert(ctx *sql.Context, row sql.Row) error {
 	if err := ins.open(ctx); err != nil {
 		return err
 	}
-	zone := sqlval.SessionZone(ctx) // timezone.go
+	zone := sqlval.SessionZone(ctx) // sqlval/timezone.go
 	for i, v := range row {
 		if err := sqlval.AppendValue(ins.builder.Field(i), sqlval.Unzoned(ins.builder.Field(i), v, zone)); err != nil {
 			ins.err = sql.ErrInvalidValue.New(fmt.Sprint(v), ins.t.schema[i].Type.String()+" (column "+ins.t.schema[i].Name+": "+err.Error()+")")

@@ -6,8 +6,13 @@ import (
 	"unicode/utf8"
 
 	"github.com/apache/iceberg-go"
+	icebergio "github.com/apache/iceberg-go/io"
+	"github.com/apache/iceberg-go/table"
 	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/analyzer"
 	"github.com/dolthub/go-mysql-server/sql/expression"
+	"github.com/dolthub/go-mysql-server/sql/plan"
+	"github.com/dolthub/go-mysql-server/sql/transform"
 	"github.com/dolthub/go-mysql-server/sql/types"
 
 	"github.com/icesql/icesql/engine/internal/sqlfunc"
@@ -19,7 +24,7 @@ import (
 // sql.IndexSearchableTable.LookupForExpressions (it never calls
 // sql.FilteredTable), and expects an index lookup back. It does so for
 // simple single-table SELECTs; other statements get their filters from
-// pushRowFilters (pushrule.go), which explains why. icesql answers with a
+// pushRowFilters (lookup.go), which explains why. icesql answers with a
 // lookup on a pseudo-index, rowFilterIndex, whose ranges carry the Iceberg
 // row filter; the table returned by IndexedAccess scans with that filter.
 //
@@ -51,7 +56,7 @@ func (t *Table) SkipIndexCosting() bool { return true }
 func (t *Table) LookupForExpressions(ctx *sql.Context, exprs ...sql.Expression) (sql.IndexLookup, *sql.FuncDepSet, sql.Expression, bool, error) {
 	if sessionOf(ctx).fullAnalysis(ctx) {
 		// The join planner would cost the lookup as one row; pushRowFilters
-		// pushes the filter after join planning instead (pushrule.go).
+		// pushes the filter after join planning instead (lookup.go).
 		return sql.IndexLookup{}, nil, nil, false, nil
 	}
 	f := t.translate(ctx, exprs)
@@ -69,7 +74,7 @@ func (t *Table) translate(ctx *sql.Context, exprs []sql.Expression) *pushedFilte
 	f := &pushedFilter{}
 	for _, e := range exprs {
 		// The short rule sets hand over comparisons as bound, before
-		// mysqlOperation made them exact (decimalcompare.go).
+		// mysqlOperation made them exact (sqlfunc/decimalcompare.go).
 		e = sqlfunc.ExactComparisons(ctx, e)
 		ice, _, ok := tr.expr(e)
 		if !ok {
@@ -141,7 +146,7 @@ func (tr translator) expr(e sql.Expression) (out iceberg.BooleanExpression, exac
 		return iceberg.NewOr(l, r), lExact && rExact, true
 	case *expression.Not:
 		if _, ok := sqlfunc.SelfEquality(e.Child); ok {
-			// never(x) of decimalcompare.go: true for no row. (Not exact:
+			// never(x) of sqlfunc/decimalcompare.go: true for no row. (Not exact:
 			// its negation is NULL, not true, for a NULL x.)
 			return iceberg.AlwaysFalse{}, false, true
 		}
@@ -218,7 +223,7 @@ func (tr translator) compare(left, right sql.Expression, op iceberg.Operation) (
 	if op != iceberg.OpEQ && !tr.t.rangeBoundTrusted(f, lit.Val) { // partitionbounds.go
 		return nil, false, false
 	}
-	return pushdown.Compare(f, op, sqlval.InstantIn(tr.ctx, f, lit.Val)) // timezone.go
+	return pushdown.Compare(f, op, sqlval.InstantIn(tr.ctx, f, lit.Val)) // sqlval/timezone.go
 }
 
 func (tr translator) in(left, right sql.Expression) (iceberg.BooleanExpression, bool, bool) {
@@ -236,7 +241,7 @@ func (tr translator) in(left, right sql.Expression) (iceberg.BooleanExpression, 
 		if !ok {
 			return nil, false, false
 		}
-		vals[i] = sqlval.InstantIn(tr.ctx, f, lit.Val) // timezone.go
+		vals[i] = sqlval.InstantIn(tr.ctx, f, lit.Val) // sqlval/timezone.go
 	}
 	out, ok := pushdown.In(f, vals)
 	return out, ok, ok
@@ -355,4 +360,102 @@ func (r rowFilterRange) DebugString(*sql.Context) string { return r.String() }
 func (r rowFilterRange) Equals(_ context.Context, other sql.Range) (bool, error) {
 	o, ok := other.(rowFilterRange)
 	return ok && o.String() == r.String(), nil
+}
+
+// Row filters reach a scan in one of two ways (see lookup.go):
+//
+//   - In a simple single-table SELECT, go-mysql-server runs a short rule set
+//     that offers the WHERE conjuncts to LookupForExpressions, which takes them.
+//   - Every other statement goes through the full analyzer, whose join
+//     planner costs an accepted lookup as a one-row index scan
+//     (memo.MemoizeStaticIndexAccess uses RowCnt 1), which made any filtered
+//     table the inner side of a nested-loop join: TPC-H Q3 at SF 0.01 ran for
+//     minutes. There markFullAnalysis makes LookupForExpressions decline, and
+//     pushRowFilters pushes the filters after the joins are planned with the
+//     tables' real row counts.
+
+// markFullAnalysis runs first in the full analyzer only.
+func markFullAnalysis(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
+	sessionOf(ctx).markFullAnalysis(ctx)
+	return n, transform.SameTree, nil
+}
+
+// pushRowFilters gives every Iceberg scan with a Filter directly above it
+// (possibly through a table alias) the conjuncts Iceberg can evaluate, as
+// its row filter.
+func pushRowFilters(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
+	return transform.Node(ctx, n, func(ctx *sql.Context, n sql.Node) (sql.Node, transform.TreeIdentity, error) {
+		f, ok := n.(*plan.Filter)
+		if !ok {
+			return n, transform.SameTree, nil
+		}
+		child, err := withRowFilter(ctx, f.Child, f.Expression)
+		if err != nil || child == nil {
+			return n, transform.SameTree, err
+		}
+		nf, err := f.WithChildren(ctx, child)
+		return nf, transform.NewTree, err
+	})
+}
+
+// withRowFilter returns scan (a ResolvedTable of an Iceberg table, or an
+// alias of one) reading with the translatable conjuncts of cond, or nil when
+// scan is something else or nothing translates.
+func withRowFilter(ctx *sql.Context, scan sql.Node, cond sql.Expression) (sql.Node, error) {
+	if alias, ok := scan.(*plan.TableAlias); ok {
+		child, err := withRowFilter(ctx, alias.Child, cond)
+		if err != nil || child == nil {
+			return nil, err
+		}
+		return alias.WithChildren(ctx, child)
+	}
+	rt, ok := scan.(*plan.ResolvedTable)
+	if !ok {
+		return nil, nil
+	}
+	t, ok := rt.Table.(*Table)
+	if !ok || t.filter != nil {
+		return nil, nil
+	}
+	pushed := t.translate(ctx, expression.SplitConjunction(ctx, cond))
+	if pushed == nil {
+		return nil, nil
+	}
+	nt := *t
+	nt.filter = pushed
+	return rt.WithTable(ctx, &nt)
+}
+
+// rowFilter is the Iceberg filter of the scan, nil for none.
+func (t *Table) RowFilter() iceberg.BooleanExpression {
+	if t.filter == nil {
+		return nil
+	}
+	return t.filter.expr
+}
+
+// planned is the planning shared by every scan of this table in the
+// statement that has the same row filter.
+func (t *Table) Planned() *pushdown.Planned { return t.plan.For(t.RowFilter()) }
+
+// scanOptions adds the row filter and planning report to opts.
+func (t *Table) ScanOptions(p *pushdown.Planned, opts ...table.ScanOption) []table.ScanOption {
+	opts = append(opts, table.WithReporter(p))
+	if f := t.RowFilter(); f != nil {
+		opts = append(opts, table.WithRowFilter(f))
+	}
+	return opts
+}
+
+// countingTable is the pinned table reading through an IO that records, for
+// EXPLAIN ANALYZE, what its scans read. The transaction's staged files are
+// read through the table's own IO.
+func (t *Table) countingTable(ctx context.Context, p *pushdown.Planned) *table.Table {
+	fs, err := t.tbl.FS(ctx)
+	if err != nil {
+		return t.tbl
+	}
+	counting := p.IO(fs)
+	return table.New(t.tbl.Identifier(), t.tbl.Metadata(), t.tbl.MetadataLocation(),
+		func(context.Context) (icebergio.IO, error) { return counting, nil }, nil)
 }

@@ -134,7 +134,7 @@ type recordRowIter struct {
 	rr      array.RecordReader
 	rec     arrow.RecordBatch
 	row     int
-	zone    *time.Location // the session's, for timestamptz (timezone.go)
+	zone    *time.Location // the session's, for timestamptz (sqlval/timezone.go)
 	started bool
 }
 

@@ -93,7 +93,7 @@ func TestLateMaterialisationMatchesRowPath(t *testing.T) {
 		"SELECT k, s FROM {t} WHERE s LIKE '%3' OR s LIKE 'oth_r' ORDER BY k",
 		"SELECT COUNT(*), SUM(p), MIN(s) FROM {t} WHERE s NOT LIKE 's%'",
 		// ORDER BY ... LIMIT: rows are built only while their first key
-		// can place them among the first n (vecrowstopn.go). Keys of
+		// can place them among the first n (vecexec/vecrowstopn.go). Keys of
 		// each type, NULLs first (ascending) and last (descending), ties
 		// broken by k, LIMIT 1, OFFSET, with and without a WHERE.
 		"SELECT k, p FROM {t} ORDER BY p DESC, k LIMIT 5",

@@ -5,11 +5,13 @@ import (
 	"errors"
 	"iter"
 	"runtime"
+	"strconv"
 	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/iceberg-go"
 	"github.com/apache/iceberg-go/table"
+	"github.com/icesql/icesql/pushdown"
 )
 
 // iceberg-go writes an unpartitioned table through one rolling Parquet
@@ -25,7 +27,7 @@ import (
 //
 // Partitioned tables keep iceberg-go's fanout writer, which already writes
 // partitions on several workers, and sorted tables one writer, which sorts
-// each batch it is given whole (sortedwrite.go).
+// each batch it is given whole (parallelwrite.go).
 
 // writeFiles writes records as data files of tbl and returns them. It
 // releases every record, as table.WriteRecords does.
@@ -87,7 +89,7 @@ func (p *parallelWriter) deal(records iter.Seq2[arrow.RecordBatch, error], runRo
 			}
 			off += n
 			if inRun += n; inRun == runRows {
-				lane, inRun = p.nextLane(lane), 0 // writelanes.go
+				lane, inRun = p.nextLane(lane), 0 // parallelwrite.go
 			}
 		}
 		rec.Release()
@@ -156,4 +158,81 @@ func (p *parallelWriter) finish() ([]iceberg.DataFile, error) {
 		}
 	}
 	return files, errors.Join(errs...)
+}
+
+// nextLane picks the lane for the next run: the one with the fewest
+// batches waiting, a lane not yet started counting as idle, ties going to
+// the lanes after prev in turn. Strict round robin made the dealer wait on
+// a lane whose writer the machine had not scheduled while the other lane
+// sat idle; any lane may take any run, since a run is a whole row group of
+// consecutive rows whichever lane writes it.
+func (p *parallelWriter) nextLane(prev int) int {
+	best, bestQueued := -1, 0
+	for k := 1; k <= len(p.lanes); k++ {
+		i := (prev + k) % len(p.lanes)
+		l := p.lanes[i]
+		if l == nil {
+			return i
+		}
+		if q := len(l.batches); best < 0 || q < bestQueued {
+			best, bestQueued = i, q
+		}
+	}
+	return best
+}
+
+// sortedBatchRows is how many rows an insert into a table with a sort order
+// buffers per batch. iceberg-go sorts each batch it writes by the table's
+// sort order, not a file as a whole (table/sort_keys.go), so a statement of
+// up to this many rows writes files that are sorted throughout, and a larger
+// one writes files made of sorted runs this long. The cap bounds memory.
+const sortedBatchRows = 512 * 1024
+
+// batchLimit is the number of rows an insert into tbl buffers per batch.
+func batchLimit(tbl *table.Table) int {
+	if order := tbl.SortOrder(); order.IsUnsorted() {
+		return batchRows
+	}
+	return sortedBatchRows
+}
+
+// DefaultRowGroupRows is the Parquet row-group limit icesql writes with when
+// the table sets no write.parquet.row-group-limit. iceberg-go's default of
+// 1,048,576 rows made a row group the smallest unit a point lookup could
+// skip to: "WHERE l_orderkey = k" on TPC-H SF1 decoded a million rows of
+// every projected column to return seven. 131,072 rows (DuckDB writes
+// 122,880) cuts that eightfold, keeps every column chunk large enough to
+// compress well, and equals iceberg-go's read batch size
+// (read.parquet.batch-size), so a row group decodes as one batch. It is
+// also the unit the parallel writer deals to its lanes (parallelwrite.go):
+// runs of a million rows kept one lane encoding while the other waited.
+const DefaultRowGroupRows = 128 * 1024
+
+// rowGroupDefaults adds to set the row-group limit of a write to a table
+// whose properties props name none. A table that sets one keeps it.
+func rowGroupDefaults(props iceberg.Properties, set iceberg.Properties) {
+	if _, ok := props[table.ParquetRowGroupLimitKey]; ok {
+		return
+	}
+	set[table.ParquetRowGroupLimitKey] = strconv.Itoa(DefaultRowGroupRows)
+}
+
+// pruneRowGroups narrows tasks to the row groups that might hold a row the
+// filter accepts (pushdown.PruneRowGroups), for every reader: the vector
+// path then reads without iceberg-go's row filter, and the row path skips
+// what iceberg-go's weakened filter cannot (decimals, columns with NULLs). The
+// footers are read through the statement's counting IO, so EXPLAIN ANALYZE
+// counts the row groups skipped here. Anything that fails (a filter the
+// pinned schema cannot bind, a footer that cannot be read) leaves tasks as
+// they are: reading them reports a broken file as it always did.
+func (t *Table) pruneRowGroups(ctx context.Context, planned *pushdown.Planned, tasks []table.FileScanTask, filter iceberg.BooleanExpression) []table.FileScanTask {
+	fs, err := t.tbl.FS(ctx)
+	if err != nil {
+		return tasks
+	}
+	pruned, _, err := pushdown.PruneRowGroups(ctx, t.db.e.caches, planned.IO(fs), t.tbl.Schema(), filter, tasks)
+	if err != nil {
+		return tasks
+	}
+	return pruned
 }

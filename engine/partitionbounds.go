@@ -162,7 +162,7 @@ func (t *Table) rangeBoundTrusted(f iceberg.NestedField, v any) bool {
 	default:
 		return true
 	}
-	n, ok := sqlfunc.Signed(v) // overflow.go
+	n, ok := sqlfunc.Signed(v) // sqlfunc/overflow.go
 	if !ok {
 		return true // not an integer: pushdown.Compare decides
 	}

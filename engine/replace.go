@@ -38,7 +38,7 @@ type replaceNode struct {
 	e   *Engine
 	ins *ast.Insert
 	// unbound: the statement is being prepared, its ? parameters have no
-	// values yet (arguments.go).
+	// values yet (sqlfunc/arguments.go).
 	unbound bool
 }
 

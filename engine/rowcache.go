@@ -156,7 +156,7 @@ func (t *Table) scanRows(ctx *sql.Context, cols []string) (sql.RowIter, error) {
 		}
 		rows = append(rows, row.Copy())
 		if len(rows)%memlimit.CheckEvery == 0 && ctx.Memory != nil && !ctx.Memory.HasAvailable() {
-			// Past the budget (memlimit.go): this scan goes on
+			// Past the budget (memlimit/memlimit.go): this scan goes on
 			// without keeping its rows, the others read their own.
 			return &restIter{rows: rows, it: it}, nil
 		}
@@ -207,7 +207,7 @@ func (k *keepingIter) Next(ctx *sql.Context) (sql.Row, error) {
 	if !k.done {
 		k.rows = append(k.rows, row.Copy())
 		// The kept rows are the statement's memory: past the budget
-		// (memlimit.go) the scan goes on without keeping them.
+		// (memlimit/memlimit.go) the scan goes on without keeping them.
 		if len(k.rows)%memlimit.CheckEvery == 0 && ctx.Memory != nil && !ctx.Memory.HasAvailable() {
 			k.rows, k.done = nil, true
 		}

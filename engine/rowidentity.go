@@ -200,7 +200,7 @@ func (t *Table) identityRows(ctx *sql.Context) (sql.RowIter, error) {
 		cols = t.names[:1]
 	}
 	if t.rowSelect != nil {
-		cols = t.rowSelect.ReadWith(cols) // rowscan_fast.go
+		cols = t.rowSelect.ReadWith(cols) // vecexec/rowscan_fast.go
 	}
 	picker, err := vecexec.NewRowPicker(t.rowSelect)
 	if err != nil {
@@ -300,7 +300,7 @@ type identityIter struct {
 	rowID   *array.Int64
 	row     int
 	picker  *vecexec.RowPicker // nil: every row
-	zone    *time.Location     // the session's, for timestamptz (timezone.go)
+	zone    *time.Location     // the session's, for timestamptz (sqlval/timezone.go)
 	started bool
 }
 

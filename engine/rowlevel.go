@@ -12,7 +12,7 @@ import (
 // is renamed to its row-identity variant (rowidentity.go), aliased to the
 // name the statement uses, so that go-mysql-server's own UPDATE and DELETE
 // nodes hand the editors rows that say where they live. TRUNCATE goes to
-// Table.Truncate (truncate.go). The grant tables of the mysql database keep
+// Table.Truncate (filechange.go). The grant tables of the mysql database keep
 // go-mysql-server's handling.
 func rowLevel(stmt ast.Statement) (ast.Statement, bool) {
 	switch s := stmt.(type) {
@@ -34,7 +34,7 @@ func rowLevel(stmt ast.Statement) (ast.Statement, bool) {
 		return s, markTargets(s.TableExprs, targets, all || singleTable(s.TableExprs), tableNamesInUse(s))
 	case *ast.Delete:
 		if len(s.Targets) > 0 {
-			planrules.UsingAsOn(s.TableExprs, s.Where, s.OrderBy) // joinusing.go
+			planrules.UsingAsOn(s.TableExprs, s.Where, s.OrderBy) // planrules/joinusing.go
 		}
 		targets := map[string]bool{}
 		for _, t := range s.Targets {

@@ -10,7 +10,7 @@ import (
 )
 
 // UPDATE and DELETE find their rows on Arrow batches where the WHERE
-// translates to the vector evaluator (rowscan_fast.go). Each statement
+// translates to the vector evaluator (vecexec/rowscan_fast.go). Each statement
 // below runs in a transaction that is rolled back, once with
 // icesql_vectorize ON and once OFF (the row path), and the table must then
 // read the same, with the same count of changed rows, in both write modes

@@ -24,7 +24,7 @@ import (
 // withChangedRowSelection is n, a Filter directly above a row-identity
 // scan (through a table alias), with the scan given the conjuncts the
 // vector evaluator translates; ok false when n is something else or
-// nothing translates. It is applied when the plan is built (vecfilter.go's
+// nothing translates. It is applied when the plan is built (vecexec/vecfilter.go's
 // builder) rather than by an analyzer rule: go-mysql-server analyzes a
 // single-table UPDATE or DELETE with a short fixed rule list that runs no
 // rule of ours.

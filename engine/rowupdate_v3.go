@@ -61,7 +61,7 @@ func (m *movedWriter) add(ctx *sql.Context, file string, pos int64, row sql.Row)
 		}
 		m.builder = array.NewRecordBuilder(memory.DefaultAllocator, schema)
 	}
-	zone := sqlval.SessionZone(ctx) // timezone.go
+	zone := sqlval.SessionZone(ctx) // sqlval/timezone.go
 	for i, v := range row {
 		if err := sqlval.AppendValue(m.builder.Field(i), sqlval.Unzoned(m.builder.Field(i), v, zone)); err != nil {
 			m.err = sql.ErrInvalidValue.New(fmt.Sprint(v), m.t.schema[i].Type.String()+" (column "+m.t.schema[i].Name+": "+err.Error()+")")

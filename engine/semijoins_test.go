@@ -10,7 +10,7 @@ import (
 // TestExistsSidesReadTheirColumns checks that the lineitem scans on the
 // right of TPC-H Q4's and Q21's EXISTS and NOT EXISTS joins read the
 // columns their conditions name, not all 16 that SELECT * lists
-// (semijoins.go, pruneSemiJoinSides). The rows are tpch_shapes.test's.
+// (planrules/semijoins.go, pruneSemiJoinSides). The rows are tpch_shapes.test's.
 func TestExistsSidesReadTheirColumns(t *testing.T) {
 	statements, queries := tpchShapes(t)
 	conn := openConn(t, engine.Config{Warehouse: t.TempDir()})

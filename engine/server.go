@@ -83,7 +83,7 @@ func (e *Engine) NewServer(cfg ServerConfig) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("listen on %s: %w", cfg.Addr, err)
 	}
-	limits := wire.NewStatementLimits() // limits.go
+	limits := wire.NewStatementLimits() // wire/limits.go
 	sessions := func(ctx context.Context, conn *mysql.Conn, addr string) (sql.Session, error) {
 		s, err := e.sessionBuilder(ctx, conn, addr)
 		if err == nil {
@@ -103,7 +103,7 @@ func (e *Engine) NewServer(cfg ServerConfig) (*Server, error) {
 		Listener:  guard.Listener(l),
 		Version:   "8.0.33-icesql-" + Version,
 		TLSConfig: cfg.TLS,
-		// icesql's authentication methods (wireauth.go)
+		// icesql's authentication methods (wire/wireauth.go)
 		ProtocolListenerFactory: wire.ListenerFactory,
 	}, e.sqle, sql.NewContext, sessions, nil, func(h mysql.Handler) (mysql.Handler, error) {
 		// From the connection inward: server status flags, MySQL's error
@@ -125,7 +125,7 @@ func (e *Engine) NewServer(cfg ServerConfig) (*Server, error) {
 		return nil, fmt.Errorf("start MySQL server: %w", err)
 	}
 	stop := make(chan struct{})
-	go wire.WatchMemory(limits, e.cfg.MemoryLimit, stop) // memwatch.go
+	go wire.WatchMemory(limits, e.cfg.MemoryLimit, stop) // wire/memwatch.go
 	return &Server{srv: srv, listener: l, stop: stop, guard: guard}, nil
 }
 
@@ -172,7 +172,7 @@ const DefaultHandshakeTimeout = 10 * time.Second
 
 // codeMappingHandler gives wire clients the same codes as statementError,
 // and adds a failed statement's error to its session's diagnostics
-// (diagnostics.go).
+// (wire/diagnostics.go).
 type codeMappingHandler struct {
 	mysql.Handler
 	sessions *wire.StatementLimits // the session of each connection

@@ -52,7 +52,7 @@ type Session struct {
 	comments     map[string]string           // CREATE TABLE ... AS SELECT options of statement pinPid, by table name
 	views        map[string]pendingView      // CREATE VIEW columns of statement pinPid, by lower-cased view name
 	replacing    map[string]*replacement     // REPLACE TABLE ... AS SELECT of statement pinPid (replacetable.go)
-	fullPid      uint64                      // the last statement the full analyzer planned (pushrule.go)
+	fullPid      uint64                      // the last statement the full analyzer planned (lookup.go)
 	identities   map[string]*identityState   // row-identity scans of statement pinPid, by table (rowidentity.go)
 	catalogReads statementReads              // the views and namespaces one statement read (viewcache.go)
 	rows         rowCache                    // small tables' rows read by the running statement (rowcache.go)

@@ -55,13 +55,13 @@ func (p parser) ParseOneWithOptions(ctx context.Context, query string, opts ast.
 // the ALTER TABLE statements icesql runs itself (see alterStatement).
 func (p parser) intercept(stmt ast.Statement) ast.Statement {
 	explainAsTree(stmt)
-	planrules.BalanceSetOps(stmt)                        // planlimits.go
-	sqlfunc.RegexpOperators(stmt)                        // regexguard.go
-	planrules.GroupedWindows(stmt)                       // groupedwindows.go
-	planrules.HavingAliases(stmt)                        // havingalias.go
-	sqlfunc.DecimalLiterals(stmt)                        // decimalcompare.go
+	planrules.BalanceSetOps(stmt)                        // planrules/planlimits.go
+	sqlfunc.RegexpOperators(stmt)                        // sqlfunc/regexguard.go
+	planrules.GroupedWindows(stmt)                       // planrules/groupedwindows.go
+	planrules.HavingAliases(stmt)                        // planrules/havingalias.go
+	sqlfunc.DecimalLiterals(stmt)                        // sqlfunc/decimalcompare.go
 	qualifyCreateView(stmt)                              // views.go
-	if err := planrules.CheckNesting(stmt); err != nil { // planlimits.go
+	if err := planrules.CheckNesting(stmt); err != nil { // planrules/planlimits.go
 		return refused(err)
 	}
 	p.e.accountStatement(stmt) // auth.go
@@ -92,10 +92,10 @@ func (p parser) intercept(stmt ast.Statement) ast.Statement {
 	if merge, ok := p.interceptMerge(stmt); ok {
 		return merge
 	}
-	if diag, ok := wire.InterceptDiagnostics(stmt); ok { // diagnostics.go
+	if diag, ok := wire.InterceptDiagnostics(stmt); ok { // wire/diagnostics.go
 		return diag
 	}
-	if do, ok := p.interceptDo(stmt); ok { // do.go
+	if do, ok := p.interceptDo(stmt); ok { // call.go
 		return do
 	}
 	if ns, ok := p.interceptCreateNamespace(stmt); ok { // createnamespace.go

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -42,9 +43,9 @@ type Table struct {
 	// branch is the branch read and written instead of main, tag the tag
 	// snapshotID came from (refs.go).
 	branch, tag string
-	// names are the Iceberg names of schema's columns (see columns.go).
+	// names are the Iceberg names of schema's columns (see table.go).
 	names []string
-	// scan is the table reference this Table is in the plan (scanid.go),
+	// scan is the table reference this Table is in the plan (vecexec/scanid.go),
 	// shared like plan by the copies of one resolved table.
 	scan *vecexec.ScanID
 	// bounds says which partition summaries planning may prune by
@@ -53,7 +54,7 @@ type Table struct {
 	// identity is set on the row-identity variant that UPDATE, DELETE and
 	// MERGE change (rowidentity.go).
 	identity *identityState
-	// rowSelect picks the rows a row-identity scan returns (rowscan_fast.go).
+	// rowSelect picks the rows a row-identity scan returns (vecexec/rowscan_fast.go).
 	rowSelect *vecexec.RowSelection
 	// changes are the open transaction's row-level changes (rowdelta.go).
 	changes rowChanges
@@ -254,7 +255,7 @@ func (t *Table) OpenBatches(ctx *sql.Context, cols []string, rowFiltered bool) (
 	}
 	if f := t.RowFilter(); f != nil {
 		// Planning pruned files with the filter, and row groups are pruned
-		// from their statistics (rowgroups.go); reading uses a weakened
+		// from their statistics (parallelwrite.go); reading uses a weakened
 		// filter (see pushdown.ReadFilter), or none at all for a reader
 		// that evaluates the whole WHERE clause itself.
 		var rf iceberg.BooleanExpression
@@ -271,7 +272,7 @@ func (t *Table) OpenBatches(ctx *sql.Context, cols []string, rowFiltered bool) (
 			return opts
 		}
 		if !oneRowGroupEach(tasks) {
-			tasks = t.pruneRowGroups(ctx, planned, tasks, f) // rowgroups.go
+			tasks = t.pruneRowGroups(ctx, planned, tasks, f) // parallelwrite.go
 		}
 		if scan, err = t.NewScan(ctx, planned, readOpts(read)...); err != nil {
 			return nil, nil, err
@@ -328,8 +329,8 @@ type rowIter struct {
 	rec     arrow.RecordBatch
 	cols    []arrow.Array // rec's columns in row order
 	row     int
-	rows    sqlval.RowBlocks // where rows are allocated (rowalloc.go)
-	zone    *time.Location   // the session's, for timestamptz (timezone.go)
+	rows    sqlval.RowBlocks // where rows are allocated (sqlval/rowalloc.go)
+	zone    *time.Location   // the session's, for timestamptz (sqlval/timezone.go)
 	started bool
 }
 
@@ -378,4 +379,58 @@ func oneRowGroupEach(tasks []table.FileScanTask) bool {
 		}
 	}
 	return true
+}
+
+// Iceberg column names are case sensitive and MySQL's are not, so a table
+// may hold columns that differ only in case (PyIceberg's user_id and
+// uSeR_Id), which go-mysql-server would resolve to one column. Such a column
+// is shown under its name with its field id appended (uSeR_Id_2), so that
+// every column stays reachable; sqlColumns gives the SQL names and
+// resolveColumns maps them back.
+
+// sqlColumns renames the later of columns whose names are equal ignoring case.
+func sqlColumns(schema sql.Schema, sc *iceberg.Schema) sql.Schema {
+	seen := map[string]bool{}
+	fields := sc.Fields()
+	var out sql.Schema
+	for i, col := range schema {
+		key := strings.ToLower(col.Name)
+		if seen[key] && i < len(fields) {
+			if out == nil {
+				out = append(sql.Schema{}, schema...)
+			}
+			c := *col
+			c.Name = fmt.Sprintf("%s_%d", col.Name, fields[i].ID)
+			out[i] = &c
+		}
+		seen[key] = true
+	}
+	if out == nil {
+		return schema
+	}
+	return out
+}
+
+// icebergNames lists a schema's column names in order.
+func icebergNames(sc *iceberg.Schema) []string {
+	fields := sc.Fields()
+	names := make([]string, len(fields))
+	for i, f := range fields {
+		names[i] = f.Name
+	}
+	return names
+}
+
+// resolveColumns maps the column names go-mysql-server projects (which it
+// may lower-case) to the Iceberg names that Arrow batches and iceberg-go's
+// column selection match exactly.
+func (t *Table) ResolveColumns(cols []string) []string {
+	out := make([]string, len(cols))
+	for i, c := range cols {
+		out[i] = c
+		if j := t.schema.IndexOfColName(c); j >= 0 && j < len(t.names) {
+			out[i] = t.names[j]
+		}
+	}
+	return out
 }

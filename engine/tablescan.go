@@ -4,11 +4,14 @@ import (
 	"context"
 	"strconv"
 	"strings"
+	"time"
 
+	"github.com/apache/iceberg-go"
 	"github.com/apache/iceberg-go/table"
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/expression"
 	"github.com/icesql/icesql/engine/internal/memlimit"
+	"github.com/icesql/icesql/engine/internal/sqlval"
 	"github.com/icesql/icesql/engine/internal/vecexec"
 	"github.com/icesql/icesql/pushdown"
 	"github.com/icesql/icesql/pushdown/vector"
@@ -102,9 +105,26 @@ func (t *Table) RowIdentity() bool        { return t.identity != nil }
 func (t *Table) Caches() *pushdown.Caches { return t.db.e.caches }
 
 func (t *Table) WatchBudget(ctx *sql.Context) (*sql.Context, func()) {
-	return memlimit.WatchBudget(ctx, t.db.e.budget) // memlimit.go
+	return memlimit.WatchBudget(ctx, t.db.e.budget) // memlimit/memlimit.go
 }
 
-func (t *Table) StateReserve() vector.Reserve { return memlimit.StateReserve(t.db.e.budget) } // vecreserve.go
+func (t *Table) StateReserve() vector.Reserve { return memlimit.StateReserve(t.db.e.budget) } // memlimit/vecreserve.go
 
 var _ vecexec.ScanTable = (*Table)(nil)
+
+// inSessionZone is v, a value of column name of t, as the session sees
+// it (see zoned).
+func (t *Table) InSessionZone(ctx *sql.Context, name string, v any) any {
+	tv, ok := v.(time.Time)
+	if !ok {
+		return v
+	}
+	f, ok := t.tbl.Schema().FindFieldByNameCaseInsensitive(name)
+	if _, tz := f.Type.(iceberg.TimestampTzType); !ok || !tz {
+		return v
+	}
+	if loc := sqlval.SessionZone(ctx); loc != nil {
+		return sqlval.WallClock(tv, loc)
+	}
+	return v
+}

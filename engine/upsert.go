@@ -43,7 +43,7 @@ type upsertNode struct {
 	e   *Engine
 	ins *ast.Insert
 	// unbound: the statement is being prepared, its ? parameters have no
-	// values yet (arguments.go).
+	// values yet (sqlfunc/arguments.go).
 	unbound bool
 }
 

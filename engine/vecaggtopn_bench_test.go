@@ -17,7 +17,7 @@ import (
 )
 
 // BenchmarkVectorAggTopN measures a GROUP BY of 1,000,000 rows into
-// 100,000 groups that keeps the 10 largest sums (vecaggtopn.go), and the
+// 100,000 groups that keeps the 10 largest sums (vecexec/vecaggtopn.go), and the
 // same GROUP BY returning every group, for scale; then under a HAVING, by
 // an AVG and by a computed key, on the vector path and on the row path.
 //

@@ -9,7 +9,7 @@ import (
 )
 
 // An ORDER BY ... LIMIT over a vectorized GROUP BY of one scan
-// (vecaggtopn.go) must keep the row path's groups, in its order. The
+// (vecexec/vecaggtopn.go) must keep the row path's groups, in its order. The
 // table ta has NULL keys and measures, few distinct values (so sums and
 // counts tie, and ORDER BY names every grouping key after them), several
 // files; tnone is empty.

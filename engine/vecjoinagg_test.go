@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-// A GROUP BY over a vectorized join (vecjoinagg.go) must give the row
+// A GROUP BY over a vectorized join (vecexec/vecjoinagg.go) must give the row
 // path's groups. The tables: jb, the build side, with duplicate and NULL
 // keys, NULL dates, strings and decimals; jp, the probe side, with NULL
 // keys, keys jb lacks, NULL measures, a 32-bit copy of the key; jsparse,

@@ -8,7 +8,7 @@ import (
 )
 
 // Joins on string, boolean, date and decimal keys, and LEFT and RIGHT
-// joins, run on the vector path (vecjoinkey.go, vecjoin.go) and give the
+// joins, run on the vector path (vecexec/vecjoinkey.go, vecexec/vecjoin.go) and give the
 // row path's rows, over issue 16's tables: strings that differ only in
 // case or a trailing space, NULL keys on both sides, booleans joined with
 // booleans and with integers, conditions beyond the key, and GROUP BYs above, which run on

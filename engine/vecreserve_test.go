@@ -13,7 +13,7 @@ import (
 
 // A vectorized GROUP BY of a million integer keys under a 128 MiB limit
 // stops with 1041 before its groups are made (its table doublings and the
-// result of a million groups ask the budget first, vecreserve.go), while
+// result of a million groups ask the budget first, memlimit/vecreserve.go), while
 // one of a thousand keys under the same limit answers.
 func TestVectorGroupByOverBudget(t *testing.T) {
 	before := debug.SetMemoryLimit(-1)

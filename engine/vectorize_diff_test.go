@@ -243,7 +243,7 @@ func TestVectorizedHavingOnAggregates(t *testing.T) {
 	}
 	// HAVING conjuncts that compare an aggregate with a constant are
 	// decided on the exact accumulators before any row is built
-	// (vechaving.go); the sums here pass the int64 limits, the constants
+	// (vecexec/vechaving.go); the sums here pass the int64 limits, the constants
 	// are integers, decimals, the limits themselves and beyond them.
 	mustExec(t, conn, "CREATE TABLE sums (g INT, l BIGINT, d DECIMAL(18,2))",
 		`INSERT INTO sums VALUES (1, 9223372036854775807, 99999999999999.99), (1, 9223372036854775807, 0.01),

@@ -29,7 +29,7 @@ func startWireServer(tb testing.TB, cfg ServerConfig) *Server {
 		e.Close()
 		tb.Fatal(err)
 	}
-	// Failed logins are the point here: no delay after them (connguard.go).
+	// Failed logins are the point here: no delay after them (wire/connguard.go).
 	srv.guard.Sleep = func(context.Context, time.Duration) {}
 	go srv.Start()
 	tb.Cleanup(func() {

@@ -15,7 +15,7 @@ import (
 	"github.com/icesql/icesql/planner"
 )
 
-// Foreign keys are recorded, never enforced, as indexes are (indexes.go):
+// Foreign keys are recorded, never enforced, as indexes are (engine/indexes.go):
 // Iceberg has no constraints across tables, and none could hold while other
 // engines write them. So that MySQL schemas load, CREATE TABLE accepts
 // FOREIGN KEY constraints and column REFERENCES clauses (which MySQL 8

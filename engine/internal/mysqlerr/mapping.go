@@ -139,7 +139,7 @@ var mysqlCodes = func() []codedKind {
 		{kind: sql.ErrTableAlreadyExists, code: mysql.ERTableExists},
 		{kind: sql.ErrTableNotFound, code: mysql.ERNoSuchTable},
 		{kind: sql.ErrExistingView, code: mysql.ERTableExists},
-		{kind: sql.ErrNoForeignKeySupport, code: mysql.ERNotSupportedYet}, // foreignkeys.go: only CREATE TABLE records them
+		{kind: sql.ErrNoForeignKeySupport, code: mysql.ERNotSupportedYet}, // ddl/foreignkeys.go: only CREATE TABLE records them
 		{kind: sql.ErrViewDoesNotExist, code: mysql.ERBadTable},
 		{kind: sql.ErrDatabaseNotFound, code: mysql.ERBadDb},
 		{kind: sql.ErrNoDatabaseSelected, code: mysql.ERNoDb},

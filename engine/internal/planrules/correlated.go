@@ -480,7 +480,7 @@ func (k *KeyedSource) read(ctx *sql.Context, b sql.NodeExecBuilder, row sql.Row)
 		}
 		n++
 		if n%memlimit.CheckEvery == 0 && ctx.Memory != nil && !ctx.Memory.HasAvailable() {
-			// The statement's memory (memlimit.go): read per outer row.
+			// The statement's memory (memlimit/memlimit.go): read per outer row.
 			idx.perRow, idx.rows = true, nil
 			return nil
 		}

@@ -10,7 +10,7 @@ import (
 // the names its FROM scope records, and a JOIN ... USING scope does not
 // record the target's alias: DELETE a FROM a JOIN b USING (id) then
 // resolved a to the table itself instead of the row-identity variant the
-// statement reads (rowlevel.go), which refused it with 1093. ON works (and
+// statement reads (engine/rowlevel.go), which refused it with 1093. ON works (and
 // UPDATE resolves its targets otherwise). So in a multi-table DELETE a
 // join USING (c, ...) of two tables becomes a join ON l.c = r.c AND ...,
 // and an unqualified c in the statement's WHERE and ORDER BY names the

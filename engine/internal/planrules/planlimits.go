@@ -73,7 +73,7 @@ func nestingStep(parent, child ast.SQLNode) int {
 	return 0
 }
 
-// StopIfCancelledID is the id of stopIfCancelled, apart from rules.go's.
+// StopIfCancelledID is the id of stopIfCancelled, apart from engine/rules.go's.
 const StopIfCancelledID analyzer.RuleId = 1100
 
 // StopIfCancelled ends the analysis of a statement that was killed, timed

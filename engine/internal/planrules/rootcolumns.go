@@ -7,7 +7,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/transform"
 )
 
-// KeepRootColumnsID is the id of keepRootColumns, apart from rules.go's
+// KeepRootColumnsID is the id of keepRootColumns, apart from engine/rules.go's
 // list so that the two can change independently.
 const KeepRootColumnsID analyzer.RuleId = 1100
 

@@ -28,7 +28,7 @@ type NullFirstBuilder struct {
 
 func (b NullFirstBuilder) Build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.RowIter, error) {
 	// A Filter is built here even with nothing to change: the builders
-	// before this one hand on Filters of their own making (vecfilter.go).
+	// before this one hand on Filters of their own making (vecexec/vecfilter.go).
 	switch n := n.(type) {
 	case *plan.Filter:
 		return b.filter(ctx, n.Expression, n.Child, row)

@@ -121,7 +121,7 @@ func builtHashLookup(n sql.Node) bool {
 	return hl.Lookup != nil
 }
 
-// CheckOverflowID is checkOverflow's rule id, apart from rules.go's list.
+// CheckOverflowID is checkOverflow's rule id, apart from engine/rules.go's list.
 const CheckOverflowID analyzer.RuleId = 1200
 
 // CheckOverflow is the analyzer rule: every node's integer operations,

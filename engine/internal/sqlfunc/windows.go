@@ -59,7 +59,7 @@ func FixWindows(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scop
 			switch fn.(type) {
 			case *aggregation.Sum, *aggregation.Avg:
 				nullWhenEmpty = true
-			case *sqlval.ExactAgg: // exactagg.go: NULL over NULLs already
+			case *sqlval.ExactAgg: // sqlval/exactagg.go: NULL over NULLs already
 			case sql.Aggregation, *window.FirstValue, *window.LastValue, *nthValue: // windowvalues.go
 			default:
 				continue // ranking and offset functions read no frame

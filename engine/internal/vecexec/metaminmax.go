@@ -60,7 +60,7 @@ func MinMaxFromMetadata(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *p
 				if !ok {
 					return n, transform.SameTree, nil
 				}
-				v = t.InSessionZone(ctx, gf.Name(), v) // timezone.go
+				v = t.InSessionZone(ctx, gf.Name(), v) // sqlval/timezone.go
 				lit, id = expression.NewLiteral(v, a.Type(ctx)), a.(sql.IdExpression).Id()
 			default:
 				return n, transform.SameTree, nil
@@ -162,7 +162,7 @@ func compareLiterals(a, b iceberg.Literal) int {
 }
 
 // sqlValue is the Go value a scan would give for the literal (rowValue in
-// types.go).
+// sqlval/types.go).
 func sqlValue(l iceberg.Literal) (any, bool) {
 	switch l := l.(type) {
 	case iceberg.Int32Literal:

@@ -34,7 +34,7 @@ func BindScanIDs(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Sco
 		if !ok {
 			return
 		}
-		t.NoteReference(ctx, rt.Id()) // rowcache.go
+		t.NoteReference(ctx, rt.Id()) // engine/rowcache.go
 		switch {
 		case t.ScanRef().ID == 0:
 			t.ScanRef().ID = rt.Id()
@@ -64,7 +64,7 @@ func WalkPlan(ctx *sql.Context, n sql.Node, f func(sql.Node)) {
 					switch e := e.(type) {
 					case *plan.Subquery:
 						WalkPlan(ctx, e.Query, f)
-					case planHolder: // a decorrelated subquery (groupedsubquery.go)
+					case planHolder: // a decorrelated subquery (engine/groupedsubquery.go)
 						WalkPlan(ctx, e.InnerPlan(), f)
 					}
 					return false

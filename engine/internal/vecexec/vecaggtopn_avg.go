@@ -11,7 +11,7 @@ import (
 
 // An ORDER BY over an AVG orders by the rounded value the row path
 // compares: MySQL's AVG of an exact argument is a DECIMAL rounded half
-// away from zero to its scale (exactagg.go), so two groups whose averages
+// away from zero to its scale (sqlval/exactagg.go), so two groups whose averages
 // differ only past that scale tie, and the next sort key decides between
 // them as on the row path. The TopN computes that rounded value once per
 // group, as an integer at the result's scale (128-bit arithmetic when the

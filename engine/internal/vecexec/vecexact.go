@@ -8,7 +8,7 @@ import (
 	"github.com/icesql/icesql/pushdown/vector"
 )
 
-// The exact SUM and AVG (exactagg.go) wrap go-mysql-server's Sum and Avg:
+// The exact SUM and AVG (sqlval/exactagg.go) wrap go-mysql-server's Sum and Avg:
 // the vector path translates the wrapped aggregate and then hands the
 // group's exact sum and count to the wrapper's own result, so both paths
 // round and type the DECIMAL the same way. The vector path's sums are

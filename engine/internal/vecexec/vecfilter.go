@@ -33,7 +33,7 @@ type VectorBuilder struct {
 	Base sql.NodeExecBuilder // go-mysql-server's builder
 	// ChangedRows is n, a Filter directly above a row-identity scan, with
 	// the scan picking its rows on Arrow batches; ok false when n is
-	// something else (engine's withChangedRowSelection, rowselect.go).
+	// something else (engine's withChangedRowSelection, engine/rowselect.go).
 	ChangedRows func(ctx *sql.Context, n sql.Node) (_ sql.Node, ok bool, _ error)
 }
 
@@ -86,7 +86,7 @@ func (b VectorBuilder) Build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.Row
 			}
 		}
 	case *plan.DescribeQuery:
-		// As the exec builder will run it (overflow.go, decimalcompare.go).
+		// As the exec builder will run it (sqlfunc/overflow.go, sqlfunc/decimalcompare.go).
 		q, _, err := sqlfunc.CheckNodeArithmetic(ctx, n.Query())
 		if err != nil {
 			return nil, err

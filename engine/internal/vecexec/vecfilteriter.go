@@ -222,7 +222,7 @@ type keptRows struct {
 	cols []arrow.Array    // the batch's columns in row order
 	rows sqlval.RowBlocks
 	all  []int32
-	// zone is the session's, for timestamptz (timezone.go).
+	// zone is the session's, for timestamptz (sqlval/timezone.go).
 	zone    *time.Location
 	started bool
 }

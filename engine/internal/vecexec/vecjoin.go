@@ -152,7 +152,7 @@ func (vj *vectorJoin) keyEquality(ctx *sql.Context, c sql.Expression) bool {
 }
 
 // exactOperand is e without the exactDecimal that makes a comparison of
-// decimals of two scales exact (decimalcompare.go): the join's keys
+// decimals of two scales exact (sqlfunc/decimalcompare.go): the join's keys
 // compare them exactly too (vecjoinkey.go).
 func exactOperand(e sql.Expression) sql.Expression {
 	if x, ok := e.(*sqlfunc.ExactDecimal); ok {

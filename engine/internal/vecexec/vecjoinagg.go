@@ -250,7 +250,7 @@ func (ja *vectorJoinAgg) run(ctx *sql.Context) ([]vector.Group, error) {
 	}
 	defer b.release()
 	parts := make([]*vector.Partial, workers)
-	reserve := ja.vj.left.t.StateReserve() // vecreserve.go
+	reserve := ja.vj.left.t.StateReserve() // memlimit/vecreserve.go
 	for i := range parts {
 		if parts[i], err = vector.NewPartialWithin(ja.plan, reserve); err != nil {
 			return nil, err
@@ -514,7 +514,7 @@ func (p *joinAggProber) aggregate(rec arrow.RecordBatch, pi, bi []int32) error {
 // goroutine's number. A source that splits is read by each goroutine
 // itself (pushdown's native reader decodes on the goroutine that asks).
 func eachBatch(ctx *sql.Context, t ScanTable, cols []string, workers int, fn func(w int, rec arrow.RecordBatch) error) error {
-	ctx, stop := t.WatchBudget(ctx) // memlimit.go
+	ctx, stop := t.WatchBudget(ctx) // memlimit/memlimit.go
 	defer stop()
 	src, _, err := t.OpenBatches(t.WithNativeDecode(ctx), cols, false)
 	if err != nil {

@@ -84,14 +84,14 @@ func (v *vectorAggregate) BuildRowIter(ctx *sql.Context, b sql.NodeExecBuilder, 
 }
 
 func (v *vectorAggregate) run(ctx *sql.Context) ([]vector.Group, error) {
-	ctx, stop := v.t.WatchBudget(ctx) // memlimit.go
+	ctx, stop := v.t.WatchBudget(ctx) // memlimit/memlimit.go
 	defer stop()
 	src, _, err := v.t.OpenBatches(withPrefilter(v.t.WithNativeDecode(ctx), v.plan.Filter), v.read, false)
 	if err != nil {
 		return nil, err
 	}
 	defer src.Close()
-	groups, err := vector.RunWithin(ctx, src, v.plan, 0, v.t.StateReserve()) // vecreserve.go
+	groups, err := vector.RunWithin(ctx, src, v.plan, 0, v.t.StateReserve()) // memlimit/vecreserve.go
 	if err != nil && !errors.Is(err, vector.ErrInexact) {
 		return nil, fmt.Errorf("vectorized aggregate over %s: %w", v.t.String(), err)
 	}

@@ -14,7 +14,7 @@ import (
 // a pushdown.Native in the statement's context; openTasks then reads the
 // tasks it can with it. Only the vector kernels read such batches: their
 // decimals are unscaled int64s and their strings dictionaries, which the
-// row path's conversion (types.go) does not expect.
+// row path's conversion (sqlval/types.go) does not expect.
 
 type NativeKey struct{}
 

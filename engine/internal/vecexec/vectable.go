@@ -22,7 +22,7 @@ import (
 )
 
 // ScanTable is an Iceberg table of a plan as the vectorized executor reads
-// it: engine's *Table (tablescan.go).
+// it: engine's *Table (engine/tablescan.go).
 type ScanTable interface {
 	sql.StatisticsTable
 	// ScanRef is the table reference the table is in the plan (scanid.go).
@@ -43,7 +43,7 @@ type ScanTable interface {
 	// engine/memlimit.go's watchBudget).
 	WatchBudget(ctx *sql.Context) (*sql.Context, func())
 	// StateReserve asks the statement memory budget before the vectorized
-	// GROUP BY's state grows (vecreserve.go).
+	// GROUP BY's state grows (memlimit/vecreserve.go).
 	StateReserve() vector.Reserve
 	// Caches are the engine's scan plan and footer caches.
 	Caches() *pushdown.Caches

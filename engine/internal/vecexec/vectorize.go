@@ -109,7 +109,7 @@ func (d declined) Error() string { return string(d) }
 func decline(format string, args ...any) error { return declined(fmt.Sprintf(format, args...)) }
 
 // column is what a column reference reads and how its values look in a
-// row of the row path (rowValue in types.go).
+// row of the row path (rowValue in sqlval/types.go).
 func (tr *VecTranslator) column(gf *expression.GetField) (vector.Column, iceberg.Type, error) {
 	if tr.columnOf != nil {
 		return tr.columnOf(gf)
@@ -157,7 +157,7 @@ func (tr *VecTranslator) value(e sql.Expression) (vector.Expr, error) {
 		return c, err
 	case *expression.Literal:
 		return tr.literal(e)
-	case *sqlfunc.MySQLMod: // mod.go: an integer remainder is a BIGINT, as the vector's
+	case *sqlfunc.MySQLMod: // sqlfunc/mod.go: an integer remainder is a BIGINT, as the vector's
 		if e.Integer || tr.RowLevel {
 			return tr.mod(e.Mod) // rowscan_fast.go
 		}
@@ -165,7 +165,7 @@ func (tr *VecTranslator) value(e sql.Expression) (vector.Expr, error) {
 		if tr.RowLevel {
 			return tr.mod(e) // rowscan_fast.go
 		}
-	case *sqlfunc.CheckedArithmetic: // overflow.go: the vector path checks too
+	case *sqlfunc.CheckedArithmetic: // sqlfunc/overflow.go: the vector path checks too
 		return tr.value(e.Arithmetic)
 	case *expression.Arithmetic:
 		op := vector.ArithOp(e.Op[0])

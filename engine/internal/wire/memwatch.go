@@ -7,7 +7,7 @@ import (
 	"github.com/icesql/icesql/engine/internal/memlimit"
 )
 
-// WatchMemory is the backstop of the memory budget (memlimit.go): a
+// WatchMemory is the backstop of the memory budget (memlimit/memlimit.go): a
 // statement whose state grows where no budget check is (a GROUP_CONCAT of
 // millions of rows, a join's hash table, a window) would take the process
 // past its limit. Every tick, when the heap the last collection found live
