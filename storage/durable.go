@@ -2,6 +2,7 @@ package storage
 
 import (
 	"errors"
+	"io"
 	"fmt"
 	"io/fs"
 	"os"
@@ -32,12 +33,37 @@ import (
 // syncedFile is a file created for writing that syncs its contents and its
 // folder's entry for it when it is closed: at once, or in the background
 // when syncs is set.
+//
+// With etag set, the bytes written are hashed and their MD5 is recorded as
+// the file's ETag when it closes (etag.go).
 type syncedFile struct {
 	*os.File
 	syncs *deferredSyncs
+	etag  *etagHash
+}
+
+func (f syncedFile) Write(p []byte) (int, error) {
+	n, err := f.File.Write(p)
+	if f.etag != nil {
+		f.etag.Write(p[:n])
+	}
+	return n, err
+}
+
+func (f syncedFile) WriteString(s string) (int, error) { return f.Write([]byte(s)) }
+
+// ReadFrom copies through Write, so that the bytes are hashed.
+func (f syncedFile) ReadFrom(r io.Reader) (int64, error) {
+	if f.etag == nil {
+		return f.File.ReadFrom(r)
+	}
+	return io.Copy(struct{ io.Writer }{f}, r)
 }
 
 func (f syncedFile) Close() error {
+	if f.etag != nil {
+		f.etag.record(f.File)
+	}
 	if f.syncs != nil {
 		f.syncs.start(f.File)
 		return nil
@@ -64,8 +90,9 @@ func syncAndClose(f *os.File) error {
 }
 
 // createSynced creates (or truncates) the file at p, making its folders.
-// With syncs set, its Close syncs it in the background.
-func createSynced(p string, syncs *deferredSyncs) (syncedFile, error) {
+// With syncs set, its Close syncs it in the background; with etag, it
+// records its ETag.
+func createSynced(p string, syncs *deferredSyncs, etag bool) (syncedFile, error) {
 	if err := mkdirSynced(filepath.Dir(p)); err != nil {
 		return syncedFile{}, err
 	}
@@ -73,7 +100,11 @@ func createSynced(p string, syncs *deferredSyncs) (syncedFile, error) {
 	if err != nil {
 		return syncedFile{}, err
 	}
-	return syncedFile{File: f, syncs: syncs}, nil
+	sf := syncedFile{File: f, syncs: syncs}
+	if etag {
+		sf.etag = newETagHash()
+	}
+	return sf, nil
 }
 
 // mkdirSynced makes folder dir and its missing parents, syncing the parent

@@ -20,6 +20,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3/types"
 	"golang.org/x/sys/unix"
 
+	"github.com/icesql/icesql/storage"
 	"github.com/icesql/icesql/storage/s3serve"
 	"github.com/icesql/icesql/storage/sigv4auth"
 )
@@ -137,6 +138,30 @@ func TestMD5ETags(t *testing.T) {
 	again := &fixture{root: f.root, client: newClient(ts.URL, user, password, nil)}
 	again.wantETag(t, "db/big", multipartTag(parts...))
 	again.wantETag(t, "db/a", md5Tag(body))
+}
+
+// TestRecordedETagsAreServed: a file whose ETag was recorded as it was
+// written (icesql's own writes into a served warehouse, storage.RecordETag)
+// is answered with that ETag, without being read to compute it; a rewrite
+// of the file outdates the record.
+func TestRecordedETagsAreServed(t *testing.T) {
+	f := authed(t)
+	p := filepath.Join(f.root, "db", "written")
+	os.MkdirAll(filepath.Dir(p), 0o755)
+	if err := os.WriteFile(p, []byte("data icesql wrote"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// A recorded tag that is not the content's MD5 shows that it is not
+	// computed again.
+	recorded := "0123456789abcdef0123456789abcdef"
+	storage.RecordETag(p, recorded)
+	f.wantETag(t, "db/written", `"`+recorded+`"`)
+	if err := os.WriteFile(p, []byte("data icesql WROTE"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	later := time.Now().Add(time.Minute)
+	os.Chtimes(p, later, later)
+	f.wantETag(t, "db/written", md5Tag([]byte("data icesql WROTE")))
 }
 
 // TestVirtualHostStyle: requests addressed to BUCKET.host (the SDKs'

@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/google/uuid"
+	"github.com/icesql/icesql/storage"
 )
 
 // A multipart upload is a folder staging/uploads/ID holding the file "key"
@@ -187,7 +188,7 @@ func (s *Server) completeUpload(q *request, p string) error {
 	}
 	defer os.Remove(tmp)
 	tag := multipartETag(sums)
-	s.storeETag(tmp, tag)
+	storage.RecordETag(tmp, tag)
 	if _, err := s.place(q.key, tmp, p, exclusive); err != nil {
 		return err
 	}

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/icesql/icesql/storage"
 	"github.com/icesql/icesql/storage/sigv4auth"
 )
 
@@ -212,7 +213,7 @@ func (s *Server) receive(body io.Reader, length int64, h http.Header) (string, s
 	}
 	ok = true
 	tag := md5Hex(sum)
-	s.storeETag(f.Name(), tag)
+	storage.RecordETag(f.Name(), tag)
 	return f.Name(), tag, nil
 }
 

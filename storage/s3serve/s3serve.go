@@ -41,7 +41,6 @@ type Server struct {
 	bucket  string
 	auth    *sigv4auth.Verifier
 	staging string
-	etags   etagCache // where the folder keeps no extended attributes
 }
 
 // New returns the S3 API serving the folder root as bucket. Requests are
