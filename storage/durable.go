@@ -75,7 +75,10 @@ func (f syncedFile) Close() error {
 // folder that is gone by then was deleted with the file in it (a DROP
 // TABLE or DROP DATABASE while a background sync was pending): nothing of
 // it is left to make durable, and that is no failure.
-func syncAndClose(f *os.File) error {
+func syncAndClose(f *os.File) error { return syncAndCloseIn(f, filepath.Dir(f.Name())) }
+
+// syncAndCloseIn is syncAndClose of a file whose name is in the folder dir.
+func syncAndCloseIn(f *os.File, dir string) error {
 	if err := f.Sync(); err != nil {
 		f.Close()
 		return err
@@ -83,7 +86,7 @@ func syncAndClose(f *os.File) error {
 	if err := f.Close(); err != nil {
 		return err
 	}
-	if err := syncDir(filepath.Dir(f.Name())); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err := syncDir(dir); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
 	return nil
@@ -159,7 +162,10 @@ func newDeferredSyncs() *deferredSyncs {
 
 // start syncs f's contents, closes it and syncs its folder, in the
 // background.
-func (d *deferredSyncs) start(f *os.File) {
+func (d *deferredSyncs) start(f *os.File) { d.startIn(f, filepath.Dir(f.Name())) }
+
+// startIn is start of a file whose name is in the folder dir.
+func (d *deferredSyncs) startIn(f *os.File, dir string) {
 	done := make(chan struct{})
 	d.mu.Lock()
 	id := d.next
@@ -167,7 +173,7 @@ func (d *deferredSyncs) start(f *os.File) {
 	d.pending[id] = done
 	d.mu.Unlock()
 	go func() {
-		err := syncAndClose(f)
+		err := syncAndCloseIn(f, dir)
 		d.mu.Lock()
 		if err != nil && d.failed == nil {
 			d.failed = fmt.Errorf("%w: syncing %s: %v", ErrSyncFailed, f.Name(), err)
