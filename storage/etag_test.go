@@ -72,7 +72,7 @@ func TestServedWarehouseRecordsETags(t *testing.T) {
 	}
 
 	// A rewrite (same size, later time) outdates the record.
-	walkFiles(t, filepath.Join(tableDir, "data"), func(p string, fi fs.FileInfo) {
+	walkFiles(t, filepath.Join(tableDir, "data"), func(p string, _ fs.FileInfo) {
 		if before[p] {
 			return
 		}
@@ -83,7 +83,10 @@ func TestServedWarehouseRecordsETags(t *testing.T) {
 		}
 		later := time.Now().Add(time.Minute)
 		os.Chtimes(p, later, later)
-		fi, _ = os.Stat(p)
+		fi, err := os.Stat(p)
+		if err != nil {
+			t.Fatal(err)
+		}
 		if tag, ok := RecordedETag(p, fi); ok {
 			t.Errorf("%s was rewritten and still has the ETag %s", p, tag)
 		}
