@@ -67,6 +67,13 @@ def main():
                 c.execute(q)
                 return c.fetchall()
 
+        def refused_sql(q):
+            try:
+                sql(q)
+            except pymysql.MySQLError as e:
+                return e.args[0]
+            return 0
+
         def check(name, got, want):
             nonlocal passed, failed
             if got == want:
@@ -126,6 +133,29 @@ def main():
         summary = cat.update_namespace_properties("rdb", removals={"absent"}, updates={"owner": "ann"})
         check("namespace properties", (summary.updated, summary.missing), (["owner"], ["absent"]))
         check("namespace properties load", cat.load_namespace_properties("rdb").get("owner"), "ann")
+
+        # A namespace is its folder of the warehouse, where its tables go:
+        # a location elsewhere is refused (400, saying where its tables
+        # would go), as SQL's CREATE NAMESPACE ... LOCATION is (1235), and
+        # nothing is created; the folder's own location is accepted.
+        def refused_location(call):
+            try:
+                call()
+            except Exception as e:
+                return type(e).__name__, "keeps each namespace in its own folder" in str(e)
+            return "accepted", False
+        elsewhere = "s3://warehouse/elsewhere/lake"
+        check("a namespace location elsewhere is refused", refused_location(lambda: cat.create_namespace("placed", {"location": elsewhere})),
+              ("BadRequestError", True))
+        check("the refused namespace does not exist", ("placed",) in cat.list_namespaces(), False)
+        check("SQL refuses it too", refused_sql("CREATE NAMESPACE placed LOCATION '%s'" % os.path.join(work, "elsewhere")), 1235)
+        check("setting a location elsewhere is refused", refused_location(lambda: cat.update_namespace_properties("rdb", updates={"location": elsewhere})),
+              ("BadRequestError", True))
+        cat.create_namespace("placed", {"location": "s3://warehouse/placed"})
+        cat.create_table("placed.t", schema=Schema(NestedField(1, "k", LongType(), required=False)))
+        check("a table of a namespace with its own location is in its folder",
+              (cat.load_table("placed.t").location(), os.path.isdir(os.path.join(work, "wh", "placed", "t", "metadata"))),
+              ("s3://warehouse/placed/t", True))
     except Exception as e:  # a crash counts as one failure, with its reason
         failed += 1
         print("FAIL: %s: %s (server log %s)" % (type(e).__name__, e, log.name))

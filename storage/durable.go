@@ -3,6 +3,7 @@ package storage
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -32,12 +33,37 @@ import (
 // syncedFile is a file created for writing that syncs its contents and its
 // folder's entry for it when it is closed: at once, or in the background
 // when syncs is set.
+//
+// With etag set, the bytes written are hashed and their MD5 is recorded as
+// the file's ETag when it closes (etag.go).
 type syncedFile struct {
 	*os.File
 	syncs *deferredSyncs
+	etag  *etagHash
+}
+
+func (f syncedFile) Write(p []byte) (int, error) {
+	n, err := f.File.Write(p)
+	if f.etag != nil {
+		f.etag.Write(p[:n])
+	}
+	return n, err
+}
+
+func (f syncedFile) WriteString(s string) (int, error) { return f.Write([]byte(s)) }
+
+// ReadFrom copies through Write, so that the bytes are hashed.
+func (f syncedFile) ReadFrom(r io.Reader) (int64, error) {
+	if f.etag == nil {
+		return f.File.ReadFrom(r)
+	}
+	return io.Copy(struct{ io.Writer }{f}, r)
 }
 
 func (f syncedFile) Close() error {
+	if f.etag != nil {
+		f.etag.record(f.File)
+	}
 	if f.syncs != nil {
 		f.syncs.start(f.File)
 		return nil
@@ -49,7 +75,10 @@ func (f syncedFile) Close() error {
 // folder that is gone by then was deleted with the file in it (a DROP
 // TABLE or DROP DATABASE while a background sync was pending): nothing of
 // it is left to make durable, and that is no failure.
-func syncAndClose(f *os.File) error {
+func syncAndClose(f *os.File) error { return syncAndCloseIn(f, filepath.Dir(f.Name())) }
+
+// syncAndCloseIn is syncAndClose of a file whose name is in the folder dir.
+func syncAndCloseIn(f *os.File, dir string) error {
 	if err := f.Sync(); err != nil {
 		f.Close()
 		return err
@@ -57,15 +86,16 @@ func syncAndClose(f *os.File) error {
 	if err := f.Close(); err != nil {
 		return err
 	}
-	if err := syncDir(filepath.Dir(f.Name())); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err := syncDir(dir); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
 	return nil
 }
 
 // createSynced creates (or truncates) the file at p, making its folders.
-// With syncs set, its Close syncs it in the background.
-func createSynced(p string, syncs *deferredSyncs) (syncedFile, error) {
+// With syncs set, its Close syncs it in the background; with etag, it
+// records its ETag.
+func createSynced(p string, syncs *deferredSyncs, etag bool) (syncedFile, error) {
 	if err := mkdirSynced(filepath.Dir(p)); err != nil {
 		return syncedFile{}, err
 	}
@@ -73,7 +103,11 @@ func createSynced(p string, syncs *deferredSyncs) (syncedFile, error) {
 	if err != nil {
 		return syncedFile{}, err
 	}
-	return syncedFile{File: f, syncs: syncs}, nil
+	sf := syncedFile{File: f, syncs: syncs}
+	if etag {
+		sf.etag = newETagHash()
+	}
+	return sf, nil
 }
 
 // mkdirSynced makes folder dir and its missing parents, syncing the parent
@@ -128,7 +162,10 @@ func newDeferredSyncs() *deferredSyncs {
 
 // start syncs f's contents, closes it and syncs its folder, in the
 // background.
-func (d *deferredSyncs) start(f *os.File) {
+func (d *deferredSyncs) start(f *os.File) { d.startIn(f, filepath.Dir(f.Name())) }
+
+// startIn is start of a file whose name is in the folder dir.
+func (d *deferredSyncs) startIn(f *os.File, dir string) {
 	done := make(chan struct{})
 	d.mu.Lock()
 	id := d.next
@@ -136,7 +173,7 @@ func (d *deferredSyncs) start(f *os.File) {
 	d.pending[id] = done
 	d.mu.Unlock()
 	go func() {
-		err := syncAndClose(f)
+		err := syncAndCloseIn(f, dir)
 		d.mu.Lock()
 		if err != nil && d.failed == nil {
 			d.failed = fmt.Errorf("%w: syncing %s: %v", ErrSyncFailed, f.Name(), err)

@@ -35,6 +35,11 @@ func (s LocalStore) WriteHint(_ context.Context, location string, data []byte) e
 		return err
 	}
 	_, werr := f.Write(data)
+	if werr == nil && s.buckets.served() {
+		sum := newETagHash() // etag.go
+		sum.Write(data)
+		sum.record(f)
+	}
 	if cerr := f.Close(); werr == nil {
 		werr = cerr
 	}

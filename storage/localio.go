@@ -61,7 +61,7 @@ func (l localIO) Create(name string) (icebergio.FileWriter, error) {
 	if err != nil {
 		return nil, &fs.PathError{Op: "create", Path: name, Err: err}
 	}
-	return createSynced(p, l.syncs) // durable.go
+	return createSynced(p, l.syncs, l.buckets.served()) // durable.go
 }
 
 func (l localIO) WriteFile(name string, content []byte) error {
@@ -69,7 +69,7 @@ func (l localIO) WriteFile(name string, content []byte) error {
 	if err != nil {
 		return &fs.PathError{Op: "write", Path: name, Err: err}
 	}
-	f, err := createSynced(p, l.syncs) // durable.go
+	f, err := createSynced(p, l.syncs, l.buckets.served()) // durable.go
 	if err != nil {
 		return err
 	}

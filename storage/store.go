@@ -134,7 +134,7 @@ func (s LocalStore) WriteFile(_ context.Context, location string, data []byte) e
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		return err
 	}
-	tmp, err := writeTemp(p, data)
+	tmp, err := writeTemp(p, s.buckets.served(), data)
 	if err != nil {
 		return err
 	}
@@ -168,7 +168,7 @@ func (s LocalStore) CreateExclusiveParts(_ context.Context, location string, par
 	} else {
 		waited <- nil
 	}
-	tmp, err := writeTemp(p, parts...)
+	tmp, err := writeTemp(p, s.buckets.served(), parts...)
 	if werr := <-waited; err == nil {
 		err = werr
 	}
@@ -190,11 +190,16 @@ func (s LocalStore) CreateExclusiveParts(_ context.Context, location string, par
 }
 
 // writeTemp writes parts, one after the other, to a fresh hidden file
-// beside p and syncs it.
-func writeTemp(p string, parts ...[]byte) (string, error) {
+// beside p and syncs it; with etag, it records the file's ETag (etag.go),
+// which the file keeps when it is renamed or linked into place.
+func writeTemp(p string, etag bool, parts ...[]byte) (string, error) {
 	f, err := os.CreateTemp(filepath.Dir(p), "."+filepath.Base(p)+".tmp-*")
 	if err != nil {
 		return "", err
+	}
+	var sum *etagHash
+	if etag {
+		sum = newETagHash()
 	}
 	for _, data := range parts {
 		if _, err := f.Write(data); err != nil {
@@ -202,6 +207,12 @@ func writeTemp(p string, parts ...[]byte) (string, error) {
 			os.Remove(f.Name())
 			return "", err
 		}
+		if sum != nil {
+			sum.Write(data)
+		}
+	}
+	if sum != nil {
+		sum.record(f)
 	}
 	if err := f.Sync(); err != nil {
 		f.Close()

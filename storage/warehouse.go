@@ -187,6 +187,9 @@ func (w *Warehouse) CreateNamespace(ctx context.Context, ns table.Identifier, pr
 	if err := Inside(w.root, folder, true); err != nil {
 		return fmt.Errorf("create namespace %s: %w", name, err)
 	}
+	if err := w.checkNamespaceLocation(name, props); err != nil { // nslocation.go
+		return err
+	}
 	if err := w.store.MakeFolder(ctx, folder); err != nil {
 		return fmt.Errorf("create namespace %s: %w", name, err)
 	}
@@ -298,6 +301,9 @@ func (w *Warehouse) LoadNamespaceProperties(ctx context.Context, ns table.Identi
 func (w *Warehouse) UpdateNamespaceProperties(ctx context.Context, ns table.Identifier, removals []string, updates iceberg.Properties) (catalog.PropertiesUpdateSummary, error) {
 	props, err := w.LoadNamespaceProperties(ctx, ns)
 	if err != nil {
+		return catalog.PropertiesUpdateSummary{}, err
+	}
+	if err := w.checkNamespaceLocation(ns[0], updates); err != nil { // nslocation.go
 		return catalog.PropertiesUpdateSummary{}, err
 	}
 	var sum catalog.PropertiesUpdateSummary

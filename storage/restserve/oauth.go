@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -50,11 +51,12 @@ type Tokens struct {
 	open     []byte // the MAC key of an open server's tokens
 	ttl      time.Duration
 	now      func() time.Time
+	failures *failureLimiter // failed sign-ins (ratelimit.go)
 }
 
 // NewTokens returns the issuer of tokens for accounts (user → password).
 func NewTokens(accounts map[string]string) *Tokens {
-	t := &Tokens{accounts: make(map[string]string, len(accounts)), ttl: DefaultTokenTTL, now: time.Now}
+	t := &Tokens{accounts: make(map[string]string, len(accounts)), ttl: DefaultTokenTTL, now: time.Now, failures: newFailureLimiter()}
 	for u, p := range accounts {
 		t.accounts[u] = p
 	}
@@ -141,6 +143,12 @@ func (t *Tokens) client(id, secret string) bool {
 	return ok && subtle.ConstantTimeCompare([]byte(pw), []byte(secret)) == 1
 }
 
+// tooManyFailures refuses a token request whose client or account has
+// spent its allowance of failed sign-ins: 429 with Retry-After.
+type tooManyFailures struct{ wait time.Duration }
+
+func (e *tooManyFailures) Error() string { return "too many failed sign-ins" }
+
 // oauthError is the token endpoint's error response (RFC 6749 §5.2, the
 // specification's OAuthError): {"error": CODE, "error_description": ...}.
 type oauthError struct {
@@ -170,6 +178,12 @@ func (h *Handler) serveToken(w http.ResponseWriter, r *http.Request) {
 	resp, err := h.token(r)
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
+	if tm, ok := errors.AsType[*tooManyFailures](err); ok {
+		w.Header().Set("Retry-After", strconv.FormatInt(int64(math.Ceil(tm.wait.Seconds())), 10))
+		writeError(w, apiError(http.StatusTooManyRequests, "TooManyRequestsException",
+			"too many failed sign-ins from this client or for this account: try again in %s", tm.wait.Round(time.Second)))
+		return
+	}
 	if err != nil {
 		e, ok := errors.AsType[*oauthError](err)
 		if !ok {
@@ -207,6 +221,21 @@ func (h *Handler) token(r *http.Request) (*tokenResponse, error) {
 	if err != nil {
 		return nil, oauthErr(http.StatusBadRequest, "invalid_request", "the token request is not a valid form: %v", err)
 	}
+	// limited refuses a request whose client or account has failed too
+	// often, before its credentials are checked; failed spends their
+	// allowance (ratelimit.go).
+	var keys []string
+	limited := func(id string) error {
+		keys = tokens.limitKeys(r, id)
+		if d := tokens.failures.wait(tokens.now(), keys...); d > 0 {
+			return &tooManyFailures{wait: d}
+		}
+		return nil
+	}
+	failed := func(err error) error {
+		tokens.failures.fail(tokens.now(), keys...)
+		return err
+	}
 	var user string
 	switch grant := form.Get("grant_type"); grant {
 	case grantClientCredentials:
@@ -218,8 +247,11 @@ func (h *Handler) token(r *http.Request) (*tokenResponse, error) {
 		if id == "" {
 			return nil, oauthErr(http.StatusUnauthorized, "invalid_client", "the request names no client_id: send the account's user and password as client_id and client_secret (credential=USER:PASSWORD)")
 		}
+		if err := limited(id); err != nil {
+			return nil, err
+		}
 		if !tokens.client(id, secret) {
-			return nil, oauthErr(http.StatusUnauthorized, "invalid_client", "the client_id and client_secret are not the user and password of an account of this server")
+			return nil, failed(oauthErr(http.StatusUnauthorized, "invalid_client", "the client_id and client_secret are not the user and password of an account of this server"))
 		}
 		user = id
 	case grantTokenExchange:
@@ -227,9 +259,16 @@ func (h *Handler) token(r *http.Request) (*tokenResponse, error) {
 		if tt := form.Get("subject_token_type"); tt != accessTokenType {
 			return nil, oauthErr(http.StatusBadRequest, "invalid_request", "subject_token_type must be %s, not %q", accessTokenType, tt)
 		}
+		if err := limited(""); err != nil {
+			return nil, err
+		}
 		u, err := tokens.Verify(form.Get("subject_token"))
 		if err != nil {
-			return nil, oauthErr(http.StatusBadRequest, "invalid_grant", "the subject_token: %v", err)
+			refused := oauthErr(http.StatusBadRequest, "invalid_grant", "the subject_token: %v", err)
+			if errors.Is(err, ErrTokenExpired) {
+				return nil, refused // a token of ours, only late: no guess
+			}
+			return nil, failed(refused)
 		}
 		user = u
 	case "":

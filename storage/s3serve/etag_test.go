@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"crypto/md5"
+	"database/sql"
 	"encoding/hex"
 	"fmt"
+	"io/fs"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -20,6 +22,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3/types"
 	"golang.org/x/sys/unix"
 
+	"github.com/icesql/icesql/engine"
+	"github.com/icesql/icesql/storage"
 	"github.com/icesql/icesql/storage/s3serve"
 	"github.com/icesql/icesql/storage/sigv4auth"
 )
@@ -139,6 +143,30 @@ func TestMD5ETags(t *testing.T) {
 	again.wantETag(t, "db/a", md5Tag(body))
 }
 
+// TestRecordedETagsAreServed: a file whose ETag was recorded as it was
+// written (icesql's own writes into a served warehouse, storage.RecordETag)
+// is answered with that ETag, without being read to compute it; a rewrite
+// of the file outdates the record.
+func TestRecordedETagsAreServed(t *testing.T) {
+	f := authed(t)
+	p := filepath.Join(f.root, "db", "written")
+	os.MkdirAll(filepath.Dir(p), 0o755)
+	if err := os.WriteFile(p, []byte("data icesql wrote"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// A recorded tag that is not the content's MD5 shows that it is not
+	// computed again.
+	recorded := "0123456789abcdef0123456789abcdef"
+	storage.RecordETag(p, recorded)
+	f.wantETag(t, "db/written", `"`+recorded+`"`)
+	if err := os.WriteFile(p, []byte("data icesql WROTE"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	later := time.Now().Add(time.Minute)
+	os.Chtimes(p, later, later)
+	f.wantETag(t, "db/written", md5Tag([]byte("data icesql WROTE")))
+}
+
 // TestVirtualHostStyle: requests addressed to BUCKET.host (the SDKs'
 // default) are served as path-style ones are, signatures included; another
 // bucket's host name is not this bucket.
@@ -203,4 +231,70 @@ type hostRecorder struct {
 func (h hostRecorder) RoundTrip(r *http.Request) (*http.Response, error) {
 	*h.hosts = append(*h.hosts, r.URL.Host)
 	return h.next.RoundTrip(r)
+}
+
+// TestSQLWritesCarryETags: a table icesql writes with SQL into a served
+// warehouse has every file's ETag recorded as it was written (the data
+// files, manifests, manifest lists and metadata files), and the S3 API
+// answers with it: the MD5 of the content, without a first read to
+// compute it.
+func TestSQLWritesCarryETags(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	e, err := engine.Open(ctx, engine.Config{Warehouse: root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	wh := e.Catalog().(*storage.Warehouse)
+	if err := wh.ServeBucket(ctx, bucket, false); err != nil {
+		t.Fatal(err)
+	}
+	db := sql.OpenDB(e.Connector())
+	defer db.Close()
+	for _, stmt := range []string{
+		"CREATE DATABASE lake",
+		"CREATE TABLE lake.t (id BIGINT, note TEXT)",
+		"INSERT INTO lake.t VALUES (1, 'a'), (2, 'b')",
+		"DELETE FROM lake.t WHERE id = 1",
+	} {
+		if _, err := db.ExecContext(ctx, stmt); err != nil {
+			t.Fatalf("%s: %v", stmt, err)
+		}
+	}
+	srv, err := s3serve.ForWarehouse(wh, bucket, map[string]string{user: password})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(srv)
+	defer ts.Close()
+	f := &fixture{root: root, client: newClient(ts.URL, user, password, nil)}
+	exts := map[string]int{}
+	err = filepath.WalkDir(filepath.Join(root, "lake", "t"), func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		fi, err := d.Info()
+		if err != nil {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		exts[filepath.Ext(p)]++
+		recorded, ok := storage.RecordedETag(p, fi)
+		if want := md5Tag(data); !ok || `"`+recorded+`"` != want {
+			t.Errorf("%s: recorded ETag %q (%v), want %s", p, recorded, ok, want)
+		}
+		key, _ := filepath.Rel(root, p)
+		f.wantETag(t, filepath.ToSlash(key), md5Tag(data))
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if exts[".parquet"] == 0 || exts[".avro"] == 0 || exts[".json"] == 0 {
+		t.Errorf("the table's files by extension: %v", exts)
+	}
 }

@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/google/uuid"
+	"github.com/icesql/icesql/storage"
 )
 
 // A multipart upload is a folder staging/uploads/ID holding the file "key"
@@ -102,10 +103,13 @@ func (s *Server) uploadPart(q *request) error {
 	if err != nil || n < 1 || n > 10000 {
 		return errorf(http.StatusBadRequest, "InvalidArgument", "partNumber must be an integer from 1 to 10000, not %q", q.r.URL.Query().Get("partNumber"))
 	}
-	tmp, sum, err := s.receive(q.r.Body, q.r.ContentLength, q.r.Header)
+	f, sum, err := s.receive(q.r.Body, q.r.ContentLength, q.r.Header)
 	if err != nil {
 		return err
 	}
+	// Parts are not synced (durable.go).
+	f.Close()
+	tmp := f.Name()
 	defer os.Remove(tmp)
 	if err := os.Rename(tmp, partFile(dir, n)); err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
@@ -181,14 +185,13 @@ func (s *Server) completeUpload(q *request, p string) error {
 			return errorf(http.StatusBadRequest, "EntityTooSmall", "part %d has %d bytes; every part but the last needs at least %d", req.Parts[i].PartNumber, n, minPartSize)
 		}
 	}
-	tmp, err := s.concat(files)
+	out, err := s.concat(files)
 	if err != nil {
 		return err
 	}
-	defer os.Remove(tmp)
 	tag := multipartETag(sums)
-	s.storeETag(tmp, tag)
-	if _, err := s.place(q.key, tmp, p, exclusive); err != nil {
+	storage.RecordETag(out.Name(), tag)
+	if _, err := s.put(q.key, out, p, exclusive); err != nil {
 		return err
 	}
 	if err := os.RemoveAll(dir); err != nil {
@@ -197,12 +200,13 @@ func (s *Server) completeUpload(q *request, p string) error {
 	return writeXML(q, http.StatusOK, completeResult{Location: "/" + s.bucket + "/" + q.key, Bucket: s.bucket, Key: q.key, ETag: quoted(tag)})
 }
 
-// concat writes the parts one after the other into a staged file; copying
-// file to file lets the kernel copy (copy_file_range) without user space.
-func (s *Server) concat(parts []*os.File) (string, error) {
+// concat writes the parts one after the other into a staged file, which
+// it returns open and not synced (durable.go); copying file to file lets
+// the kernel copy (copy_file_range) without user space.
+func (s *Server) concat(parts []*os.File) (*os.File, error) {
 	f, err := os.CreateTemp(s.staging, "put-*")
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	ok := false
 	defer func() {
@@ -213,17 +217,11 @@ func (s *Server) concat(parts []*os.File) (string, error) {
 	}()
 	for _, p := range parts {
 		if _, err := io.Copy(f, p); err != nil {
-			return "", err
+			return nil, err
 		}
 	}
-	if err := f.Sync(); err != nil {
-		return "", err
-	}
-	if err := f.Close(); err != nil {
-		return "", err
-	}
 	ok = true
-	return f.Name(), nil
+	return f, nil
 }
 
 func (s *Server) abortUpload(q *request) error {

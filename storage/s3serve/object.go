@@ -16,6 +16,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/icesql/icesql/storage"
 	"github.com/icesql/icesql/storage/sigv4auth"
 )
 
@@ -126,12 +127,11 @@ func (s *Server) putObject(q *request, p string) error {
 	if strings.HasSuffix(q.key, "/") {
 		return s.putFolder(q, p, exclusive)
 	}
-	tmp, sum, err := s.receive(r.Body, r.ContentLength, r.Header)
+	f, sum, err := s.receive(r.Body, r.ContentLength, r.Header)
 	if err != nil {
 		return err
 	}
-	defer os.Remove(tmp)
-	if _, err := s.place(q.key, tmp, p, exclusive); err != nil {
+	if _, err := s.put(q.key, f, p, exclusive); err != nil {
 		return err
 	}
 	q.w.Header().Set("ETag", quoted(sum))
@@ -161,13 +161,14 @@ func (s *Server) putFolder(q *request, p string, exclusive bool) error {
 }
 
 // receive writes a request body to a fresh file in the staging folder,
-// checking its length and any Content-MD5 or x-amz-checksum-* header, and
-// syncs it; the file's ETag, the MD5 of the body, is recorded with it and
-// returned. The caller removes the file.
-func (s *Server) receive(body io.Reader, length int64, h http.Header) (string, string, error) {
+// checking its length and any Content-MD5 or x-amz-checksum-* header; the
+// file's ETag, the MD5 of the body, is recorded with it and returned. The
+// file is returned open and not synced (durable.go); the caller closes
+// and removes it.
+func (s *Server) receive(body io.Reader, length int64, h http.Header) (*os.File, string, error) {
 	f, err := os.CreateTemp(s.staging, "put-*")
 	if err != nil {
-		return "", "", err
+		return nil, "", err
 	}
 	ok := false
 	defer func() {
@@ -178,7 +179,7 @@ func (s *Server) receive(body io.Reader, length int64, h http.Header) (string, s
 	}()
 	checks, err := bodyChecks(h)
 	if err != nil {
-		return "", "", err
+		return nil, "", err
 	}
 	sum := md5.New()
 	writers := []io.Writer{f, sum}
@@ -189,31 +190,25 @@ func (s *Server) receive(body io.Reader, length int64, h http.Header) (string, s
 	if err != nil {
 		var ae *sigv4auth.Error
 		if errors.As(err, &ae) {
-			return "", "", err
+			return nil, "", err
 		}
-		return "", "", errorf(http.StatusBadRequest, "IncompleteBody", "reading the body: %v", err)
+		return nil, "", errorf(http.StatusBadRequest, "IncompleteBody", "reading the body: %v", err)
 	}
 	if length >= 0 && n != length {
-		return "", "", errorf(http.StatusBadRequest, "IncompleteBody", "the body holds %d bytes, Content-Length says %d", n, length)
+		return nil, "", errorf(http.StatusBadRequest, "IncompleteBody", "the body holds %d bytes, Content-Length says %d", n, length)
 	}
 	for _, c := range checks {
 		if base64.StdEncoding.EncodeToString(c.h.Sum(nil)) != c.want {
 			if c.name == "Content-MD5" {
-				return "", "", errorf(http.StatusBadRequest, "BadDigest", "the Content-MD5 sent does not match the body")
+				return nil, "", errorf(http.StatusBadRequest, "BadDigest", "the Content-MD5 sent does not match the body")
 			}
-			return "", "", sigv4auth.ChecksumMismatch(c.name)
+			return nil, "", sigv4auth.ChecksumMismatch(c.name)
 		}
-	}
-	if err := f.Sync(); err != nil {
-		return "", "", err
-	}
-	if err := f.Close(); err != nil {
-		return "", "", err
 	}
 	ok = true
 	tag := md5Hex(sum)
-	s.storeETag(f.Name(), tag)
-	return f.Name(), tag, nil
+	storage.RecordETag(f.Name(), tag)
+	return f, tag, nil
 }
 
 type bodyCheck struct {
@@ -245,7 +240,7 @@ func bodyChecks(h http.Header) ([]bodyCheck, error) {
 // if p exists, so of two concurrent creates exactly one wins; otherwise by
 // rename(2), which replaces p atomically. Readers never see part of a file.
 func (s *Server) place(key, tmp, p string, exclusive bool) (fs.FileInfo, error) {
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+	if err := storage.MkdirAllSynced(filepath.Dir(p)); err != nil {
 		if errors.Is(err, syscall.ENOTDIR) || errors.Is(err, fs.ErrExist) {
 			return nil, errorf(http.StatusConflict, "InvalidRequest", "a prefix of the key %q is an object; the warehouse folder cannot hold both", key)
 		}
@@ -305,12 +300,11 @@ func (s *Server) copyObject(q *request, p string) error {
 	if fi, err := in.Stat(); err != nil || fi.IsDir() {
 		return errorf(http.StatusNotFound, "NoSuchKey", "the copy source %q is not an object", r.Header.Get("X-Amz-Copy-Source"))
 	}
-	tmp, sum, err := s.receive(in, -1, nil)
+	f, sum, err := s.receive(in, -1, nil)
 	if err != nil {
 		return err
 	}
-	defer os.Remove(tmp)
-	fi, err := s.place(q.key, tmp, p, exclusive)
+	fi, err := s.put(q.key, f, p, exclusive)
 	if err != nil {
 		return err
 	}

@@ -41,11 +41,12 @@ type Server struct {
 	bucket  string
 	auth    *sigv4auth.Verifier
 	staging string
-	etags   etagCache // where the folder keeps no extended attributes
+	syncs   *storage.BackgroundSyncs // nil: every PUT syncs before its answer (durable.go)
 }
 
 // New returns the S3 API serving the folder root as bucket. Requests are
-// verified by auth (signing name "s3").
+// verified by auth (signing name "s3"). Its bulk PUTs sync in the
+// background, and its other PUTs wait for them (durable.go).
 func New(root, bucket string, auth *sigv4auth.Verifier) (*Server, error) {
 	if err := validBucketName(bucket); err != nil {
 		return nil, err
@@ -61,7 +62,7 @@ func New(root, bucket string, auth *sigv4auth.Verifier) (*Server, error) {
 	if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
 		return nil, fmt.Errorf("S3 API root %s is not a folder", root)
 	}
-	s := &Server{root: abs, bucket: bucket, auth: auth, staging: filepath.Join(abs, stagingDir)}
+	s := &Server{root: abs, bucket: bucket, auth: auth, staging: filepath.Join(abs, stagingDir), syncs: storage.NewBackgroundSyncs()}
 	if err := os.MkdirAll(filepath.Join(s.staging, "uploads"), 0o755); err != nil {
 		return nil, fmt.Errorf("S3 API staging folder: %w", err)
 	}
@@ -103,7 +104,14 @@ func ForWarehouse(wh *storage.Warehouse, bucket string, credentials map[string]s
 	if err != nil {
 		return nil, nil
 	}
-	return New(root, bucket, sigv4auth.New(credentials, "s3"))
+	s, err := New(root, bucket, sigv4auth.New(credentials, "s3"))
+	if err != nil {
+		return nil, err
+	}
+	// The catalog's commits wait for the PUTs' background syncs; without
+	// such, each PUT syncs before its answer (durable.go).
+	s.syncs = wh.BackgroundSyncs()
+	return s, nil
 }
 
 // validBucketName applies S3's rules for bucket names (3-63 characters of
