@@ -1,8 +1,3 @@
-// Package engine is icesql's public Go API and its bridge to
-// go-mysql-server: it presents the namespaces and tables of an Iceberg
-// catalog as MySQL databases and tables, runs sessions and transactions,
-// serves the MySQL wire protocol, and registers the database/sql driver
-// "icesql".
 package engine
 
 import (
