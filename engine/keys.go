@@ -191,7 +191,7 @@ func (t *Table) primaryIndex() *primaryIndex {
 func tableConstraintsEnforcement(ctx *sql.Context, infoSchema sql.Database) error {
 	t, ok, err := infoSchema.GetTableInsensitive(ctx, information_schema.TableConstraintsTableName)
 	if err != nil || !ok {
-		return fmt.Errorf("information_schema.%s: %v", information_schema.TableConstraintsTableName, err)
+		return fmt.Errorf("information_schema.%s: %w", information_schema.TableConstraintsTableName, err)
 	}
 	ist, ok := t.(*information_schema.InformationSchemaTable)
 	if !ok {

@@ -63,7 +63,7 @@ func (w *Warehouse) lookupView(ctx context.Context, ns, name string) (viewLink, 
 	}
 	var l viewLink
 	if err := json.Unmarshal(data, &l); err != nil || l.Location == "" || l.Name == "" {
-		return viewLink{}, false, fmt.Errorf("corrupt view link %s: %v", w.viewLinkFile(ns, name), err)
+		return viewLink{}, false, fmt.Errorf("corrupt view link %s: %w", w.viewLinkFile(ns, name), err)
 	}
 	return l, true, nil
 }
@@ -252,7 +252,7 @@ func (w *Warehouse) DropView(ctx context.Context, ident table.Identifier) error 
 		return fmt.Errorf("drop view %s.%s: %w", ns, l.Name, err)
 	}
 	if err := w.store.RemoveAll(ctx, l.Location); err != nil {
-		return fmt.Errorf("%w: drop view %s.%s: remove metadata files: %v", ErrFilesLeft, ns, l.Name, err)
+		return fmt.Errorf("%w: drop view %s.%s: remove metadata files: %w", ErrFilesLeft, ns, l.Name, err)
 	}
 	return nil
 }

@@ -202,7 +202,7 @@ func (w *Warehouse) CreateNamespace(ctx context.Context, ns table.Identifier, pr
 		// On a local disk the folder alone is the namespace: take it back,
 		// so that a failed CREATE DATABASE leaves nothing behind.
 		if rerr := w.store.RemoveAll(ctx, folder); rerr != nil {
-			return fmt.Errorf("%w (the folder %s it made is left: %v)", err, folder, rerr)
+			return fmt.Errorf("%w (the folder %s it made is left: %w)", err, folder, rerr)
 		}
 		return err
 	}
@@ -357,7 +357,7 @@ func (w *Warehouse) lookup(ctx context.Context, ns, name string) (l link, ok boo
 	switch {
 	case err == nil:
 		if err := json.Unmarshal(data, &l); err != nil || l.Location == "" {
-			return link{}, false, fmt.Errorf("corrupt table link %s: %v", w.linkFile(ns, name), err)
+			return link{}, false, fmt.Errorf("corrupt table link %s: %w", w.linkFile(ns, name), err)
 		}
 		return l, true, nil
 	case !errors.Is(err, fs.ErrNotExist):
@@ -780,14 +780,14 @@ func (w *Warehouse) DropTable(ctx context.Context, ident table.Identifier) error
 		return nil // a registered table's files belong to whoever wrote it
 	}
 	if err := w.store.RemoveAll(ctx, loc); err != nil {
-		return fmt.Errorf("%w: drop table %s.%s: the table is dropped, but deleting its files under %s failed: %v", ErrFilesLeft, ns, name, loc, err)
+		return fmt.Errorf("%w: drop table %s.%s: the table is dropped, but deleting its files under %s failed: %w", ErrFilesLeft, ns, name, loc, err)
 	}
 	// The folder's name is free again once its own files are gone; a linked
 	// table's name may hide another table's folder, which must stay hidden.
 	// A mark left by a failure here is cleared by the next CREATE TABLE.
 	if loc == w.tableFolder(ns, name) {
 		if err := w.store.Remove(ctx, w.hideMark(ns, name)); err != nil {
-			return fmt.Errorf("%w: drop table %s.%s: %v", ErrFilesLeft, ns, name, err)
+			return fmt.Errorf("%w: drop table %s.%s: %w", ErrFilesLeft, ns, name, err)
 		}
 	}
 	return nil
