@@ -296,10 +296,21 @@ func ToDecimal(v any) (*apd.Decimal, error) {
 // as MySQL rounds AVG's DECIMAL result, computed on integers so no
 // intermediate rounding can move a tie.
 func divRoundHalfUp(sum *apd.Decimal, n int64, scale int32) *apd.Decimal {
-	num := new(big.Int).Set(sum.Coeff.MathBigInt())
+	// sum/n = coeff * 10^exp / n; the result is round(coeff * 10^(exp+scale) / n) * 10^-scale.
+	q := RoundedQuo(sum.Coeff.MathBigInt(), int64(sum.Exponent)+int64(scale), n)
+	out := apd.NewWithBigInt(new(apd.BigInt).SetMathBigInt(q), -scale)
+	out.Negative = sum.Negative && !out.IsZero()
+	return out
+}
+
+// RoundedQuo is sum*10^shift/n rounded half away from zero: AVG's
+// rounding, shared by the row path (divRoundHalfUp) and the vector path's
+// TopN over AVG (vecexec), which must order rows exactly as the row path
+// computes their values.
+func RoundedQuo(sum *big.Int, shift, n int64) *big.Int {
+	num := new(big.Int).Abs(sum)
 	den := big.NewInt(n)
-	// sum/n = num * 10^exp / den; the result is round(num * 10^(exp+scale) / den) * 10^-scale.
-	if shift := int64(sum.Exponent) + int64(scale); shift >= 0 {
+	if shift >= 0 {
 		num.Mul(num, new(big.Int).Exp(big.NewInt(10), big.NewInt(shift), nil))
 	} else {
 		den.Mul(den, new(big.Int).Exp(big.NewInt(10), big.NewInt(-shift), nil))
@@ -308,7 +319,8 @@ func divRoundHalfUp(sum *apd.Decimal, n int64, scale int32) *apd.Decimal {
 	if r.Lsh(r, 1).Cmp(den) >= 0 {
 		q.Add(q, big.NewInt(1))
 	}
-	out := apd.NewWithBigInt(new(apd.BigInt).SetMathBigInt(q), -scale)
-	out.Negative = sum.Negative && !out.IsZero()
-	return out
+	if sum.Sign() < 0 {
+		q.Neg(q)
+	}
+	return q
 }

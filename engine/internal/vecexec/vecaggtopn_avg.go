@@ -6,6 +6,7 @@ import (
 	"math/big"
 	"math/bits"
 
+	"github.com/icesql/icesql/engine/internal/sqlval"
 	"github.com/icesql/icesql/pushdown/vector"
 )
 
@@ -40,7 +41,7 @@ func roundedAvg(o vecOutput, v vector.AggValue) vector.AggValue {
 			return vector.AggValue{Val: vector.Value{I: q}}
 		}
 	}
-	return vector.AggValue{Sum: roundedQuoBig(v.Sum, shift, v.Count)}
+	return vector.AggValue{Sum: sqlval.RoundedQuo(v.Sum, shift, v.Count)}
 }
 
 var Pow10 = func() (p [19]uint64) {
@@ -73,26 +74,6 @@ func roundedQuo64(sum int64, mul uint64, n int64) (int64, bool) {
 		return -int64(q), true
 	}
 	return int64(q), true
-}
-
-// roundedQuoBig is divRoundHalfUp on the unscaled sum: sum*10^shift/n
-// rounded half away from zero.
-func roundedQuoBig(sum *big.Int, shift, n int64) *big.Int {
-	num := new(big.Int).Abs(sum)
-	den := big.NewInt(n)
-	if shift >= 0 {
-		num.Mul(num, new(big.Int).Exp(big.NewInt(10), big.NewInt(shift), nil))
-	} else {
-		den.Mul(den, new(big.Int).Exp(big.NewInt(10), big.NewInt(-shift), nil))
-	}
-	q, r := new(big.Int).QuoRem(num, den, new(big.Int))
-	if r.Lsh(r, 1).Cmp(den) >= 0 {
-		q.Add(q, big.NewInt(1))
-	}
-	if sum.Sign() < 0 {
-		q.Neg(q)
-	}
-	return q
 }
 
 // compareRounded orders two roundedAvg values, NULL first.
