@@ -97,28 +97,12 @@ func snapshotAsOf(ctx *sql.Context, name string, tbl *table.Table, asOf any) (*t
 		if snap := tbl.Metadata().SnapshotByName(s); snap != nil {
 			return snap, nil
 		}
-		if ts, ok := parseDatetime(s); ok {
+		if ts, text, ok := pushdown.ParseDatetime(s); ok && !text.Offset {
 			return snapshotAt(ctx, name, tbl, ts)
 		}
 		return nil, errAsOf("'%s' is not a snapshot id, a branch or tag of %s, or a timestamp", s, name)
 	}
 	return nil, errAsOf("want a snapshot id, a branch or tag name, or a timestamp; got %v (%T)", asOf, asOf)
-}
-
-var datetimeLayouts = []string{
-	"2006-01-02 15:04:05.999999999",
-	"2006-01-02T15:04:05.999999999",
-	"2006-01-02 15:04",
-	"2006-01-02",
-}
-
-func parseDatetime(s string) (time.Time, bool) {
-	for _, l := range datetimeLayouts {
-		if t, err := time.Parse(l, s); err == nil {
-			return t, true
-		}
-	}
-	return time.Time{}, false
 }
 
 // snapshotAt finds the snapshot current at wall-clock time wall in the

@@ -4,8 +4,9 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
-	"strings"
 	"time"
+
+	"github.com/icesql/icesql/pushdown"
 )
 
 // The argument kinds beyond a scalar string, integer or boolean. The engine
@@ -40,16 +41,6 @@ func (a Args) Int64List(name string) []int64 {
 	return l
 }
 
-// datetimeLayouts are the wall-clock forms a timestamp argument may take
-// as a string.
-var datetimeLayouts = []string{
-	"2006-01-02 15:04:05.999999999",
-	"2006-01-02T15:04:05.999999999",
-	"2006-01-02 15:04:05.999999999Z07:00",
-	"2006-01-02T15:04:05.999999999Z07:00",
-	"2006-01-02",
-}
-
 // convertMore converts the kinds declared in this file; wall reads a
 // wall-clock time in the session time zone.
 func convertMore(k Kind, v any, wall func(time.Time) (time.Time, error)) (any, error) {
@@ -61,13 +52,8 @@ func convertMore(k Kind, v any, wall func(time.Time) (time.Time, error)) (any, e
 		case []byte:
 			return convertMore(k, string(x), wall)
 		case string:
-			s := strings.TrimSpace(x)
-			for _, l := range datetimeLayouts {
-				t, err := time.Parse(l, s)
-				if err != nil {
-					continue
-				}
-				if strings.Contains(l, "Z07") {
+			if t, text, ok := pushdown.ParseDatetime(x); ok {
+				if text.Offset {
 					return t, nil // the offset is written
 				}
 				return wall(t)

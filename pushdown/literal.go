@@ -223,26 +223,15 @@ func decimalLiteral(typ iceberg.DecimalType, v any) (iceberg.Literal, bool) {
 	return iceberg.NewLiteral(iceberg.Decimal{Val: decimal128.FromBigInt(coeff), Scale: typ.Scale()}), true
 }
 
-// dateTimeLayouts are the spellings of a date or datetime that every MySQL
-// conversion reads the same way; anything looser is left to SQL.
-var dateTimeLayouts = []string{
-	"2006-01-02",
-	"2006-01-02 15:04:05",
-	"2006-01-02 15:04:05.999999999",
-	"2006-01-02T15:04:05",
-	"2006-01-02T15:04:05.999999999",
-}
-
 func timeValue(v any) (time.Time, bool) {
 	switch t := v.(type) {
 	case time.Time:
 		return t, true
 	case string:
-		for _, layout := range dateTimeLayouts {
-			if parsed, err := time.ParseInLocation(layout, t, time.UTC); err == nil {
-				return parsed, true
-			}
-		}
+		// Only the plain forms, unpadded, which every MySQL conversion
+		// reads alike: anything looser is left to SQL.
+		parsed, text, ok := ParseDatetime(t)
+		return parsed, ok && text.Plain() && t == strings.TrimSpace(t)
 	}
 	return time.Time{}, false
 }
