@@ -6,13 +6,15 @@ import (
 	"path/filepath"
 	"regexp"
 	"testing"
+
+	"github.com/icesql/icesql/sqltests/fixtures"
 )
 
 // TestFixtureMissingManifestList: snapshot 7342794868382145167 of
 // equality_deletes/mytable lost its manifest list upstream. Time travel to it
 // fails with an error naming the file; the table's other snapshots read.
 func TestFixtureMissingManifestList(t *testing.T) {
-	fx := fixturesDir(t)
+	fx := fixtures.Dir(t)
 	idx := loadFixtureIndex(t, fx)
 	conn := fixtureServer(t, fixtureRemap(fx, idx))
 	ctx := context.Background()
@@ -40,7 +42,7 @@ func TestFixtureMissingManifestList(t *testing.T) {
 // Java Iceberg's test resources: the valid ones register, the invalid ones
 // are refused with the reason.
 func TestFixtureMetadataValidation(t *testing.T) {
-	fx := fixturesDir(t)
+	fx := fixtures.Dir(t)
 	conn := fixtureServer(t, nil)
 	mustExec(t, conn, "CREATE DATABASE meta")
 	res := filepath.Join(fx, "apache-iceberg/core/src/test/resources")
@@ -87,7 +89,7 @@ func TestFixtureMetadataValidation(t *testing.T) {
 // checks that the metadata file chosen is the one tables.json names (the
 // same current snapshot), whatever version-hint.text says.
 func TestFixtureNewestMetadata(t *testing.T) {
-	fx := fixturesDir(t)
+	fx := fixtures.Dir(t)
 	idx := loadFixtureIndex(t, fx)
 	conn := fixtureServer(t, fixtureRemap(fx, idx))
 	ctx := context.Background()

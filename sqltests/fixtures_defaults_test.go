@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/icesql/icesql/sqltests/fixtures"
 )
 
 // TestFixtureDefaults reads every row of the fixture tables whose columns
@@ -21,7 +23,7 @@ import (
 // cannot read (storage/defaults.go), and the uuid column is stored without
 // its Parquet annotation (pushdown/plainuuid.go).
 func TestFixtureDefaults(t *testing.T) {
-	fx := fixturesDir(t)
+	fx := fixtures.Dir(t)
 	idx := loadFixtureIndex(t, fx)
 	conn := fixtureServer(t, fixtureRemap(fx, idx))
 	ctx := context.Background()

@@ -17,6 +17,7 @@ import (
 	"github.com/go-sql-driver/mysql"
 
 	"github.com/icesql/icesql/engine"
+	"github.com/icesql/icesql/sqltests/fixtures"
 	"github.com/icesql/icesql/storage"
 )
 
@@ -100,30 +101,6 @@ var knownFailures = map[string]knownFailure{
 	},
 }
 
-// fixturesDir finds ../shared/fixtures beside the module root.
-func fixturesDir(t *testing.T) string {
-	t.Helper()
-	dir, err := filepath.Abs(".")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("module root (go.mod) not found")
-		}
-		dir = parent
-	}
-	fx := filepath.Join(filepath.Dir(dir), "shared", "fixtures")
-	if _, err := os.Stat(filepath.Join(fx, "tables.json")); err != nil {
-		t.Fatalf("the external fixtures are missing: %v (CI checks them out at ../shared/fixtures beside the module root)", err)
-	}
-	return fx
-}
-
 func loadFixtureIndex(t *testing.T, fx string) fixtureIndex {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join(fx, "tables.json"))
@@ -204,7 +181,7 @@ func fixtureServer(t *testing.T, remap *storage.PathRemap) *gosql.Conn {
 // TestFixtures registers every table of tables.json with register_table and
 // runs its expected queries over the MySQL wire.
 func TestFixtures(t *testing.T) {
-	fx := fixturesDir(t)
+	fx := fixtures.Dir(t)
 	idx := loadFixtureIndex(t, fx)
 	conn := fixtureServer(t, fixtureRemap(fx, idx))
 	ctx := context.Background()

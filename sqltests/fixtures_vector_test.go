@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/icesql/icesql/sqltests/fixtures"
 )
 
 // TestFixturesVectorized runs aggregates over every column the vector path
@@ -19,7 +21,7 @@ import (
 // dictionary and plain pages, version 1 and 2 pages), and must give the
 // row path's answers.
 func TestFixturesVectorized(t *testing.T) {
-	fx := fixturesDir(t)
+	fx := fixtures.Dir(t)
 	idx := loadFixtureIndex(t, fx)
 	conn := fixtureServer(t, fixtureRemap(fx, idx))
 	ctx := context.Background()

@@ -15,6 +15,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/icesql/icesql/sqltests/fixtures"
 )
 
 // The sqllogictest corpus (dolthub's MySQL-regenerated copy of SQLite's
@@ -30,8 +32,6 @@ import (
 // ICESQL_SLT_ONLY=<substring> runs only the files whose path contains it;
 // with -v, ICESQL_SLT_SHOW=<n> prints the first n failures of each file;
 // ICESQL_SLT_SLOW=<duration> prints every record that takes longer (slowtrace.go).
-const sltFixtures = "../../shared/fixtures"
-
 const sltBaseline = "testdata/slt-baseline.txt"
 
 // sltShowFailures is how many failures per file -v prints.
@@ -68,10 +68,7 @@ var sltSample = map[string]int{
 }
 
 func TestSQLLogicCorpus(t *testing.T) {
-	root := sltFixtures
-	if _, err := os.Stat(root); err != nil {
-		t.Fatalf("sqllogictest corpus not found at %s (the shared fixtures folder next to the module): %v", root, err)
-	}
+	root := fixtures.Dir(t)
 	files, err := sltFiles(root)
 	if err != nil {
 		t.Fatal(err)

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"testing"
@@ -14,19 +13,13 @@ import (
 	"github.com/apache/iceberg-go/puffin"
 	"github.com/apache/iceberg-go/table"
 	"github.com/apache/iceberg-go/table/dv"
+	"github.com/icesql/icesql/sqltests/fixtures"
 )
 
-// fixtures are the external test files of /work/shared/fixtures (read in
-// place; see its README.md).
-const fixtures = "/work/shared/fixtures"
-
+// fixture is rel in the shared fixtures (read in place; see their README.md).
 func fixture(t *testing.T, rel string) string {
 	t.Helper()
-	p := filepath.Join(fixtures, rel)
-	if _, err := os.Stat(p); err != nil {
-		t.Skipf("fixture %s is not on this machine: %v", rel, err)
-	}
-	return p
+	return fixtures.Path(t, rel)
 }
 
 // newV3Table creates an unpartitioned format-version 3 table.

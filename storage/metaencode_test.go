@@ -12,6 +12,7 @@ import (
 	"github.com/apache/iceberg-go"
 	"github.com/apache/iceberg-go/catalog"
 	"github.com/apache/iceberg-go/table"
+	"github.com/icesql/icesql/sqltests/fixtures"
 )
 
 // checkAssembled checks that the assembled encoding of meta is byte for byte
@@ -101,10 +102,7 @@ func TestAssembledMetadataMatchesMarshalJSON(t *testing.T) {
 // TestAssembledMetadataOfOtherEngines checks the assembly on every metadata
 // file the shared fixtures hold (Spark, Trino, PyIceberg, ... wrote them).
 func TestAssembledMetadataOfOtherEngines(t *testing.T) {
-	root := "../../shared/fixtures"
-	if _, err := os.Stat(root); err != nil {
-		t.Fatalf("shared fixtures not found at %s: %v", root, err)
-	}
+	root := fixtures.Dir(t)
 	c := &snapshotEncodings{}
 	n := 0
 	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
