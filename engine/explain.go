@@ -102,34 +102,23 @@ func (b explainBuilder) drain(ctx *sql.Context, n sql.Node, row sql.Row) error {
 // plan order.
 func icebergScans(ctx *sql.Context, n sql.Node) []*Table {
 	var out []*Table
-	vecexec.WalkPlan(ctx, n, func(n sql.Node) {
-		switch n := n.(type) {
-		case *plan.IndexedTableAccess:
-			if t, ok := unwrapTable(n.Table); ok {
-				out = append(out, t)
-			}
-		case *plan.ResolvedTable:
-			if t, ok := unwrapTable(n.Table); ok {
-				out = append(out, t)
-			}
+	for _, s := range vecexec.ScanTables(ctx, n) {
+		if t, ok := s.(*Table); ok {
+			out = append(out, t)
 		}
-	})
+	}
 	return out
 }
 
 // unwrapTable finds the Iceberg table under go-mysql-server's wrappers
 // (the process list's progress tracking wraps every scanned table).
 func unwrapTable(t sql.Table) (*Table, bool) {
-	for {
-		switch w := t.(type) {
-		case *Table:
-			return w, true
-		case sql.TableWrapper:
-			t = w.Underlying()
-		default:
-			return nil, false
-		}
+	s, ok := vecexec.AsScanTable(t)
+	if !ok {
+		return nil, false
 	}
+	tbl, ok := s.(*Table)
+	return tbl, ok
 }
 
 // describeScan plans the scan (once per statement, as reading it would)

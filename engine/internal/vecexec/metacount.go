@@ -48,7 +48,7 @@ func countedTable(agg *plan.GroupBy) (*plan.ResolvedTable, ScanTable, uint64, bo
 	if !ok {
 		return nil, nil, 0, false
 	}
-	t, ok := asScanTable(rt.Table)
+	t, ok := AsScanTable(rt.Table)
 	if !ok {
 		return nil, nil, 0, false
 	}

@@ -30,7 +30,7 @@ func BindScanIDs(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Sco
 		if !ok {
 			return
 		}
-		t, ok := asScanTable(rt.Table)
+		t, ok := AsScanTable(rt.Table)
 		if !ok {
 			return
 		}

@@ -139,7 +139,7 @@ func withFoldedDates(ctx *sql.Context, f *plan.Filter) (*plan.Filter, error) {
 // noteVectorFilters tells EXPLAIN, per scan, whether the Filter above it
 // runs on the vector path.
 func noteVectorFilters(ctx *sql.Context, n sql.Node) {
-	for _, t := range scanTables(ctx, n) {
+	for _, t := range ScanTables(ctx, n) {
 		t.ScanRef().filterNote = ""
 	}
 	inner := innerFilters(ctx, n)
@@ -226,7 +226,7 @@ func filteredScan(child sql.Node) (ScanTable, string) {
 	if _, ok := plan.FindVirtualColumnTable(st); ok {
 		return nil, "virtual columns"
 	}
-	t, ok := asScanTable(st)
+	t, ok := AsScanTable(st)
 	if !ok {
 		return nil, ""
 	}

@@ -62,8 +62,8 @@ type ScanTable interface {
 	Owns(gf *expression.GetField) bool
 }
 
-// asScanTable is the Iceberg table under t's wrappers, if it is one.
-func asScanTable(t sql.Table) (ScanTable, bool) {
+// AsScanTable is the Iceberg table under t's wrappers, if it is one.
+func AsScanTable(t sql.Table) (ScanTable, bool) {
 	for {
 		switch w := t.(type) {
 		case ScanTable:
@@ -76,17 +76,17 @@ func asScanTable(t sql.Table) (ScanTable, bool) {
 	}
 }
 
-// scanTables are the Iceberg tables n reads, subqueries included.
-func scanTables(ctx *sql.Context, n sql.Node) []ScanTable {
+// ScanTables are the Iceberg tables n reads, subqueries included.
+func ScanTables(ctx *sql.Context, n sql.Node) []ScanTable {
 	var out []ScanTable
 	WalkPlan(ctx, n, func(n sql.Node) {
 		switch n := n.(type) {
 		case *plan.IndexedTableAccess:
-			if t, ok := asScanTable(n.Table); ok {
+			if t, ok := AsScanTable(n.Table); ok {
 				out = append(out, t)
 			}
 		case *plan.ResolvedTable:
-			if t, ok := asScanTable(n.Table); ok {
+			if t, ok := AsScanTable(n.Table); ok {
 				out = append(out, t)
 			}
 		}

@@ -74,7 +74,7 @@ func Vectorize(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, scope *plan.S
 		if !ok {
 			return n, transform.SameTree, nil
 		}
-		t, ok := asScanTable(rt.Table)
+		t, ok := AsScanTable(rt.Table)
 		if !ok {
 			return n, transform.SameTree, nil
 		}
