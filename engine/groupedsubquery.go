@@ -11,7 +11,6 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/expression/function/aggregation"
 	"github.com/dolthub/go-mysql-server/sql/plan"
 	"github.com/dolthub/go-mysql-server/sql/transform"
-	"github.com/dolthub/go-mysql-server/sql/types"
 	"github.com/icesql/icesql/engine/internal/planrules"
 	"github.com/icesql/icesql/engine/internal/sqlfunc"
 	"github.com/icesql/icesql/engine/internal/vecexec"
@@ -58,13 +57,7 @@ var registerDecorrelateVar sync.Once
 // variables are process-wide.
 func addDecorrelateVar() {
 	registerDecorrelateVar.Do(func() {
-		sql.SystemVariables.AddSystemVariables([]sql.SystemVariable{&sql.MysqlSystemVariable{
-			Name:    decorrelateVar,
-			Scope:   sql.GetMysqlScope(sql.SystemVariableScope_Both),
-			Dynamic: true,
-			Type:    types.NewSystemBoolType(decorrelateVar),
-			Default: int8(1),
-		}})
+		sql.SystemVariables.AddSystemVariables([]sql.SystemVariable{vecexec.SwitchVariable(decorrelateVar)})
 	})
 }
 

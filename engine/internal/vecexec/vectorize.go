@@ -32,13 +32,7 @@ var registerVectorizeVar sync.Once
 // variables are process-wide.
 func AddVectorizeVar() {
 	registerVectorizeVar.Do(func() {
-		sql.SystemVariables.AddSystemVariables([]sql.SystemVariable{&sql.MysqlSystemVariable{
-			Name:    VectorizeVar,
-			Scope:   sql.GetMysqlScope(sql.SystemVariableScope_Both),
-			Dynamic: true,
-			Type:    types.NewSystemBoolType(VectorizeVar),
-			Default: int8(1),
-		}})
+		sql.SystemVariables.AddSystemVariables([]sql.SystemVariable{SwitchVariable(VectorizeVar)})
 	})
 }
 
@@ -633,6 +627,19 @@ func (o vecOutput) aggregateValue(v vector.AggValue) (any, error) {
 		return sum, nil
 	}
 	return o.value(v.Val), nil
+}
+
+// SwitchVariable is an ON/OFF session variable, ON by default, that
+// SwitchedOn reads: icesql's escape hatches (icesql_vectorize,
+// icesql_decorrelate).
+func SwitchVariable(name string) sql.SystemVariable {
+	return &sql.MysqlSystemVariable{
+		Name:    name,
+		Scope:   sql.GetMysqlScope(sql.SystemVariableScope_Both),
+		Dynamic: true,
+		Type:    types.NewSystemBoolType(name),
+		Default: int8(1),
+	}
 }
 
 // SwitchedOn says the boolean session variable name, ON by default, is on.
