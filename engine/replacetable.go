@@ -168,8 +168,8 @@ func (s *Session) beginReplacement(ctx *sql.Context, rep *replacement) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.resetPinsLocked(ctx.Pid())
-	s.pins[key(rep.ident)] = rep.tbl
-	s.replacing[key(rep.ident)] = rep
+	s.stmt.pins[key(rep.ident)] = rep.tbl
+	s.stmt.replacing[key(rep.ident)] = rep
 }
 
 // replacementOfStatement returns the replacement the running statement
@@ -178,15 +178,15 @@ func (s *Session) replacementOfStatement(ctx *sql.Context, ident table.Identifie
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.resetPinsLocked(ctx.Pid())
-	return s.replacing[key(ident)]
+	return s.stmt.replacing[key(ident)]
 }
 
 // endReplacement forgets a replacement whose statement failed.
 func (s *Session) endReplacement(ident table.Identifier) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	delete(s.replacing, key(ident))
-	delete(s.pins, key(ident))
+	delete(s.stmt.replacing, key(ident))
+	delete(s.stmt.pins, key(ident))
 }
 
 // dropStage forgets what the transaction staged for a table.

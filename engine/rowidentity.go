@@ -136,10 +136,10 @@ func (s *Session) identityState(ctx *sql.Context, k string) *identityState {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.resetPinsLocked(ctx.Pid())
-	st, ok := s.identities[k]
+	st, ok := s.stmt.identities[k]
 	if !ok {
 		st = &identityState{}
-		s.identities[k] = st
+		s.stmt.identities[k] = st
 	}
 	return st
 }

@@ -35,8 +35,9 @@ type Session struct {
 	mu         sync.Mutex
 	staged     map[string]*stage
 	savepoints []savepoint
-	pinPid     uint64 // the statement the pins belong to
-	pins       map[string]*table.Table
+	// stmt is the running statement's state; a new statement starts a new
+	// one (resetPinsLocked).
+	stmt statementState
 	// txPins are the snapshots the open transaction reads (isolation.go):
 	// each table's is pinned by the transaction's first read or write of
 	// it and kept until COMMIT or ROLLBACK.
@@ -48,15 +49,10 @@ type Session struct {
 	// lockPid is the statement locking was decided for (isolation.go).
 	lockPid      uint64
 	locking      bool
-	created      map[string]table.Identifier // tables CREATE TABLE ... AS SELECT made in statement pinPid
-	comments     map[string]string           // CREATE TABLE ... AS SELECT options of statement pinPid, by table name
-	views        map[string]pendingView      // CREATE VIEW columns of statement pinPid, by lower-cased view name
-	replacing    map[string]*replacement     // REPLACE TABLE ... AS SELECT of statement pinPid (replacetable.go)
-	fullPid      uint64                      // the last statement the full analyzer planned (lookup.go)
-	identities   map[string]*identityState   // row-identity scans of statement pinPid, by table (rowidentity.go)
-	catalogReads statementReads              // the views and namespaces one statement read (viewcache.go)
-	rows         rowCache                    // small tables' rows read by the running statement (rowcache.go)
-	keys         keysDecision                // whether the last statement shows primary keys (keys.go)
+	fullPid      uint64         // the last statement the full analyzer planned (lookup.go)
+	catalogReads statementReads // the views and namespaces one statement read (viewcache.go)
+	rows         rowCache       // small tables' rows read by the running statement (rowcache.go)
+	keys         keysDecision   // whether the last statement shows primary keys (keys.go)
 	// temps are the session's temporary tables, by tempKey; tempBefore
 	// the rows of those the open transaction changed, as it found them
 	// (temptables.go).
@@ -126,7 +122,7 @@ func (s *Session) pinnedTable(ctx *sql.Context, cat catalog.Catalog, ident table
 	defer s.mu.Unlock()
 	s.resetPinsLocked(ctx.Pid())
 	k := key(ident)
-	t, ok := s.pins[k]
+	t, ok := s.stmt.pins[k]
 	if !ok && iso.snapshotPerTransaction() {
 		t, ok = s.txPins[k]
 	}
@@ -136,7 +132,7 @@ func (s *Session) pinnedTable(ctx *sql.Context, cat catalog.Catalog, ident table
 			return nil, err
 		}
 	}
-	s.pins[k] = t
+	s.stmt.pins[k] = t
 	if iso.explicit && iso.snapshotPerTransaction() {
 		if s.txPins == nil {
 			s.txPins = map[string]*table.Table{}
@@ -154,15 +150,30 @@ func (s *Session) pinnedTable(ctx *sql.Context, cat catalog.Catalog, ident table
 	return t, nil
 }
 
+// statementState is what one statement (query id pid) keeps in its
+// session; the transaction's state is Session's own fields.
+type statementState struct {
+	pid        uint64                      // the statement
+	pins       map[string]*table.Table     // the snapshot each table is read at
+	created    map[string]table.Identifier // tables CREATE TABLE ... AS SELECT made
+	comments   map[string]string           // CREATE TABLE ... AS SELECT options, by table name
+	views      map[string]pendingView      // CREATE VIEW columns, by lower-cased view name
+	replacing  map[string]*replacement     // REPLACE TABLE ... AS SELECT (replacetable.go)
+	identities map[string]*identityState   // row-identity scans, by table (rowidentity.go)
+}
+
+// resetPinsLocked starts statement pid's state unless it is the running one.
 func (s *Session) resetPinsLocked(pid uint64) {
-	if s.pins == nil || s.pinPid != pid {
-		s.pinPid = pid
-		s.pins = map[string]*table.Table{}
-		s.created = map[string]table.Identifier{}
-		s.comments = map[string]string{}
-		s.views = map[string]pendingView{}
-		s.replacing = map[string]*replacement{}
-		s.identities = map[string]*identityState{}
+	if s.stmt.pins == nil || s.stmt.pid != pid {
+		s.stmt = statementState{
+			pid:        pid,
+			pins:       map[string]*table.Table{},
+			created:    map[string]table.Identifier{},
+			comments:   map[string]string{},
+			views:      map[string]pendingView{},
+			replacing:  map[string]*replacement{},
+			identities: map[string]*identityState{},
+		}
 	}
 }
 
@@ -186,7 +197,7 @@ func (s *Session) rememberCreateComment(ctx *sql.Context, table, comment string)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.resetPinsLocked(ctx.Pid())
-	s.comments[table] = comment
+	s.stmt.comments[table] = comment
 }
 
 // createComment returns the comment remembered for table in this statement.
@@ -194,7 +205,7 @@ func (s *Session) createComment(ctx *sql.Context, table string) string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.resetPinsLocked(ctx.Pid())
-	return s.comments[table]
+	return s.stmt.comments[table]
 }
 
 // rememberView keeps what the analyzer saw of a CREATE VIEW in this statement.
@@ -202,7 +213,7 @@ func (s *Session) rememberView(ctx *sql.Context, name string, p pendingView) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.resetPinsLocked(ctx.Pid())
-	s.views[strings.ToLower(name)] = p
+	s.stmt.views[strings.ToLower(name)] = p
 }
 
 // keepsView reports whether this statement replaces or renames view name,
@@ -212,7 +223,7 @@ func (s *Session) keepsView(ctx *sql.Context, name string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.resetPinsLocked(ctx.Pid())
-	for key, p := range s.views {
+	for key, p := range s.stmt.views {
 		if (p.replace && key == strings.ToLower(name)) || strings.EqualFold(p.renameFrom, name) {
 			return true
 		}
@@ -225,8 +236,8 @@ func (s *Session) takeView(ctx *sql.Context, name string) (pendingView, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.resetPinsLocked(ctx.Pid())
-	p, ok := s.views[strings.ToLower(name)]
-	delete(s.views, strings.ToLower(name))
+	p, ok := s.stmt.views[strings.ToLower(name)]
+	delete(s.stmt.views, strings.ToLower(name))
 	return p, ok
 }
 
@@ -234,7 +245,7 @@ func (s *Session) takeView(ctx *sql.Context, name string) (pendingView, bool) {
 func (s *Session) unpin(ident table.Identifier) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	delete(s.pins, key(ident))
+	delete(s.stmt.pins, key(ident))
 	delete(s.txPins, key(ident))
 }
 
@@ -244,15 +255,15 @@ func (s *Session) createdInStatement(ctx *sql.Context, ident table.Identifier) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.resetPinsLocked(ctx.Pid())
-	s.created[key(ident)] = ident
+	s.stmt.created[key(ident)] = ident
 }
 
 // dropIfCreatedInStatement undoes the CREATE of a failed CREATE TABLE ... AS SELECT.
 func (s *Session) dropIfCreatedInStatement(ctx *sql.Context, ident table.Identifier) error {
 	s.mu.Lock()
-	_, ok := s.created[key(ident)]
-	if ok && s.pinPid == ctx.Pid() {
-		delete(s.created, key(ident))
+	_, ok := s.stmt.created[key(ident)]
+	if ok && s.stmt.pid == ctx.Pid() {
+		delete(s.stmt.created, key(ident))
 	} else {
 		ok = false
 	}
@@ -285,7 +296,7 @@ func (s *Session) StartTransaction(_ *sql.Context, tc sql.TransactionCharacteris
 func (s *Session) endTransactionLocked() {
 	s.staged = map[string]*stage{}
 	s.savepoints = nil
-	s.pins = nil
+	s.stmt.pins = nil
 	s.txPins = nil
 	s.locked = nil
 	s.tempBefore = nil
@@ -464,7 +475,7 @@ func (s *Session) RollbackToSavepoint(_ *sql.Context, _ sql.Transaction, name st
 	}
 	s.restoreTempsLocked(sp.temps)
 	s.savepoints = s.savepoints[:i+1]
-	s.pins = nil
+	s.stmt.pins = nil
 	return nil
 }
 
