@@ -46,19 +46,104 @@ func keyInSubqueries(ctx *sql.Context, n sql.Node) (sql.Node, transform.TreeIden
 		if err != nil {
 			return e, transform.SameTree, err
 		}
-		if keyed, sameKeyed, err := keySubquery(ctx, q); err != nil {
-			return e, transform.SameTree, err
-		} else if sameKeyed {
-			if keyed, sameKeyed = keyByValue(ctx, q, in.LeftChild); sameKeyed && same {
-				return e, transform.SameTree, nil
+		if parts := splitInSubquery(ctx, in.LeftChild, sq.WithQuery(q)); parts != nil {
+			for i, part := range parts {
+				if !part.Correlated().Empty() {
+					if parts[i], err = keyIn(ctx, part, in.LeftChild); err != nil {
+						return e, transform.SameTree, err
+					}
+				}
 			}
-			q = keyed
-		} else {
-			q = keyed
+			ors := make([]sql.Expression, len(parts))
+			for i, part := range parts {
+				ors[i] = plan.NewInSubquery(ctx, in.LeftChild, part)
+			}
+			return expression.JoinOr(ors...), transform.NewTree, nil
 		}
-		out, err := in.WithChildren(ctx, in.LeftChild, sq.WithQuery(q))
+		keyed, err := keyIn(ctx, sq.WithQuery(q), in.LeftChild)
+		if err != nil || (keyed.Query == q && same) {
+			return e, transform.SameTree, err
+		}
+		out, err := in.WithChildren(ctx, in.LeftChild, keyed)
 		return out, transform.NewTree, err
 	})
+}
+
+// keyIn keys the source of sq, an IN's correlated subquery: by an equality
+// of its conditions (keySubquery) or else by its value (keyByValue).
+func keyIn(ctx *sql.Context, sq *plan.Subquery, left sql.Expression) (*plan.Subquery, error) {
+	keyed, same, err := keySubquery(ctx, sq.Query)
+	if err != nil {
+		return sq, err
+	}
+	if same {
+		keyed, _ = keyByValue(ctx, sq.Query, left)
+	}
+	return sq.WithQuery(keyed), nil
+}
+
+// maxInDisjuncts bounds the subqueries an IN's OR is split into.
+const maxInDisjuncts = 4
+
+// splitInSubquery splits an IN subquery whose WHERE clause is an OR of
+// conditions into one subquery per condition, left IN (S1 ∪ S2) being
+// left IN S1 OR left IN S2 in three-valued logic too (TRUE when either
+// finds the value; else NULL when either holds a NULL, or when left is
+// NULL and either is not empty; else FALSE), and NOT IN its negation:
+// `l.k NOT IN (SELECT q.k FROM q WHERE q.s = l.s AND q.f > 0 OR MONTH(q.d)
+// >= 6)` filtered all of q for each outer row; split, the first part is
+// keyed by q.s = l.s and the second, reading no outer column, is run once
+// and kept (go-mysql-server caches an uncorrelated subquery's rows). nil
+// when sq is not a projection over a filter over a plain source, or the
+// filter is not an OR.
+func splitInSubquery(ctx *sql.Context, left sql.Expression, sq *plan.Subquery) []*plan.Subquery {
+	p, projected := sq.Query.(*plan.Project)
+	var f *plan.Filter
+	if projected {
+		if len(p.Projections) != 1 {
+			return nil
+		}
+		f, _ = p.Child.(*plan.Filter)
+	} else {
+		f, _ = sq.Query.(*plan.Filter)
+	}
+	if f == nil || !readsOuterOnlyBesides(ctx, left) {
+		return nil
+	}
+	if _, ok := f.Expression.(*expression.Or); !ok {
+		return nil
+	}
+	cols, ok := plainSource(ctx, f.Child)
+	if !ok {
+		return nil
+	}
+	disjuncts := expression.SplitDisjunction(f.Expression)
+	if len(disjuncts) > maxInDisjuncts {
+		return nil
+	}
+	var value sql.Expression
+	if projected {
+		value = p.Projections[0]
+	}
+	parts := make([]*plan.Subquery, len(disjuncts))
+	for i, d := range disjuncts {
+		if !readsOuterOnlyBesides(ctx, d) {
+			return nil
+		}
+		var part sql.Node = plan.NewFilter(ctx, d, f.Child)
+		if projected {
+			np, err := p.WithChildren(ctx, part)
+			if err != nil {
+				return nil
+			}
+			part = np
+		}
+		parts[i] = sq.WithQuery(part)
+		if readsOnly(ctx, d, cols, true) && (value == nil || readsOnly(ctx, value, cols, true)) {
+			parts[i] = parts[i].WithCorrelated(sql.ColSet{}) // read once, kept
+		}
+	}
+	return parts
 }
 
 // keyByValue puts a NULL-aware keyedSource under q's filter when q is
