@@ -54,9 +54,15 @@ func keyInSubqueries(ctx *sql.Context, n sql.Node) (sql.Node, transform.TreeIden
 					}
 				}
 			}
-			ors := make([]sql.Expression, len(parts))
-			for i, part := range parts {
-				ors[i] = plan.NewInSubquery(ctx, in.LeftChild, part)
+			// The parts run once first: when one finds the value, the
+			// OR needs no correlated part.
+			var ors []sql.Expression
+			for _, once := range []bool{true, false} {
+				for _, part := range parts {
+					if part.Correlated().Empty() == once {
+						ors = append(ors, plan.NewInSubquery(ctx, in.LeftChild, part))
+					}
+				}
 			}
 			return expression.JoinOr(ors...), transform.NewTree, nil
 		}
