@@ -13,7 +13,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/transform"
 	"github.com/icesql/icesql/engine/internal/planrules"
 	"github.com/icesql/icesql/engine/internal/sqlfunc"
-	"github.com/icesql/icesql/engine/internal/vecexec"
+	"github.com/icesql/icesql/engine/internal/sqlval"
 )
 
 // go-mysql-server runs a correlated scalar subquery once per outer row: it
@@ -46,18 +46,13 @@ import (
 // the aggregate's argument) leaves the subquery as it was, and so does
 // anything the rewrite cannot check at run time (see fits).
 
-// decorrelateVar is the session variable that turns the rewrite off (SET
-// icesql_decorrelate = OFF): an escape hatch, and the differential tests'
-// way to the answers of the subquery run per outer row.
-const decorrelateVar = "icesql_decorrelate"
-
 var registerDecorrelateVar sync.Once
 
 // addDecorrelateVar declares icesql_decorrelate; go-mysql-server's system
 // variables are process-wide.
 func addDecorrelateVar() {
 	registerDecorrelateVar.Do(func() {
-		sql.SystemVariables.AddSystemVariables([]sql.SystemVariable{vecexec.SwitchVariable(decorrelateVar)})
+		sql.SystemVariables.AddSystemVariables([]sql.SystemVariable{sqlval.SwitchVariable(planrules.DecorrelateVar)})
 	})
 }
 
@@ -71,7 +66,7 @@ const maxGroupKeys = 4
 func thenGroupCorrelatedSubqueries(assignExecIndexes analyzer.RuleFunc) analyzer.RuleFunc {
 	return func(ctx *sql.Context, a *analyzer.Analyzer, n sql.Node, scope *plan.Scope, sel analyzer.RuleSelector, qf *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
 		n, same, err := assignExecIndexes(ctx, a, n, scope, sel, qf)
-		if err != nil || !n.IsReadOnly() || !vecexec.SwitchedOn(ctx, decorrelateVar) {
+		if err != nil || !n.IsReadOnly() || !sqlval.SwitchedOn(ctx, planrules.DecorrelateVar) {
 			// A write's subquery could read rows the statement changes.
 			return n, same, err
 		}

@@ -33,45 +33,7 @@ func TestGroupedSubqueriesMatchRowPath(t *testing.T) {
 	e := openEngine(t, engine.Config{Warehouse: t.TempDir()})
 	conn := openConnOn(t, e)
 	mustExec(t, conn, "CREATE DATABASE gs", "USE gs")
-	cols := "id BIGINT, k BIGINT, s STRING, d DATE, x DOUBLE, m DECIMAL(10,2), b BOOLEAN"
-	mustExec(t, conn, "CREATE TABLE o ("+cols+")", "CREATE TABLE i ("+cols+") PARTITIONED BY (bucket(4, id))")
-	value := func(n, col int) string {
-		if (n*7+col)%11 == 0 {
-			return "NULL"
-		}
-		switch col {
-		case 1:
-			return fmt.Sprint(n % 13)
-		case 2:
-			return fmt.Sprintf("'w%d'", n%6)
-		case 3:
-			return fmt.Sprintf("'2024-01-%02d'", 1+n%9)
-		case 4:
-			return fmt.Sprintf("%d.25", n%17-5)
-		case 5:
-			return fmt.Sprintf("%d.%02d", n%10, n%4*25)
-		case 6:
-			return []string{"TRUE", "FALSE"}[n%2]
-		}
-		return fmt.Sprint(n)
-	}
-	for _, tbl := range []struct {
-		name             string
-		inserts, per, at int
-	}{{"o", 2, 60, 0}, {"i", 4, 50, 7}} {
-		for ins := range tbl.inserts {
-			var rows []string
-			for j := range tbl.per {
-				n := ins*tbl.per + j + tbl.at
-				vals := make([]string, 7)
-				for c := range vals {
-					vals[c] = value(n, c)
-				}
-				rows = append(rows, "("+strings.Join(vals, ", ")+")")
-			}
-			mustExec(t, conn, "INSERT INTO "+tbl.name+" VALUES "+strings.Join(rows, ", "))
-		}
-	}
+	createSubqueryTables(t, conn)
 	for _, q := range groupedShapes {
 		for _, vectorize := range []string{"ON", "OFF"} {
 			mustExec(t, conn, "SET icesql_vectorize = "+vectorize, "SET icesql_decorrelate = ON")
@@ -109,6 +71,51 @@ func TestGroupedSubqueriesMatchRowPath(t *testing.T) {
 		}
 		if !slices.Equal(runs[0], runs[2]) || !slices.Equal(runs[1], runs[3]) || slices.Equal(runs[0], runs[1]) {
 			t.Errorf("%s: decorrelated %v and %v, per outer row %v and %v", param, runs[0], runs[1], runs[2], runs[3])
+		}
+	}
+}
+
+// createSubqueryTables makes tables o (120 rows, 2 files) and i (200 rows,
+// 4 files, bucketed) with the same columns, a NULL in about one value in
+// eleven, keys that repeat and ids that overlap.
+func createSubqueryTables(t *testing.T, conn *sql.Conn) {
+	cols := "id BIGINT, k BIGINT, s STRING, d DATE, x DOUBLE, m DECIMAL(10,2), b BOOLEAN"
+	mustExec(t, conn, "CREATE TABLE o ("+cols+")", "CREATE TABLE i ("+cols+") PARTITIONED BY (bucket(4, id))")
+	value := func(n, col int) string {
+		if (n*7+col)%11 == 0 {
+			return "NULL"
+		}
+		switch col {
+		case 1:
+			return fmt.Sprint(n % 13)
+		case 2:
+			return fmt.Sprintf("'w%d'", n%6)
+		case 3:
+			return fmt.Sprintf("'2024-01-%02d'", 1+n%9)
+		case 4:
+			return fmt.Sprintf("%d.25", n%17-5)
+		case 5:
+			return fmt.Sprintf("%d.%02d", n%10, n%4*25)
+		case 6:
+			return []string{"TRUE", "FALSE"}[n%2]
+		}
+		return fmt.Sprint(n)
+	}
+	for _, tbl := range []struct {
+		name             string
+		inserts, per, at int
+	}{{"o", 2, 60, 0}, {"i", 4, 50, 7}} {
+		for ins := range tbl.inserts {
+			var rows []string
+			for j := range tbl.per {
+				n := ins*tbl.per + j + tbl.at
+				vals := make([]string, 7)
+				for c := range vals {
+					vals[c] = value(n, c)
+				}
+				rows = append(rows, "("+strings.Join(vals, ", ")+")")
+			}
+			mustExec(t, conn, "INSERT INTO "+tbl.name+" VALUES "+strings.Join(rows, ", "))
 		}
 	}
 }

@@ -513,32 +513,14 @@ func RunShapes(ctx context.Context, opts Options, seed uint64, rows, inserts, n 
 	loadStart := time.Now()
 	opts.Keep = "" // only histories are kept
 	h := newHistory(ctx, opts, seed, true)
-	h.gen.vg.maxID = rows
 	var err error
 	if h.sess, err = h.open(); err != nil {
 		return nil, err
 	}
 	defer h.sess.close()
-	h.loading = true
-	for _, t := range h.tables {
-		create := h.gen.createCoarse(t)
-		if ok, err := h.step(create, nil); !ok || err != nil {
-			return h.tot, err
-		}
-		per := rows / inserts
-		for i := range inserts {
-			st := h.gen.insert(t, per)
-			for j := range st.Rows {
-				st.Rows[j] = slices.Clone(st.Rows[j])
-				st.Rows[j][0] = itoa(i*per + j + 1) // ids unique: k = id joins match one row
-			}
-			st.render()
-			if ok, err := h.step(st, nil); !ok || err != nil {
-				return h.tot, err
-			}
-		}
+	if err := h.load(rows, inserts); err != nil || len(h.tot.Failures) > 0 {
+		return h.tot, err
 	}
-	h.loading = false
 	if !opts.Deadline.IsZero() {
 		h.opts.Deadline = opts.Deadline.Add(time.Since(loadStart)) // the budget is for queries
 	}
@@ -553,6 +535,34 @@ func RunShapes(ctx context.Context, opts Options, seed uint64, rows, inserts, n 
 		h.compare(h.gen.q.Next(func() (string, []Column, bool) { return "", nil, false }))
 	}
 	return h.tot, nil
+}
+
+// load creates the shapes run's three tables and fills each with rows
+// rows in inserts INSERTs, ids unique (k = id joins match one row). A
+// statement that went one way on one side and another on the other is a
+// failure in h.tot.
+func (h *history) load(rows, inserts int) error {
+	h.gen.vg.maxID = rows
+	h.loading = true
+	defer func() { h.loading = false }()
+	for _, t := range h.tables {
+		if ok, err := h.step(h.gen.createCoarse(t), nil); !ok || err != nil {
+			return err
+		}
+		per := rows / inserts
+		for i := range inserts {
+			st := h.gen.insert(t, per)
+			for j := range st.Rows {
+				st.Rows[j] = slices.Clone(st.Rows[j])
+				st.Rows[j][0] = itoa(i*per + j + 1)
+			}
+			st.render()
+			if ok, err := h.step(st, nil); !ok || err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // ShapeCounts lists how many queries of each shape ran, for the log.

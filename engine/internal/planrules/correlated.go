@@ -37,13 +37,22 @@ import (
 // KeyCorrelatedSubqueries rewrites every correlated subquery of n whose
 // filter can be keyed.
 func KeyCorrelatedSubqueries(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
+	n, sameIn, err := keyInSubqueries(ctx, n) // keyedin.go
+	if err != nil {
+		return n, transform.SameTree, err
+	}
+	out, same, err := keyCorrelatedSubqueriesIn(ctx, n)
+	return out, sameIn && same, err
+}
+
+func keyCorrelatedSubqueriesIn(ctx *sql.Context, n sql.Node) (sql.Node, transform.TreeIdentity, error) {
 	return transform.NodeExprsWithOpaque(ctx, n, func(ctx *sql.Context, e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
 		sq, ok := e.(*plan.Subquery)
 		if !ok {
 			return e, transform.SameTree, nil
 		}
 		// Subqueries within this one first.
-		q, same1, err := KeyCorrelatedSubqueries(ctx, nil, sq.Query, nil, nil, nil)
+		q, same1, err := keyCorrelatedSubqueriesIn(ctx, sq.Query)
 		if err != nil {
 			return e, transform.SameTree, err
 		}
@@ -295,6 +304,10 @@ type KeyedSource struct {
 	outerKey sql.Expression // over the outer row
 	kind     KeyKind
 	index    *keyedIndex // shared by the node's copies
+	// nullAware: the key is an IN subquery's value (keyedin.go): rows
+	// whose value is NULL go to every outer row, and an outer row whose
+	// key is NULL gets every row.
+	nullAware bool
 }
 
 var (
@@ -312,11 +325,14 @@ type keyedIndex struct {
 	perRow   bool
 	rows     map[any][]sql.Row
 	residual []sql.Expression // conditions on the outer row pushed into the source
+	// nulls and all (nullAware only): the rows whose key is NULL, and
+	// every row.
+	nulls, all []sql.Row
 }
 
 func (k *KeyedSource) Resolved() bool { return k.Source.Resolved() }
 func (k *KeyedSource) String() string {
-	return fmt.Sprintf("KeyedSource(%s = %s): read once per statement, by key", k.innerKey, k.outerKey)
+	return fmt.Sprintf("KeyedSource(%s = %s): read once per statement, by key%s", k.innerKey, k.outerKey, k.nullAwareNote())
 }
 func (k *KeyedSource) Schema(ctx *sql.Context) sql.Schema { return k.Source.Schema(ctx) }
 func (k *KeyedSource) Children() []sql.Node               { return []sql.Node{k.Source} }
@@ -348,7 +364,7 @@ func (k *KeyedSource) WithChildren(ctx *sql.Context, children ...sql.Node) (sql.
 // other nodes.
 func (k *KeyedSource) DescribeQuery(ctx *sql.Context, f sql.DescribeOptions) string {
 	p := sql.NewTreePrinter()
-	_ = p.WriteNode("KeyedSource(%s = %s): read once per statement, by key", sql.Describe(ctx, k.innerKey, f), sql.Describe(ctx, k.outerKey, f))
+	_ = p.WriteNode("KeyedSource(%s = %s): read once per statement, by key%s", sql.Describe(ctx, k.innerKey, f), sql.Describe(ctx, k.outerKey, f), k.nullAwareNote())
 	_ = p.WriteChildren(sql.Describe(ctx, k.Source, f))
 	return p.String()
 }
@@ -378,8 +394,14 @@ func (k *KeyedSource) BuildRowIter(ctx *sql.Context, b sql.NodeExecBuilder, row 
 		return b.Build(ctx, k.Source, row)
 	}
 	key, ok, err := KeyOf(ctx, k.kind, k.outerKey, row)
-	if err != nil || !ok {
-		return sql.RowsToRowIter(), err
+	if err != nil {
+		return nil, err
+	}
+	if k.nullAware {
+		return &prependIter{prefix: row, rows: idx.inRows(key, ok), residual: residual}, nil
+	}
+	if !ok {
+		return sql.RowsToRowIter(), nil
 	}
 	return &prependIter{prefix: row, rows: rows[key], residual: residual}, nil
 }
@@ -450,6 +472,7 @@ func ReadsOuterOnlyBesides(ctx *sql.Context, e sql.Expression) bool {
 func (k *KeyedSource) read(ctx *sql.Context, b sql.NodeExecBuilder, row sql.Row) (err error) {
 	idx := k.index
 	idx.pid, idx.built, idx.perRow, idx.rows, idx.residual = ctx.Pid(), true, false, map[any][]sql.Row{}, nil
+	idx.nulls, idx.all = nil, nil
 	base, residual, ok := k.split(ctx)
 	if !ok {
 		idx.perRow = true
@@ -466,7 +489,7 @@ func (k *KeyedSource) read(ctx *sql.Context, b sql.NodeExecBuilder, row sql.Row)
 			err = cerr
 		}
 		if err != nil {
-			idx.built, idx.rows = false, nil
+			idx.built, idx.rows, idx.nulls, idx.all = false, nil, nil, nil
 		}
 	}()
 	n := 0
@@ -481,17 +504,24 @@ func (k *KeyedSource) read(ctx *sql.Context, b sql.NodeExecBuilder, row sql.Row)
 		n++
 		if n%memlimit.CheckEvery == 0 && ctx.Memory != nil && !ctx.Memory.HasAvailable() {
 			// The statement's memory (memlimit/memlimit.go): read per outer row.
-			idx.perRow, idx.rows = true, nil
+			idx.perRow, idx.rows, idx.nulls, idx.all = true, nil, nil, nil
 			return nil
 		}
 		key, ok, err := KeyOf(ctx, k.kind, k.innerKey, r)
 		if err != nil {
 			return err
 		}
+		r = r[len(row):].Copy()
+		if k.nullAware {
+			idx.all = append(idx.all, r)
+			if !ok {
+				idx.nulls = append(idx.nulls, r)
+			}
+		}
 		if !ok {
 			continue // NULL = anything is never true
 		}
-		idx.rows[key] = append(idx.rows[key], r[len(row):].Copy())
+		idx.rows[key] = append(idx.rows[key], r)
 	}
 }
 
@@ -533,3 +563,8 @@ func (p *prependIter) Next(ctx *sql.Context) (sql.Row, error) {
 }
 
 func (p *prependIter) Close(*sql.Context) error { return nil }
+
+// DecorrelateVar is the session variable that turns the rewrite off (SET
+// icesql_decorrelate = OFF): an escape hatch, and the differential tests'
+// way to the answers of the subquery run per outer row.
+const DecorrelateVar = "icesql_decorrelate"

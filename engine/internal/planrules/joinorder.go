@@ -198,7 +198,7 @@ func InnerOuterJoins(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan
 // innerJoinsUnder turns the left joins of the join tree n whose padded
 // rows one of the WHERE conjuncts rejects into inner joins. It descends
 // only into what reaches the WHERE clause row for row: both sides of an
-// inner join, the preserved side of a left join.
+// inner or cross join, the preserved side of a left join.
 func innerJoinsUnder(ctx *sql.Context, n sql.Node, conjuncts []sql.Expression) (sql.Node, bool) {
 	j, ok := n.(*plan.JoinNode)
 	if !ok {
@@ -208,12 +208,12 @@ func innerJoinsUnder(ctx *sql.Context, n sql.Node, conjuncts []sql.Expression) (
 	if op == plan.JoinTypeLeftOuter && rejectsPadding(ctx, conjuncts, tableIds(ctx, j.Right())) {
 		op = plan.JoinTypeInner
 	}
-	if op != plan.JoinTypeInner && op != plan.JoinTypeLeftOuter {
+	if op != plan.JoinTypeInner && op != plan.JoinTypeCross && op != plan.JoinTypeLeftOuter {
 		return n, true
 	}
 	left, sameLeft := innerJoinsUnder(ctx, j.Left(), conjuncts)
 	right, sameRight := j.Right(), true
-	if op == plan.JoinTypeInner {
+	if op != plan.JoinTypeLeftOuter {
 		right, sameRight = innerJoinsUnder(ctx, j.Right(), conjuncts)
 	}
 	if op == j.Op && sameLeft && sameRight {
@@ -239,35 +239,11 @@ func tableIds(ctx *sql.Context, n sql.Node) map[sql.TableId]bool {
 }
 
 // rejectsPadding says some conjunct is never true when every column of the
-// tables ids is NULL: a comparison, LIKE, IN list or IN subquery whose
-// compared operand is one of those columns itself (NULL compared is NULL).
-// Anything else (IS NULL, <=>, COALESCE, NOT, OR, a function) may hold for
-// NULLs and is left alone.
+// tables ids is NULL (nullreject.go).
 func rejectsPadding(ctx *sql.Context, conjuncts []sql.Expression, ids map[sql.TableId]bool) bool {
-	padded := func(e sql.Expression) bool {
-		gf, ok := e.(*expression.GetField)
-		return ok && ids[gf.TableId()]
-	}
 	for _, c := range conjuncts {
-		switch c := c.(type) {
-		case *expression.Equals, *expression.LessThan, *expression.LessThanOrEqual,
-			*expression.GreaterThan, *expression.GreaterThanOrEqual, *expression.Like:
-			b := c.(expression.BinaryExpression)
-			if padded(b.Left()) || padded(b.Right()) {
-				return true
-			}
-		case *expression.InTuple:
-			if padded(c.Left()) {
-				return true
-			}
-		case *expression.HashInTuple:
-			if padded(c.Left()) {
-				return true
-			}
-		case *plan.InSubquery:
-			if padded(c.Left()) {
-				return true
-			}
+		if rejectsNulls(ctx, c, ids) {
+			return true
 		}
 	}
 	return false

@@ -49,10 +49,16 @@ func GroupedJoinSides(next analyzer.RuleFunc) analyzer.RuleFunc {
 // its whole condition, now on the rows of the left row's key only: a row
 // with another key fails the equality, and one with a NULL key cannot
 // make it true. (NOT IN's anti join, whose NULLs count, is not touched.)
+// A LEFT JOIN whose ON clause holds such an equality beside a condition on
+// its preserved side (`a RIGHT JOIN b ON a.id = b.k AND b.f > 999.75`,
+// which cannot move below the join) is hashed the same way: a left row
+// that passes the whole condition with none of its key's rows is padded,
+// as with all of them (3,000 x 3,000 rows compared, 10 s, off the vector
+// path).
 func hashPartialJoins(ctx *sql.Context, n sql.Node) (sql.Node, transform.TreeIdentity, error) {
 	return transform.Node(ctx, n, func(ctx *sql.Context, n sql.Node) (sql.Node, transform.TreeIdentity, error) {
 		j, ok := n.(*plan.JoinNode)
-		if !ok || (j.Op != plan.JoinTypeSemi && j.Op != plan.JoinTypeAntiIncludeNulls) || j.Filter == nil {
+		if !ok || (j.Op != plan.JoinTypeSemi && j.Op != plan.JoinTypeAntiIncludeNulls && j.Op != plan.JoinTypeLeftOuter) || j.Filter == nil {
 			return n, transform.SameTree, nil
 		}
 		right := j.Right()
@@ -70,7 +76,8 @@ func hashPartialJoins(ctx *sql.Context, n sql.Node) (sql.Node, transform.TreeIde
 			if readsOnlyColumnsOf(ctx, r, ls) && readsOnlyColumnsOf(ctx, l, rs) {
 				l, r = r, l
 			}
-			if !readsOnlyColumnsOf(ctx, l, ls) || !readsOnlyColumnsOf(ctx, r, rs) || !l.Type(ctx).Equals(r.Type(ctx)) {
+			sameType := l.Type(ctx).Equals(r.Type(ctx)) || integerColumns(ctx, l) && integerColumns(ctx, r) // hashlookup.go's intKey
+			if !readsOnlyColumnsOf(ctx, l, ls) || !readsOnlyColumnsOf(ctx, r, rs) || !sameType {
 				continue
 			}
 			lefts, rights = append(lefts, l), append(rights, r)
@@ -79,7 +86,11 @@ func hashPartialJoins(ctx *sql.Context, n sql.Node) (sql.Node, transform.TreeIde
 			return n, transform.SameTree, nil
 		}
 		hl := plan.NewHashLookup(ctx, right, expression.Tuple(rights), expression.Tuple(lefts), j.Op)
-		out, err := j.WithChildren(ctx, j.Left(), hl)
+		nj := *j
+		if j.Op == plan.JoinTypeLeftOuter {
+			nj.Op = plan.JoinTypeLeftOuterHash
+		}
+		out, err := nj.WithChildren(ctx, j.Left(), hl)
 		return out, transform.NewTree, err
 	})
 }

@@ -32,11 +32,11 @@ var registerVectorizeVar sync.Once
 // variables are process-wide.
 func AddVectorizeVar() {
 	registerVectorizeVar.Do(func() {
-		sql.SystemVariables.AddSystemVariables([]sql.SystemVariable{SwitchVariable(VectorizeVar)})
+		sql.SystemVariables.AddSystemVariables([]sql.SystemVariable{sqlval.SwitchVariable(VectorizeVar)})
 	})
 }
 
-func VectorizeOn(ctx *sql.Context) bool { return SwitchedOn(ctx, VectorizeVar) }
+func VectorizeOn(ctx *sql.Context) bool { return sqlval.SwitchedOn(ctx, VectorizeVar) }
 
 // Vectorize replaces a GroupBy over an Iceberg scan (through a Filter and a
 // table alias, both optional) with a vectorAggregate computing it on Arrow
@@ -627,32 +627,4 @@ func (o vecOutput) aggregateValue(v vector.AggValue) (any, error) {
 		return sum, nil
 	}
 	return o.value(v.Val), nil
-}
-
-// SwitchVariable is an ON/OFF session variable, ON by default, that
-// SwitchedOn reads: icesql's escape hatches (icesql_vectorize,
-// icesql_decorrelate).
-func SwitchVariable(name string) sql.SystemVariable {
-	return &sql.MysqlSystemVariable{
-		Name:    name,
-		Scope:   sql.GetMysqlScope(sql.SystemVariableScope_Both),
-		Dynamic: true,
-		Type:    types.NewSystemBoolType(name),
-		Default: int8(1),
-	}
-}
-
-// SwitchedOn says the boolean session variable name, ON by default, is on.
-func SwitchedOn(ctx *sql.Context, name string) bool {
-	v, err := ctx.GetSessionVariable(ctx, name)
-	if err != nil {
-		return true
-	}
-	switch v := v.(type) {
-	case int8:
-		return v != 0
-	case bool:
-		return v
-	}
-	return true
 }
