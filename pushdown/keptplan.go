@@ -27,21 +27,24 @@ type ManifestSource struct {
 // iceberg-go's to the task, with no file iceberg-go would split:
 //
 //   - data manifests of any spec; of a partitioned one only when the row
-//     filter names no column a partition field is derived from. Then
-//     iceberg-go prunes nothing by partition and each task's residual is
-//     the whole filter, which ReadTasks drops as it drops ours (none); a
-//     filter on a partition source could leave a residual of "always
-//     true", which reads a file unfiltered (a Hive-style file that lacks
-//     its identity column must be), so iceberg-go plans those;
+//     filter names no column partitioned by identity. A task's residual
+//     is then either the filter, or part of it, which ReadTasks drops as
+//     it drops ours (none), or "always true" where the partition alone
+//     satisfies the filter, which reads the file unfiltered: a file holds
+//     every column a transform other than identity derives from, so it
+//     reads the same rows filtered; a Hive-style file may lack its
+//     identity-partitioned column, which must then be read unfiltered, so
+//     iceberg-go plans those. Files iceberg-go prunes by partition are
+//     pruned here by their column bounds, or kept and filtered as read;
 //   - delete manifests of position deletes and deletion vectors, matched to
 //     the data files as iceberg-go matches them (keptdeletes.go); a
 //     snapshot with equality deletes is iceberg-go's to plan.
 //
 // ok is false for any other scan, which iceberg-go then plans.
 //
-// The tasks are iceberg-go's: each live data file the row filter might
-// match, in manifest order, whole, with its row-lineage constants and its
-// deletes. Which files the filter rules out is judged from their column
+// The tasks read what iceberg-go's do: each live data file the row filter
+// might match, in manifest order, whole, with its row-lineage constants and
+// its deletes. Which files the filter rules out is judged from their column
 // bounds and counts (fileTest), as iceberg-go's inclusive metrics evaluator
 // does for the types judged here; a file that cannot be judged is kept, and
 // the rows read are filtered either way.
@@ -104,7 +107,7 @@ func (p *Planned) keptTasks(ctx context.Context, scan *table.Scan) (tasks []tabl
 			return nil, nil, false, nil
 		}
 	}
-	if partitioned && bound != nil && filtersPartitionSource(bound, meta) {
+	if partitioned && bound != nil && filtersIdentitySource(bound, meta) {
 		return nil, nil, false, nil
 	}
 	if minSeq == math.MaxInt64 {
@@ -168,15 +171,18 @@ func (p *Planned) keptTasks(ctx context.Context, scan *table.Scan) (tasks []tabl
 	return tasks, report, true, nil
 }
 
-// filtersPartitionSource says whether the bound filter names a column that
-// a partition field of one of meta's specs is derived from.
-func filtersPartitionSource(bound iceberg.BooleanExpression, meta table.Metadata) bool {
+// filtersIdentitySource says whether the bound filter names a column that
+// one of meta's specs partitions by identity.
+func filtersIdentitySource(bound iceberg.BooleanExpression, meta table.Metadata) bool {
 	ids, err := iceberg.ExtractFieldIDs(bound)
 	if err != nil {
 		return true
 	}
 	for _, spec := range meta.PartitionSpecs() {
 		for _, f := range spec.Fields() {
+			if _, identity := f.Transform.(iceberg.IdentityTransform); !identity {
+				continue
+			}
 			if slices.Contains(ids, f.SourceID()) {
 				return true
 			}
