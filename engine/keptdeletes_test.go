@@ -96,6 +96,11 @@ func TestKeptManifestsWithDeletesAndPartitions(t *testing.T) {
 			compare("inserts after the deletes (a deleted id back)")
 			mustExec(t, cached, "DELETE FROM d.t WHERE id = 3")
 			compare("the id deleted again")
+			// Position delete files of a partition, each naming several
+			// data files (as Spark writes them): matched by partition and
+			// file_path bounds. On format 3 deletion vectors stay.
+			mustExec(t, cached, "CALL system.rewrite_position_delete_files(table => 'd.t', options => map('rewrite-all', 'true'))")
+			compare("rewrite_position_delete_files")
 		})
 	}
 }
