@@ -27,15 +27,14 @@ type ManifestSource struct {
 // iceberg-go's to the task, with no file iceberg-go would split:
 //
 //   - data manifests of any spec; of a partitioned one only when the row
-//     filter names no column partitioned by identity. A task's residual
-//     is then either the filter, or part of it, which ReadTasks drops as
-//     it drops ours (none), or "always true" where the partition alone
-//     satisfies the filter, which reads the file unfiltered: a file holds
-//     every column a transform other than identity derives from, so it
-//     reads the same rows filtered; a Hive-style file may lack its
-//     identity-partitioned column, which must then be read unfiltered, so
-//     iceberg-go plans those. Files iceberg-go prunes by partition are
-//     pruned here by their column bounds, or kept and filtered as read;
+//     filter names no column a partition field derives from. Then
+//     iceberg-go prunes no manifest or file by partition, and each task's
+//     residual is the whole filter, which ReadTasks drops as it drops ours
+//     (none). A filter on a partition source is iceberg-go's: it skips
+//     whole manifests by their partition summaries (a day's range reads
+//     one manifest of many, where this would decode them all once), and
+//     it can leave a residual of "always true" that reads a Hive-style
+//     file, which may lack its identity-partitioned column, unfiltered;
 //   - delete manifests of position deletes and deletion vectors, matched to
 //     the data files as iceberg-go matches them (keptdeletes.go); a
 //     snapshot with equality deletes is iceberg-go's to plan.
@@ -107,7 +106,7 @@ func (p *Planned) keptTasks(ctx context.Context, scan *table.Scan) (tasks []tabl
 			return nil, nil, false, nil
 		}
 	}
-	if partitioned && bound != nil && filtersIdentitySource(bound, meta) {
+	if partitioned && bound != nil && filtersPartitionSource(bound, meta) {
 		return nil, nil, false, nil
 	}
 	if minSeq == math.MaxInt64 {
@@ -171,18 +170,15 @@ func (p *Planned) keptTasks(ctx context.Context, scan *table.Scan) (tasks []tabl
 	return tasks, report, true, nil
 }
 
-// filtersIdentitySource says whether the bound filter names a column that
-// one of meta's specs partitions by identity.
-func filtersIdentitySource(bound iceberg.BooleanExpression, meta table.Metadata) bool {
+// filtersPartitionSource says whether the bound filter names a column that
+// a partition field of one of meta's specs derives from.
+func filtersPartitionSource(bound iceberg.BooleanExpression, meta table.Metadata) bool {
 	ids, err := iceberg.ExtractFieldIDs(bound)
 	if err != nil {
 		return true
 	}
 	for _, spec := range meta.PartitionSpecs() {
 		for _, f := range spec.Fields() {
-			if _, identity := f.Transform.(iceberg.IdentityTransform); !identity {
-				continue
-			}
 			if slices.Contains(ids, f.SourceID()) {
 				return true
 			}
