@@ -3,6 +3,8 @@ package pushdown
 import (
 	"context"
 	"encoding/binary"
+	"math"
+	"slices"
 	"sync"
 
 	"github.com/apache/iceberg-go"
@@ -22,15 +24,27 @@ type ManifestSource struct {
 }
 
 // keptTasks plans scan from kept manifests where that planning is
-// iceberg-go's to the task: a snapshot whose manifests are all data
-// manifests of unpartitioned specs (no delete files to match, no partition
-// filter or residual), with no file iceberg-go would split. ok is false
-// for any other scan, which iceberg-go then plans.
+// iceberg-go's to the task, with no file iceberg-go would split:
 //
-// The tasks are iceberg-go's: each live data file the row filter might
-// match, in manifest order, whole, with its row-lineage constants. Which
-// files the filter rules out is judged from their column bounds and
-// counts (fileTest), as iceberg-go's inclusive metrics evaluator
+//   - data manifests of any spec; of a partitioned one only when the row
+//     filter names no column a partition field derives from. Then
+//     iceberg-go prunes no manifest or file by partition, and each task's
+//     residual is the whole filter, which ReadTasks drops as it drops ours
+//     (none). A filter on a partition source is iceberg-go's: it skips
+//     whole manifests by their partition summaries (a day's range reads
+//     one manifest of many, where this would decode them all once), and
+//     it can leave a residual of "always true" that reads a Hive-style
+//     file, which may lack its identity-partitioned column, unfiltered;
+//   - delete manifests of position deletes and deletion vectors, matched to
+//     the data files as iceberg-go matches them (keptdeletes.go); a
+//     snapshot with equality deletes is iceberg-go's to plan.
+//
+// ok is false for any other scan, which iceberg-go then plans.
+//
+// The tasks read what iceberg-go's do: each live data file the row filter
+// might match, in manifest order, whole, with its row-lineage constants and
+// its deletes. Which files the filter rules out is judged from their column
+// bounds and counts (fileTest), as iceberg-go's inclusive metrics evaluator
 // does for the types judged here; a file that cannot be judged is kept, and
 // the rows read are filtered either way.
 func (p *Planned) keptTasks(ctx context.Context, scan *table.Scan) (tasks []table.FileScanTask, report *metrics.ScanReport, ok bool, err error) {
@@ -69,26 +83,56 @@ func (p *Planned) keptTasks(ctx context.Context, scan *table.Scan) (tasks []tabl
 	if err != nil {
 		return nil, nil, false, err
 	}
-	var scanned []iceberg.ManifestFile
+	meta := src.Table.Metadata()
+	var scanned, deleteManifests []iceberg.ManifestFile
+	dataManifests, partitioned := 0, false
+	minSeq := int64(math.MaxInt64)
 	for _, m := range manifests {
-		if m.ManifestContent() != iceberg.ManifestContentData || len(m.Partitions()) > 0 {
+		spec := meta.PartitionSpecByID(int(m.PartitionSpecID()))
+		if spec == nil {
 			return nil, nil, false, nil
 		}
-		if m.HasAddedFiles() || m.HasExistingFiles() {
-			scanned = append(scanned, m)
+		partitioned = partitioned || !spec.IsUnpartitioned()
+		switch m.ManifestContent() {
+		case iceberg.ManifestContentData:
+			dataManifests++
+			minSeq = min(minSeq, m.MinSequenceNum())
+			if m.HasAddedFiles() || m.HasExistingFiles() {
+				scanned = append(scanned, m)
+			}
+		case iceberg.ManifestContentDeletes:
+			deleteManifests = append(deleteManifests, m)
+		default:
+			return nil, nil, false, nil
 		}
 	}
-	entries, err := src.Cache.entriesOf(ctx, fsys, scanned)
+	if partitioned && bound != nil && filtersPartitionSource(bound, meta) {
+		return nil, nil, false, nil
+	}
+	if minSeq == math.MaxInt64 {
+		minSeq = 0
+	}
+	// Delete manifests older than every data file delete none of them.
+	deleteManifests = slices.DeleteFunc(deleteManifests, func(m iceberg.ManifestFile) bool { return m.SequenceNum() < minSeq })
+	entries, err := src.Cache.entriesOf(ctx, fsys, append(slices.Clip(scanned), deleteManifests...))
 	if err != nil {
 		return nil, nil, false, err
 	}
+	var deletes *keptDeletes
+	if len(deleteManifests) > 0 {
+		if deletes, ok = newKeptDeletes(entries[len(scanned):], mightHold); !ok {
+			return nil, nil, false, nil
+		}
+	}
 	split := src.Table.Properties().GetInt64(table.ReadSplitTargetSizeKey, table.ReadSplitTargetSizeDefault)
 	var size int64
+	deleteFiles := map[string]bool{}
 	tasks = []table.FileScanTask{}
-	for _, es := range entries {
-		for _, e := range es {
+	for _, es := range entries[:len(scanned)] {
+		for i := range es {
+			e := &es[i]
 			df := e.DataFile()
-			if df.ContentType() != iceberg.EntryContentData || len(df.Partition()) > 0 || df.FileSizeBytes() > split {
+			if df.ContentType() != iceberg.EntryContentData || df.FileSizeBytes() > split {
 				return nil, nil, false, nil
 			}
 			if df.Count() == 0 || !mightHold(&e.stats) {
@@ -97,6 +141,12 @@ func (p *Planned) keptTasks(ctx context.Context, scan *table.Scan) (tasks []tabl
 			t := table.FileScanTask{File: df, Length: df.FileSizeBytes(), FirstRowID: df.FirstRowID()}
 			if seq := e.SequenceNum(); seq >= 0 {
 				t.DataSequenceNumber = &seq
+			}
+			if !deletes.attach(&t, e) {
+				return nil, nil, false, nil
+			}
+			for _, d := range slices.Concat(t.DeleteFiles, t.DeletionVectorFiles) {
+				deleteFiles[d.FilePath()] = true
 			}
 			tasks = append(tasks, t)
 			size += df.FileSizeBytes()
@@ -107,14 +157,39 @@ func (p *Planned) keptTasks(ctx context.Context, scan *table.Scan) (tasks []tabl
 		SnapshotID: snap.SnapshotID,
 		SchemaID:   schema.ID,
 		Metrics: metrics.ScanMetricsResult{
-			ResultDataFiles:      count(len(tasks)),
-			TotalDataManifests:   count(len(manifests)),
-			ScannedDataManifests: count(len(scanned)),
-			SkippedDataManifests: count(len(manifests) - len(scanned)),
-			TotalFileSizeInBytes: metrics.NewCounterResult(metrics.UnitBytes, size),
+			ResultDataFiles:        count(len(tasks)),
+			ResultDeleteFiles:      count(len(deleteFiles)),
+			TotalDataManifests:     count(dataManifests),
+			TotalDeleteManifests:   count(len(manifests) - dataManifests),
+			ScannedDataManifests:   count(len(scanned)),
+			ScannedDeleteManifests: count(len(deleteManifests)),
+			SkippedDataManifests:   count(dataManifests - len(scanned)),
+			TotalFileSizeInBytes:   metrics.NewCounterResult(metrics.UnitBytes, size),
 		},
 	}
 	return tasks, report, true, nil
+}
+
+// filtersPartitionSource says whether the bound filter names a column that
+// a partition field of one of meta's specs derives from.
+func filtersPartitionSource(bound iceberg.BooleanExpression, meta table.Metadata) bool {
+	ids, err := iceberg.ExtractFieldIDs(bound)
+	if err != nil {
+		return true
+	}
+	for _, spec := range meta.PartitionSpecs() {
+		for _, f := range spec.Fields() {
+			if slices.Contains(ids, f.SourceID()) {
+				return true
+			}
+			for _, src := range f.SourceIDs {
+				if slices.Contains(ids, src) {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // manifestReads bounds the manifests one plan decodes at once.

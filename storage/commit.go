@@ -104,7 +104,14 @@ func (l link) commitLockKey() string { return l.Location + "#" + l.Metadata }
 // publish creates the prepared commit's metadata file: the commit itself.
 // It returns the metadata as written (see writeMetadata).
 func (w *Warehouse) publish(ctx context.Context, p preparedCommit) (table.Metadata, error) {
-	written, err := w.writeMetadata(ctx, p.next, p.meta)
+	// The version hint names the new file once it exists, while the
+	// file's name is made durable: the hint itself is never synced
+	// (hint.go), and a reader that sees it finds the file.
+	var hint func()
+	if p.link.Metadata == "" {
+		hint = func() { w.writeVersionHint(ctx, p.link.Location, p.version+1) }
+	}
+	written, err := w.writeMetadataThen(ctx, p.next, p.meta, hint)
 	if err != nil {
 		if errors.Is(err, fs.ErrExist) {
 			return nil, fmt.Errorf("%w: another writer committed %s of %s first", table.ErrCommitFailed, p.next, strings.Join(p.ident, "."))
@@ -113,7 +120,6 @@ func (w *Warehouse) publish(ctx context.Context, p preparedCommit) (table.Metada
 	}
 	if p.link.Metadata == "" {
 		w.remember(ctx, p.link.Location, p.version+1, p.next, written)
-		w.writeVersionHint(ctx, p.link.Location, p.version+1)
 	}
 	return written, nil
 }

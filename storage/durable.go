@@ -25,10 +25,16 @@ import (
 // metadata file and its folder), and on a busy disk each costs more than
 // the rest of the commit. A LocalStore made by NewLocalStore therefore
 // syncs closed files in the background (deferredSyncs): Close starts the
-// sync of the file and its folder and returns, and CreateExclusive waits
-// for every sync started before it while the metadata file's contents
-// sync, then links the file and syncs its folder. A commit waits for two
-// syncs' time, and still publishes nothing that is not on disk.
+// sync of the file's contents and returns, and CreateExclusive, while the
+// metadata file's contents sync, syncs the folders those files were
+// created in (each once) and waits for every sync started before it; then
+// it links the metadata file and syncs its folder. A commit waits for two
+// syncs' time, one after the other, and still publishes nothing that is
+// not on disk: everything the metadata file names is durable, contents
+// and names, before the link that makes it the table's newest version,
+// and the link is durable before the commit is acknowledged. Two is the
+// least a create-exclusive by link(2) allows: the link must follow the
+// syncs of what it publishes and be synced itself.
 
 // syncedFile is a file created for writing that syncs its contents and its
 // folder's entry for it when it is closed: at once, or in the background
@@ -144,6 +150,16 @@ func syncDir(dir string) error {
 // deferredSyncs runs the syncs of closed files in the background and lets a
 // commit wait for those started before it.
 //
+// A file's contents and its folder's entry for it are synced separately,
+// and need not be in order: both must be on disk before the metadata file
+// that names the file is linked into place, and nothing before that link
+// reaches the file, so a crash between the two syncs leaves an unreferenced
+// file at worst, as a crash before either does. The contents sync as soon
+// as the file closes; the folders are synced by the commit that waits
+// (wait), once for all the files created in each since the last such sync:
+// a single-row INSERT's manifest and manifest list share the metadata
+// folder, so two of its syncs become one, run alongside the others.
+//
 // A failed sync cannot be retried: after fsync reports an error, Linux
 // may have dropped the dirty pages it could not write and marked them
 // clean, so a second fsync succeeds with the data lost. The first failure
@@ -153,30 +169,46 @@ type deferredSyncs struct {
 	mu      sync.Mutex
 	next    uint64
 	pending map[uint64]chan struct{}
-	failed  error
+	// dirs holds the folders that have gained entries for files started
+	// since their last sync began.
+	dirs   map[string]bool
+	failed error
 }
 
 func newDeferredSyncs() *deferredSyncs {
-	return &deferredSyncs{pending: map[uint64]chan struct{}{}}
+	return &deferredSyncs{pending: map[uint64]chan struct{}{}, dirs: map[string]bool{}}
 }
 
-// start syncs f's contents, closes it and syncs its folder, in the
-// background.
+// start syncs f's contents and closes it in the background; the next wait
+// syncs its folder.
 func (d *deferredSyncs) start(f *os.File) { d.startIn(f, filepath.Dir(f.Name())) }
 
-// startIn is start of a file whose name is in the folder dir.
+// startIn is start of a file whose name is in the folder dir (an S3 PUT
+// writes a temporary file that is renamed into dir).
 func (d *deferredSyncs) startIn(f *os.File, dir string) {
-	done := make(chan struct{})
 	d.mu.Lock()
+	d.dirs[dir] = true
+	d.run(f.Name(), func() error {
+		if err := f.Sync(); err != nil {
+			f.Close()
+			return err
+		}
+		return f.Close()
+	})
+	d.mu.Unlock()
+}
+
+// run runs sync in the background as a pending sync of name. d.mu is held.
+func (d *deferredSyncs) run(name string, sync func() error) {
+	done := make(chan struct{})
 	id := d.next
 	d.next++
 	d.pending[id] = done
-	d.mu.Unlock()
 	go func() {
-		err := syncAndCloseIn(f, dir)
+		err := sync()
 		d.mu.Lock()
 		if err != nil && d.failed == nil {
-			d.failed = fmt.Errorf("%w: syncing %s: %v", ErrSyncFailed, f.Name(), err)
+			d.failed = fmt.Errorf("%w: syncing %s: %v", ErrSyncFailed, name, err)
 		}
 		delete(d.pending, id)
 		d.mu.Unlock()
@@ -184,10 +216,23 @@ func (d *deferredSyncs) startIn(f *os.File, dir string) {
 	}()
 }
 
-// wait returns when every sync started before it has finished, with the
-// first sync failure of the store's life if there was one.
+// wait syncs the folders of the files started before it, and returns when
+// those syncs and every sync started before it have finished, with the
+// first sync failure of the store's life if there was one. A folder that
+// is gone by then was deleted with the files in it (a DROP TABLE or DROP
+// DATABASE while their syncs were pending): nothing of it is left to make
+// durable, and that is no failure.
 func (d *deferredSyncs) wait() error {
 	d.mu.Lock()
+	for dir := range d.dirs {
+		d.run(dir, func() error {
+			if err := syncDir(dir); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return err
+			}
+			return nil
+		})
+	}
+	clear(d.dirs)
 	waits := make([]chan struct{}, 0, len(d.pending))
 	for _, c := range d.pending {
 		waits = append(waits, c)

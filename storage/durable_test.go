@@ -5,7 +5,11 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
+
+	"github.com/apache/iceberg-go/table"
 )
 
 // TestDeferredSyncsWaitAndFail checks the background syncs of a
@@ -84,5 +88,48 @@ func TestDeferredSyncOfDroppedFolder(t *testing.T) {
 	meta := "file://" + filepath.Join(dir, "db", "u", "metadata", "v1.metadata.json")
 	if err := st.CreateExclusive(ctx, meta, []byte("{}")); err != nil {
 		t.Fatalf("commit after a dropped folder's sync: %v", err)
+	}
+}
+
+// TestCommitSyncsFoldersAndWritesHint checks a commit through a store that
+// syncs in the background: when an append returns, no sync it started is
+// still running, no folder that gained a file is left unsynced, and
+// version-hint.text (written while the new metadata file's folder syncs)
+// already names the new version.
+func TestCommitSyncsFoldersAndWritesHint(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	root, err := LocalLocation(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := NewLocalStore()
+	w, err := OpenWarehouse(ctx, root, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustCreateNamespace(t, w, "db")
+	ident := table.Identifier{"db", "t"}
+	tbl, err := w.CreateTable(ctx, ident, testSchema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := int64(1); i <= 3; i++ {
+		if tbl, err = AppendFiles(ctx, w, ident, writeFile(t, tbl, i), nil); err != nil {
+			t.Fatal(err)
+		}
+		st.syncs.mu.Lock()
+		pending, dirs := len(st.syncs.pending), len(st.syncs.dirs)
+		st.syncs.mu.Unlock()
+		if pending != 0 || dirs != 0 {
+			t.Errorf("append %d returned with %d syncs running and %d folders unsynced", i, pending, dirs)
+		}
+		hint, err := os.ReadFile(filepath.Join(dir, "db", "t", "metadata", "version-hint.text"))
+		if want := strconv.FormatInt(i+1, 10); err != nil || string(hint) != want {
+			t.Errorf("version-hint.text after append %d: %q, %v; want %s", i, hint, err, want)
+		}
+		if !strings.HasSuffix(tbl.MetadataLocation(), "/v"+strconv.FormatInt(i+1, 10)+".metadata.json") {
+			t.Errorf("append %d committed %s", i, tbl.MetadataLocation())
+		}
 	}
 }

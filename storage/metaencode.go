@@ -200,15 +200,17 @@ func (c *snapshotEncodings) assembleParts(meta table.Metadata, fix func([]byte) 
 	if len(head) < 2 || head[len(head)-1] != '}' {
 		return nil, false, nil
 	}
+	// fix reads the schemas: it is given the document while the log, as
+	// long as the table's history, is still the sentinel.
+	if head, err = fix(head); err != nil {
+		return nil, true, err
+	}
 	if len(log) > 0 {
 		at := bytes.Index(head, []byte(sentinelSnapshotLog))
 		if at < 0 {
 			return nil, false, nil
 		}
 		head = bytes.Join([][]byte{head[:at], encodeSnapshotLog(log), head[at+len(sentinelSnapshotLog):]}, nil)
-	}
-	if head, err = fix(head); err != nil {
-		return nil, true, err
 	}
 	if len(snaps) == 0 {
 		return [][]byte{head}, true, nil

@@ -3,7 +3,6 @@ package storage
 import (
 	"encoding/json"
 	"reflect"
-	"slices"
 
 	"github.com/apache/iceberg-go/table"
 )
@@ -66,9 +65,11 @@ func snapshotList(meta table.Metadata) ([]table.Snapshot, bool) {
 	return list.Interface().([]table.Snapshot), true
 }
 
-// Snapshots returns a copy of the snapshot list that shares each snapshot's
-// summary and pointers: callers read them, the builder copies the list.
-func (m *sharedMetadata) Snapshots() []table.Snapshot { return slices.Clone(m.snaps) }
+// Snapshots returns the snapshot list itself, its capacity cut so that an
+// append copies it: callers read it (icesql's and iceberg-go's range over
+// it; iceberg-go's builder copies it), and a copy here was a second one of
+// every snapshot on each commit.
+func (m *sharedMetadata) Snapshots() []table.Snapshot { return m.snaps[:len(m.snaps):len(m.snaps)] }
 
 // Equals compares the metadata underneath, shared or not.
 func (m *sharedMetadata) Equals(other table.Metadata) bool {

@@ -16,18 +16,27 @@ import (
 // between the two read the parent's table without the child's rows, after
 // a time that showed them. Java's SnapshotProducer stamps each attempt
 // anew, so its snapshots never need this.
+//
+// Parents are looked up by id (base's index), not by listing the history:
+// a commit's cost must not grow with the table's snapshots.
 func stampAfterParents(base table.Metadata, updates []table.Update) {
-	stamps := map[int64]int64{}
-	for _, s := range base.Snapshots() {
-		stamps[s.SnapshotID] = s.TimestampMs
+	added := map[int64]int64{}
+	stampOf := func(id int64) (int64, bool) {
+		if ts, ok := added[id]; ok {
+			return ts, true
+		}
+		if s := base.SnapshotByID(id); s != nil {
+			return s.TimestampMs, true
+		}
+		return 0, false
 	}
 	now := time.Now().UnixMilli()
 	for _, s := range addedSnapshots(updates) {
 		if s.ParentSnapshotID != nil {
-			if parent, ok := stamps[*s.ParentSnapshotID]; ok && s.TimestampMs < parent {
+			if parent, ok := stampOf(*s.ParentSnapshotID); ok && s.TimestampMs < parent {
 				s.TimestampMs = max(now, parent)
 			}
 		}
-		stamps[s.SnapshotID] = s.TimestampMs
+		added[s.SnapshotID] = s.TimestampMs
 	}
 }

@@ -152,7 +152,13 @@ func (s LocalStore) CreateExclusive(ctx context.Context, location string, data [
 
 // CreateExclusiveParts is CreateExclusive of the concatenation of parts,
 // without making it.
-func (s LocalStore) CreateExclusiveParts(_ context.Context, location string, parts [][]byte) error {
+func (s LocalStore) CreateExclusiveParts(ctx context.Context, location string, parts [][]byte) error {
+	return s.createExclusive(ctx, location, parts, nil)
+}
+
+// createExclusive is CreateExclusiveParts that runs linked, when set, as
+// soon as the object exists, alongside the sync that makes it durable.
+func (s LocalStore) createExclusive(_ context.Context, location string, parts [][]byte, linked func()) error {
 	p, err := s.path(location)
 	if err != nil {
 		return err
@@ -186,7 +192,19 @@ func (s LocalStore) CreateExclusiveParts(_ context.Context, location string, par
 		}
 		return err
 	}
-	return syncDir(filepath.Dir(p)) // the new name outlives a crash (durable.go)
+	// The new name outlives a crash once its folder syncs (durable.go);
+	// what follows a successful link (the version hint) runs meanwhile.
+	if linked == nil {
+		return syncDir(filepath.Dir(p))
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		linked()
+	}()
+	err = syncDir(filepath.Dir(p))
+	<-done
+	return err
 }
 
 // writeTemp writes parts, one after the other, to a fresh hidden file
@@ -280,7 +298,7 @@ func (s LocalStore) IO() icebergio.IO { return localIO{buckets: s.buckets, syncs
 // objects written this way carry fresh ids (metadata, links, probes), so
 // equal bytes mean the earlier attempt was ours and succeeded.
 func createOnce(ctx context.Context, st Store, location string, data []byte) error {
-	return createOnceParts(ctx, st, location, [][]byte{data})
+	return createOnceParts(ctx, st, location, [][]byte{data}, nil)
 }
 
 // createOnceParts is createOnce of the concatenation of parts. A
@@ -291,17 +309,30 @@ func createOnce(ctx context.Context, st Store, location string, data []byte) err
 // a user's wrapper) would have its CreateExclusive bypassed by the
 // promoted CreateExclusiveParts, as TestProceduresDeleteWhatFailedAttemptsWrote
 // found when its lost races stopped happening.
-func createOnceParts(ctx context.Context, st Store, location string, parts [][]byte) error {
+//
+// linked, when set, runs once the object exists: on a LocalStore while the
+// folder holding the new name syncs, elsewhere after the write.
+func createOnceParts(ctx context.Context, st Store, location string, parts [][]byte, linked func()) error {
+	ran := false
+	after := func() {
+		if linked != nil {
+			ran = true
+			linked()
+		}
+	}
 	var err error
 	if ls, ok := st.(LocalStore); ok {
-		err = ls.CreateExclusiveParts(ctx, location, parts)
+		err = ls.createExclusive(ctx, location, parts, after)
 	} else {
 		err = st.CreateExclusive(ctx, location, bytes.Join(parts, nil))
 	}
 	if errors.Is(err, fs.ErrExist) {
 		if existing, rerr := st.ReadFile(ctx, location); rerr == nil && bytes.Equal(existing, bytes.Join(parts, nil)) {
-			return nil
+			err = nil
 		}
+	}
+	if err == nil && !ran {
+		after()
 	}
 	return err
 }

@@ -702,6 +702,12 @@ func (w *Warehouse) unbind(ctx context.Context, ns, name string) error {
 // it made (rawlocation.go), the file names them as they are, and so does
 // the metadata returned.
 func (w *Warehouse) writeMetadata(ctx context.Context, location string, meta table.Metadata) (table.Metadata, error) {
+	return w.writeMetadataThen(ctx, location, meta, nil)
+}
+
+// writeMetadataThen is writeMetadata that runs linked, when set, as soon as
+// the file exists (see createOnceParts).
+func (w *Warehouse) writeMetadataThen(ctx context.Context, location string, meta table.Metadata, linked func()) (table.Metadata, error) {
 	// Field defaults live in the schemas, before the snapshot list.
 	defaultsChanged := false
 	parts, err := w.metas.snaps.encodeMetadata(meta, func(head []byte) ([]byte, error) {
@@ -721,7 +727,7 @@ func (w *Warehouse) writeMetadata(ctx context.Context, location string, meta tab
 		}
 		parts, locationsChanged = [][]byte{raw}, !bytes.Equal(raw, data)
 	}
-	if err := createOnceParts(ctx, w.store, location, parts); err != nil {
+	if err := createOnceParts(ctx, w.store, location, parts, linked); err != nil {
 		return nil, err
 	}
 	if !defaultsChanged && !locationsChanged {

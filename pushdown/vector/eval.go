@@ -75,8 +75,10 @@ type compiler struct {
 	cols *columns
 	// nums shares one closure among equal numeric expressions (Q1 reads
 	// l_extendedprice * (1 - l_discount) twice), each computing once per
-	// batch and selection.
-	nums map[string]numFn
+	// batch and selection; colNums does for plain columns, keyed without
+	// formatting them (a point lookup compiles little else).
+	nums    map[string]numFn
+	colNums map[Column]numFn
 }
 
 func grow[T any](s []T, n int) []T {
@@ -87,6 +89,24 @@ func grow[T any](s []T, n int) []T {
 }
 
 func (c *compiler) num(e Expr) (numFn, error) {
+	switch e := e.(type) {
+	case Const:
+		return c.numUncached(e) // nothing to share: it computes nothing
+	case Column:
+		if f, ok := c.colNums[e]; ok {
+			return f, nil
+		}
+		f, err := c.numUncached(e)
+		if err != nil {
+			return nil, err
+		}
+		f = memoize(f)
+		if c.colNums == nil {
+			c.colNums = map[Column]numFn{}
+		}
+		c.colNums[e] = f
+		return f, nil
+	}
 	key := fmt.Sprintf("%#v", e)
 	if f, ok := c.nums[key]; ok {
 		return f, nil
