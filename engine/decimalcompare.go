@@ -196,6 +196,9 @@ func (op cmpOp) mirror() cmpOp {
 //   - A DECIMAL compared with a DOUBLE or a string is compared as a DOUBLE.
 //   - Any other DECIMAL is compared in a type that does not round.
 func mysqlComparison(ctx *sql.Context, e sql.Expression) (sql.Expression, bool) {
+	if r, ok := rowComparison(ctx, e); ok { // rowcompare.go
+		return r, true
+	}
 	switch e := e.(type) {
 	case *expression.InTuple:
 		return inAsMySQL(ctx, e.Left(), e.Right()) // mixedin.go
