@@ -165,6 +165,7 @@ func newEngine(ctx context.Context, cfg Config, cat catalog.Catalog, root string
 		AddPreAnalyzeRule(resolveQuantifiedID, resolveQuantified).
 		AddPreAnalyzeRule(orderLargeJoinsID, orderLargeJoins).
 		AddPreAnalyzeRule(keepRootColumnsID, keepRootColumns).
+		AddPreAnalyzeRule(uniqueDerivedColumnsID, uniqueDerivedColumns). // derivedcolumns.go
 		AddPostAnalyzeRule(stopIfCancelledID, stopIfCancelled).
 		AddPreAnalyzeRule(innerOuterJoinsID, innerOuterJoins).
 		AddPreAnalyzeRule(filterOuterJoinsID, filterOuterJoins). // crossjoins.go

@@ -161,6 +161,8 @@ var mysqlCodes = func() []codedKind {
 		{kind: sql.ErrInsertIntoMismatchValueCount, code: mysql.ERWrongValueCountOnRow, state: "21S01"},
 		{kind: sql.ErrUnknownTable, code: mysql.ERBadTable, state: mysql.SSUnknownTable},
 		{kind: sql.ErrStoredProcedureDoesNotExist, code: mysql.ERSPDoesNotExist, state: "42000"},
+		{kind: sql.ErrAmbiguousColumnName, code: mysql.ERNonUniq, state: "23000"},
+		{kind: sql.ErrFunctionNotFound, code: mysql.ERSPDoesNotExist, state: "42000"},                   // MySQL: FUNCTION db.f does not exist
 		{kind: plan.ErrTruncateNotSupported, code: mysql.ERNotSupportedYet, state: mysql.SSClientError}, // metadata tables
 		{kind: sql.ErrPrivilegeCheckFailed, code: erTableAccessDenied, state: mysql.SSClientError},      // statementError names the command
 		{kind: sql.ErrTableAccessDeniedForUser, code: erTableAccessDenied, state: mysql.SSClientError},
