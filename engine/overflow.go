@@ -143,6 +143,9 @@ type checkedBuilder struct {
 }
 
 func (b checkedBuilder) Build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.RowIter, error) {
+	if strict, ok := strictNumbers(ctx, n); ok { // strictnumbers.go
+		return b.base.Build(ctx, strict, row)
+	}
 	if builtHashLookup(n) || !hasUncheckedArithmetic(ctx, n) {
 		return b.next.Build(ctx, n, row)
 	}
