@@ -3,6 +3,7 @@ package engine
 import (
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/expression"
+	"github.com/dolthub/go-mysql-server/sql/plan"
 	"github.com/dolthub/go-mysql-server/sql/types"
 )
 
@@ -30,6 +31,9 @@ func rowComparison(ctx *sql.Context, e sql.Expression) (sql.Expression, bool) {
 	op, l, r, ok := comparisonOf(e)
 	if !ok {
 		return nil, false
+	}
+	if sq, ok := r.(*plan.Subquery); ok {
+		return rowWithSubquery(ctx, op, l, sq)
 	}
 	lr, rr, ok := rowPair(l, r)
 	if !ok || !needsElementwise(ctx, lr, rr) {
@@ -73,6 +77,33 @@ func rowPair(l, r sql.Expression) (expression.Tuple, expression.Tuple, bool) {
 		return nil, nil, false
 	}
 	return lt, rt, true
+}
+
+// rowWithSubquery is the row l compared with a row subquery, (m, id) =
+// (SELECT 0.1e0, 1), with the DECIMAL elements of l that MySQL compares
+// as doubles cast to DOUBLE: go-mysql-server compares each pair in the
+// type of l's element, and converted 0.1e0 to the DECIMAL 0.1.
+func rowWithSubquery(ctx *sql.Context, op cmpOp, l sql.Expression, sq *plan.Subquery) (sql.Expression, bool) {
+	left, ok := l.(expression.Tuple)
+	if !ok || len(left) < 2 || sq.Query == nil || !sq.Resolved() {
+		return nil, false
+	}
+	sch := sq.Query.Schema(ctx)
+	if len(sch) != len(left) {
+		return nil, false
+	}
+	cast := make(expression.Tuple, len(left))
+	changed := false
+	for i, el := range left {
+		cast[i] = el
+		if t := el.Type(ctx); types.IsDecimal(t) && comparedAsDouble(t, sch[i].Type) {
+			cast[i], changed = asDouble(ctx, el), true
+		}
+	}
+	if !changed {
+		return nil, false
+	}
+	return newComparison(op, cast, sq), true
 }
 
 // holdsNull says an element of row is the NULL literal: go-mysql-server's
