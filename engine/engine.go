@@ -189,6 +189,9 @@ func newEngine(ctx context.Context, cfg Config, cat catalog.Catalog, root string
 	if err := replaceRule(a, "validateGroupBy", validateGroupByView); err != nil { // groupbycheck.go
 		return nil, err
 	}
+	if err := replaceRule(a, "unnestInSubqueries", scalarSubqueriesStay); err != nil { // scalarsubquery.go
+		return nil, err
+	}
 	if err := replaceRule(a, "assignExecIndexes", thenGroupCorrelatedSubqueries); err != nil { // groupedsubquery.go
 		return nil, err
 	}
