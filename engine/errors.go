@@ -13,6 +13,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/analyzer/analyzererrors"
 	"github.com/dolthub/go-mysql-server/sql/plan"
+	"github.com/dolthub/go-mysql-server/sql/planbuilder"
 	"github.com/dolthub/go-mysql-server/sql/types"
 	"github.com/dolthub/vitess/go/mysql"
 	"github.com/dolthub/vitess/go/sqltypes"
@@ -162,6 +163,9 @@ var mysqlCodes = func() []codedKind {
 		{kind: sql.ErrUnknownTable, code: mysql.ERBadTable, state: mysql.SSUnknownTable},
 		{kind: sql.ErrStoredProcedureDoesNotExist, code: mysql.ERSPDoesNotExist, state: "42000"},
 		{kind: sql.ErrAmbiguousColumnName, code: mysql.ERNonUniq, state: "23000"},
+		{kind: planbuilder.ErrSelectsDifferentLength, code: mysql.ERWrongNumberOfColumnsInSelect, state: "21000"},
+		{kind: ordinalOutOfRange, code: mysql.ERBadFieldError, state: mysql.SSBadFieldError},
+		{kind: invalidIntervalUnit, code: mysql.ERParseError, state: mysql.SSClientError},
 		{kind: sql.ErrFunctionNotFound, code: mysql.ERSPDoesNotExist, state: "42000"},                   // MySQL: FUNCTION db.f does not exist
 		{kind: plan.ErrTruncateNotSupported, code: mysql.ERNotSupportedYet, state: mysql.SSClientError}, // metadata tables
 		{kind: sql.ErrPrivilegeCheckFailed, code: erTableAccessDenied, state: mysql.SSClientError},      // statementError names the command
@@ -181,6 +185,15 @@ var mysqlCodes = func() []codedKind {
 	}
 	return list
 }()
+
+// Errors go-mysql-server makes without a kind of its own (fmt.Errorf, or
+// an unexported kind), recognised by their message: GROUP BY 3 of a
+// two-column select list (MySQL: 1054), INTERVAL 1 FORTNIGHT (MySQL: a
+// syntax error).
+var (
+	ordinalOutOfRange   = goerrors.NewKind("column ordinal out of range: %d")
+	invalidIntervalUnit = goerrors.NewKind("invalid interval unit: %s")
+)
 
 // badTimeValue is a bad date or time, which go-mysql-server reports as any
 // bad value (1366) and MySQL as 1292.
