@@ -163,6 +163,7 @@ var mysqlCodes = func() []codedKind {
 		{kind: sql.ErrUnknownTable, code: mysql.ERBadTable, state: mysql.SSUnknownTable},
 		{kind: sql.ErrStoredProcedureDoesNotExist, code: mysql.ERSPDoesNotExist, state: "42000"},
 		{kind: sql.ErrAmbiguousColumnName, code: mysql.ERNonUniq, state: "23000"},
+		{kind: sql.ErrDuplicateAliasOrTable, code: mysql.ERNonUniqTable, state: "42000"},
 		{kind: planbuilder.ErrSelectsDifferentLength, code: mysql.ERWrongNumberOfColumnsInSelect, state: "21000"},
 		{kind: ordinalOutOfRange, code: mysql.ERBadFieldError, state: mysql.SSBadFieldError},
 		{kind: invalidIntervalUnit, code: mysql.ERParseError, state: mysql.SSClientError},
