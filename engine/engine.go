@@ -165,6 +165,7 @@ func newEngine(ctx context.Context, cfg Config, cat catalog.Catalog, root string
 		AddPreAnalyzeRule(resolveQuantifiedID, sqlfunc.ResolveQuantified).
 		AddPreAnalyzeRule(orderLargeJoinsID, planrules.OrderLargeJoins).
 		AddPreAnalyzeRule(planrules.KeepRootColumnsID, planrules.KeepRootColumns).
+		AddPreAnalyzeRule(planrules.UniqueDerivedColumnsID, planrules.UniqueDerivedColumns). // planrules/derivedcolumns.go
 		AddPostAnalyzeRule(planrules.StopIfCancelledID, planrules.StopIfCancelled).
 		AddPreAnalyzeRule(innerOuterJoinsID, planrules.InnerOuterJoins).
 		AddPreAnalyzeRule(filterOuterJoinsID, planrules.FilterOuterJoins).  // planrules/crossjoins.go
@@ -186,6 +187,9 @@ func newEngine(ctx context.Context, cfg Config, cat catalog.Catalog, root string
 		return nil, err
 	}
 	if err := replaceRule(a, "validateGroupBy", planrules.ValidateGroupByView); err != nil { // planrules/groupbycheck.go
+		return nil, err
+	}
+	if err := replaceRule(a, "unnestInSubqueries", sqlfunc.ScalarSubqueriesStay); err != nil { // sqlfunc/scalarsubquery.go
 		return nil, err
 	}
 	if err := replaceRule(a, "assignExecIndexes", thenGroupCorrelatedSubqueries); err != nil { // groupedsubquery.go

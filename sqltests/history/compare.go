@@ -154,10 +154,11 @@ func canonicalNumber(s string) string {
 	return s
 }
 
-// cellEqual compares two canonical cells: numbers within a tolerance that
-// allows for float summation order and for a decimal rounded to fewer
-// places (MySQL's AVG keeps 4 more digits than its argument).
-func cellEqual(a, b string) bool {
+// cellEqual compares two canonical cells: numbers as numbers, a decimal
+// rounded to fewer places within half a unit of its last digit (MySQL's
+// AVG keeps 4 more digits than its argument), and, with a tolerance (tol:
+// the column is a SUM or AVG of doubles, floatsum.go), numbers within it.
+func cellEqual(a, b string, tol *tolerance) bool {
 	if a == b {
 		return true
 	}
@@ -169,11 +170,10 @@ func cellEqual(a, b string) bool {
 	if err1 != nil || err2 != nil {
 		return false
 	}
-	diff := math.Abs(fa - fb)
-	scale := math.Max(math.Abs(fa), math.Abs(fb))
-	if diff <= 1e-9*scale {
+	if fa == fb || tol != nil && tol.allows(fa, fb) {
 		return true
 	}
+	diff := math.Abs(fa - fb)
 	places := min(fractionDigits(a), fractionDigits(b))
 	return diff <= 0.5*math.Pow(10, -float64(places))*1.000001 && places >= 2
 }
@@ -185,12 +185,16 @@ func fractionDigits(s string) int {
 	return 0
 }
 
-func rowEqual(a, b []string) bool {
+func rowEqual(a, b []string, tol map[int]tolerance) bool {
 	if len(a) != len(b) {
 		return false
 	}
 	for i := range a {
-		if !cellEqual(a[i], b[i]) {
+		var t *tolerance
+		if c, ok := tol[i]; ok {
+			t = &c
+		}
+		if !cellEqual(a[i], b[i], t) {
 			return false
 		}
 	}
@@ -214,13 +218,16 @@ func sortKey(row []string) string {
 
 // Diff says how got differs from want, or "" when they hold the same rows
 // (in the same order when ordered).
-func Diff(got, want [][]string, ordered bool) string {
+func Diff(got, want [][]string, ordered bool) string { return DiffWithin(got, want, ordered, nil) }
+
+// DiffWithin is Diff with tolerances for some columns (by position).
+func DiffWithin(got, want [][]string, ordered bool, tol map[int]tolerance) string {
 	if len(got) != len(want) {
 		return fmt.Sprintf("%d rows, want %d%s", len(got), len(want), sampleDiff(got, want))
 	}
 	if ordered {
 		for i := range got {
-			if !rowEqual(got[i], want[i]) {
+			if !rowEqual(got[i], want[i], tol) {
 				return fmt.Sprintf("row %d is %s, want %s", i, fmtRow(got[i]), fmtRow(want[i]))
 			}
 		}
@@ -229,7 +236,7 @@ func Diff(got, want [][]string, ordered bool) string {
 	g, w := sortedRows(got), sortedRows(want)
 	aligned := true
 	for i := range g {
-		if !rowEqual(g[i], w[i]) {
+		if !rowEqual(g[i], w[i], tol) {
 			aligned = false
 			break
 		}
@@ -244,7 +251,7 @@ func Diff(got, want [][]string, ordered bool) string {
 		for _, r := range g {
 			found := false
 			for j, c := range w {
-				if !used[j] && rowEqual(r, c) {
+				if !used[j] && rowEqual(r, c, tol) {
 					used[j], found = true, true
 					break
 				}

@@ -17,6 +17,11 @@ type Query struct {
 	Ice     string
 	Maria   string
 	Ordered bool // the ORDER BY orders every output column: compare in order
+	// Sums are the output columns that are a SUM or AVG of doubles, which
+	// depend on the order rows are added, and Terms the FROM and WHERE
+	// clauses their terms come from (floatsum.go).
+	Sums  []floatSum
+	Terms string
 }
 
 // queryGen draws queries over the model tables.
@@ -134,7 +139,7 @@ func (g *queryGen) singleShape(r rel, shape string) Query {
 		return Query{Shape: "filter", Ice: fmt.Sprintf("SELECT %s FROM %s%s", aliased(exprs), from, where)}
 	case "aggregate":
 		aggs := g.aggregates([]rel{r}, 1+g.rng.IntN(4))
-		return Query{Shape: "aggregate", Ice: fmt.Sprintf("SELECT %s FROM %s%s", aliased(aggs), from, where)}
+		return withSums(Query{Shape: "aggregate", Ice: fmt.Sprintf("SELECT %s FROM %s%s", aliased(aggs), from, where)}, []rel{r}, aggs, from, where)
 	case "group":
 		return g.group([]rel{r}, from, where)
 	case "distinct":
@@ -286,7 +291,7 @@ func (g *queryGen) group(rels []rel, from, where string) Query {
 		q += o + fmt.Sprintf(" LIMIT %d", 1+g.rng.IntN(10))
 		shape += "/order"
 	}
-	return Query{Shape: shape, Ice: q, Ordered: order}
+	return withSums(Query{Shape: shape, Ice: q, Ordered: order}, rels, sel, from, where)
 }
 
 func (g *queryGen) groupKey(r rel, c Column) string {
@@ -353,7 +358,7 @@ func (g *queryGen) window(r rel, from, where string) Query {
 		fn, shape = fmt.Sprintf("COUNT(*) OVER (PARTITION BY %s)", part), "window/count"
 	}
 	exprs := append(g.outputs([]rel{r}, 1+g.rng.IntN(2)), fn)
-	return Query{Shape: shape, Ice: fmt.Sprintf("SELECT %s FROM %s%s", aliased(exprs), from, where)}
+	return withSums(Query{Shape: shape, Ice: fmt.Sprintf("SELECT %s FROM %s%s", aliased(exprs), from, where)}, []rel{r}, exprs, from, where)
 }
 
 // frameFunction is a window function that reads its frame: an aggregate
@@ -499,7 +504,7 @@ func (g *queryGen) join() Query {
 			return q
 		}
 		aggs := g.aggregates(rels, 1+g.rng.IntN(3))
-		return Query{Shape: shape + "/aggregate", Ice: fmt.Sprintf("SELECT %s FROM %s%s", aliased(aggs), from, where)}
+		return withSums(Query{Shape: shape + "/aggregate", Ice: fmt.Sprintf("SELECT %s FROM %s%s", aliased(aggs), from, where)}, rels, aggs, from, where)
 	}
 	exprs := g.outputs(rels, 1+g.rng.IntN(3))
 	q := Query{Shape: shape, Ice: fmt.Sprintf("SELECT %s FROM %s%s", aliased(exprs), from, where)}
@@ -570,7 +575,7 @@ func (g *queryGen) subquery() Query {
 	from := fmt.Sprintf("%s AS l", outer.ref)
 	if g.rng.IntN(3) == 0 {
 		aggs := g.aggregates([]rel{outer}, 1+g.rng.IntN(3))
-		return Query{Shape: shape + "/aggregate", Ice: fmt.Sprintf("SELECT %s FROM %s WHERE %s", aliased(aggs), from, pred)}
+		return withSums(Query{Shape: shape + "/aggregate", Ice: fmt.Sprintf("SELECT %s FROM %s WHERE %s", aliased(aggs), from, pred)}, []rel{outer}, aggs, from, " WHERE "+pred)
 	}
 	exprs := g.outputs([]rel{outer}, 1+g.rng.IntN(3))
 	return Query{Shape: shape, Ice: fmt.Sprintf("SELECT %s FROM %s WHERE %s", aliased(exprs), from, pred)}

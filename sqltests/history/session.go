@@ -506,6 +506,9 @@ type check struct {
 	// and icesql fails with 1690 too when it evaluates the query's
 	// overflowing expressions on every row (confirmOverflow).
 	overflowConfirmed bool
+	// tol: the output columns that sum doubles may differ within it
+	// (floatsum.go).
+	tol map[int]tolerance
 }
 
 func (s *session) run(ctx context.Context, q Query) check {
@@ -534,6 +537,9 @@ func (s *session) run(ctx context.Context, q Query) check {
 	}
 	if outOfRange(c.oracle.Err) && c.on.Err == nil && c.off.Err == nil && !c.on.Timeout && !c.off.Timeout {
 		c.overflowConfirmed = s.confirmOverflow(ctx, ice)
+	}
+	if len(q.Sums) > 0 && c.difference(q.Ordered) != "" {
+		c.tol = s.sumTolerances(ctx, q)
 	}
 	return c
 }
@@ -589,7 +595,7 @@ func (c check) difference(ordered bool) string {
 		case c.oracle.Err != nil:
 			diffs = append(diffs, fmt.Sprintf("%s: %d rows, MariaDB: error %v", side.name, len(side.r.Rows), c.oracle.Err))
 		default:
-			if d := Diff(side.r.Rows, c.oracle.Rows, ordered); d != "" {
+			if d := DiffWithin(side.r.Rows, c.oracle.Rows, ordered, c.tol); d != "" {
 				diffs = append(diffs, side.name+": "+d)
 			}
 		}

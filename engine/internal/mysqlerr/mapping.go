@@ -12,6 +12,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/analyzer/analyzererrors"
 	"github.com/dolthub/go-mysql-server/sql/plan"
+	"github.com/dolthub/go-mysql-server/sql/planbuilder"
 	"github.com/dolthub/go-mysql-server/sql/types"
 	"github.com/dolthub/vitess/go/mysql"
 	"github.com/dolthub/vitess/go/vt/sqlparser"
@@ -157,6 +158,12 @@ var mysqlCodes = func() []codedKind {
 		{kind: sql.ErrInsertIntoMismatchValueCount, code: mysql.ERWrongValueCountOnRow},
 		{kind: sql.ErrUnknownTable, code: mysql.ERBadTable},
 		{kind: sql.ErrStoredProcedureDoesNotExist, code: mysql.ERSPDoesNotExist},
+		{kind: sql.ErrAmbiguousColumnName, code: mysql.ERNonUniq},
+		{kind: sql.ErrDuplicateAliasOrTable, code: mysql.ERNonUniqTable},
+		{kind: planbuilder.ErrSelectsDifferentLength, code: mysql.ERWrongNumberOfColumnsInSelect},
+		{kind: ordinalOutOfRange, code: mysql.ERBadFieldError},
+		{kind: invalidIntervalUnit, code: mysql.ERParseError},
+		{kind: sql.ErrFunctionNotFound, code: mysql.ERSPDoesNotExist},       // MySQL: FUNCTION db.f does not exist
 		{kind: plan.ErrTruncateNotSupported, code: mysql.ERNotSupportedYet}, // metadata tables
 		{kind: sql.ErrPrivilegeCheckFailed, code: ErTableAccessDenied},      // statementError names the command
 		{kind: sql.ErrTableAccessDeniedForUser, code: ErTableAccessDenied},
@@ -175,6 +182,15 @@ var mysqlCodes = func() []codedKind {
 	}
 	return list
 }()
+
+// Errors go-mysql-server makes without a kind of its own (fmt.Errorf, or
+// an unexported kind), recognised by their message: GROUP BY 3 of a
+// two-column select list (MySQL: 1054), INTERVAL 1 FORTNIGHT (MySQL: a
+// syntax error).
+var (
+	ordinalOutOfRange   = goerrors.NewKind("column ordinal out of range: %d")
+	invalidIntervalUnit = goerrors.NewKind("invalid interval unit: %s")
+)
 
 // badTimeValue is a bad date or time, which go-mysql-server reports as any
 // bad value (1366) and MySQL as 1292.

@@ -72,7 +72,7 @@ func ValidateGroupByView(validate analyzer.RuleFunc) analyzer.RuleFunc {
 			ex := n.(sql.Expressioner)
 			exprs := append([]sql.Expression(nil), ex.Expressions()...) // the plan's own slice stays as it is
 			for i, e := range exprs {
-				exprs[i] = withSubqueryStandIns(ctx, e)
+				exprs[i] = withOuterConstants(ctx, withSubqueryStandIns(ctx, e), scope.Correlated()) // groupbyouter.go
 			}
 			n, err := ex.WithExpressions(ctx, exprs...)
 			return n, transform.NewTree, err

@@ -57,6 +57,7 @@ func DecimalLiterals(stmt ast.Statement) {
 		}
 	}
 	_ = ast.Walk(func(n ast.SQLNode) (bool, error) {
+		replaceTypedLaterBetweens(n, uniformBetween) // betweenmixed.go
 		switch n := n.(type) {
 		case *ast.ComparisonExpr:
 			n.Left, n.Right = castDecimal(n.Left), castDecimal(n.Right)
@@ -66,17 +67,23 @@ func DecimalLiterals(stmt ast.Statement) {
 				}
 			}
 		case *ast.RangeCond:
-			if doubleLiteral(n.Left) || doubleLiteral(n.From) || doubleLiteral(n.To) {
-				// BETWEEN compares its three operands in one type, a
-				// DOUBLE here; go-mysql-server splits it into two
-				// comparisons (simplifyFilters), each typed alone.
-				n.Left, n.From, n.To = castDouble(n.Left), castDouble(n.From), castDouble(n.To)
-				break
-			}
-			n.Left, n.From, n.To = castDecimal(n.Left), castDecimal(n.From), castDecimal(n.To)
+			uniformBetween(n)
 		}
 		return true, nil
 	}, stmt)
+}
+
+// uniformBetween wraps the number literals of a BETWEEN: in a CAST to
+// DOUBLE when one is a DOUBLE, else the decimal ones as castDecimal does.
+func uniformBetween(n *ast.RangeCond) {
+	if doubleLiteral(n.Left) || doubleLiteral(n.From) || doubleLiteral(n.To) {
+		// BETWEEN compares its three operands in one type, a DOUBLE
+		// here; go-mysql-server splits it into two comparisons
+		// (simplifyFilters), each typed alone.
+		n.Left, n.From, n.To = castDouble(n.Left), castDouble(n.From), castDouble(n.To)
+		return
+	}
+	n.Left, n.From, n.To = castDecimal(n.Left), castDecimal(n.From), castDecimal(n.To)
 }
 
 // castDecimal is e in a CAST that keeps its digits when e is a decimal
@@ -196,6 +203,9 @@ func (op cmpOp) mirror() cmpOp {
 //   - A DECIMAL compared with a DOUBLE or a string is compared as a DOUBLE.
 //   - Any other DECIMAL is compared in a type that does not round.
 func mysqlComparison(ctx *sql.Context, e sql.Expression) (sql.Expression, bool) {
+	if r, ok := rowComparison(ctx, e); ok { // rowcompare.go
+		return r, true
+	}
 	switch e := e.(type) {
 	case *expression.InTuple:
 		return inAsMySQL(ctx, e.Left(), e.Right()) // mixedin.go

@@ -144,6 +144,9 @@ type CheckedBuilder struct {
 }
 
 func (b CheckedBuilder) Build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.RowIter, error) {
+	if strict, ok := strictNumbers(ctx, n); ok { // strictnumbers.go
+		return b.Base.Build(ctx, strict, row)
+	}
 	if builtHashLookup(n) || !hasUncheckedArithmetic(ctx, n) {
 		return b.Next.Build(ctx, n, row)
 	}

@@ -26,15 +26,18 @@ func FoldDateLiterals(ctx *sql.Context, e sql.Expression) (sql.Expression, bool,
 		case *expression.Equals, *expression.NullSafeEquals, *expression.LessThan, *expression.LessThanOrEqual,
 			*expression.GreaterThan, *expression.GreaterThanOrEqual:
 			kids := c.Children()
-			l, r := foldAgainst(ctx, kids[0], kids[1]), foldAgainst(ctx, kids[1], kids[0])
-			if l == kids[0] && r == kids[1] {
+			// Not l == kids[0]: a row tuple is a slice, which == panics on.
+			l, lf := foldAgainst(ctx, kids[0], kids[1])
+			r, rf := foldAgainst(ctx, kids[1], kids[0])
+			if !lf && !rf {
 				return e, transform.SameTree, nil
 			}
 			ne, err := c.WithChildren(ctx, l, r)
 			return ne, transform.NewTree, err
 		case *expression.Between:
-			lo, hi := foldAgainst(ctx, c.Lower, c.Val), foldAgainst(ctx, c.Upper, c.Val)
-			if lo == c.Lower && hi == c.Upper {
+			lo, lf := foldAgainst(ctx, c.Lower, c.Val)
+			hi, hf := foldAgainst(ctx, c.Upper, c.Val)
+			if !lf && !hf {
 				return e, transform.SameTree, nil
 			}
 			return expression.NewBetween(c.Val, lo, hi), transform.NewTree, nil
@@ -48,28 +51,28 @@ func FoldDateLiterals(ctx *sql.Context, e sql.Expression) (sql.Expression, bool,
 var datetime6 = types.MustCreateDatetimeType(sqltypes.Datetime, types.MaxDatetimePrecision)
 
 // foldAgainst is e, a string literal, as the DATETIME value a comparison
-// with other (a date or time value) makes of it; else e itself.
-func foldAgainst(ctx *sql.Context, e, other sql.Expression) sql.Expression {
+// with other (a date or time value) makes of it, and true; else e itself.
+func foldAgainst(ctx *sql.Context, e, other sql.Expression) (sql.Expression, bool) {
 	lit, ok := e.(*expression.Literal)
 	if !ok || !types.IsTime(other.Type(ctx)) || !types.IsText(lit.Type(ctx)) {
-		return e
+		return e, false
 	}
 	s, ok := lit.Val.(string)
 	if !ok {
-		return e
+		return e, false
 	}
 	v, _, err := datetime6.Convert(ctx, s)
 	if err != nil {
-		return e
+		return e, false
 	}
 	t, ok := v.(time.Time)
 	if !ok {
-		return e
+		return e, false
 	}
 	// Against a DATE, a midnight literal as a DATE compares as the same
 	// type does, without converting the column's value for each row.
 	if types.IsDateType(other.Type(ctx)) && t.Equal(t.Truncate(24*time.Hour)) {
-		return expression.NewLiteral(t, types.Date)
+		return expression.NewLiteral(t, types.Date), true
 	}
-	return expression.NewLiteral(t, datetime6)
+	return expression.NewLiteral(t, datetime6), true
 }
