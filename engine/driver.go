@@ -517,7 +517,9 @@ func textValue(ctx *sql.Context, typ sql.Type, v any) (driver.Value, error) {
 	case sqltypes.IsFloat(t):
 		return strconv.ParseFloat(string(val.Raw()), 64)
 	case sqltypes.IsBinary(t):
-		return append([]byte(nil), val.Raw()...), nil
+		// A copy that is not nil when empty: database/sql reads a nil
+		// []byte as NULL, so an empty string or BLOB came back NULL.
+		return append([]byte{}, val.Raw()...), nil
 	case sqlfunc.IsDateType(t):
 		padded, _ := sqlfunc.PaddedYear(val.Raw()) // sqlfunc/yearpad.go
 		return string(padded), nil

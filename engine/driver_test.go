@@ -121,3 +121,42 @@ func TestDriverClosesEngineWithLastDB(t *testing.T) {
 		t.Fatal("reopened on the closed engine")
 	}
 }
+
+// TestDriverEmptyIsNotNull: an empty string or BLOB reaches database/sql as
+// an empty value, not as NULL (a nil []byte, which database/sql reads as
+// NULL, was handed over for every empty text value).
+func TestDriverEmptyIsNotNull(t *testing.T) {
+	db, err := sql.Open(DriverName, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for _, q := range []string{
+		"CREATE DATABASE d",
+		"CREATE TABLE d.t (id INT, s STRING, v VARBINARY(10))",
+		"INSERT INTO d.t VALUES (1, '', ''), (2, NULL, NULL)",
+	} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	var lit, s sql.NullString
+	var v []byte
+	rows, err := db.Query("SELECT '', s, v FROM d.t ORDER BY id")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	for i := 0; rows.Next(); i++ {
+		if err := rows.Scan(&lit, &s, &v); err != nil {
+			t.Fatal(err)
+		}
+		wantValid := i == 0
+		if !lit.Valid || lit.String != "" || s.Valid != wantValid || (v != nil) != wantValid {
+			t.Errorf("row %d: '' = %+v, s = %+v, v = %q (nil: %v); want '' valid and the columns valid = %v", i+1, lit, s, v, v == nil, wantValid)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -225,6 +225,12 @@ func TestSQLCommand(t *testing.T) {
 	if !strings.Contains(out, "|  1 | a;b  |") || !strings.Contains(out, "|  2 | NULL |") || !strings.Contains(out, "2 rows in set") {
 		t.Errorf("icesql sql -e printed:\n%s", out)
 	}
+	// An empty string is printed empty, not as NULL (it was: database/sql
+	// scans "" into a nil RawBytes when the destination starts nil).
+	out, err = run("-e", "SELECT '' AS e, NULL AS n, SUBSTRING('abc', 0) AS s")
+	if err != nil || !strings.Contains(out, "| e | n    | s |") || !strings.Contains(out, "|   | NULL |   |") {
+		t.Errorf("icesql sql -e printed '' and NULL as:\n%s", out)
+	}
 	out, err = run("-e", "SELECT * FROM db.missing")
 	if err == nil || !strings.Contains(out, "ERROR 1146") {
 		t.Errorf("error exit: %v\n%s", err, out)

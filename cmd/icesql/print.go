@@ -31,19 +31,20 @@ func fetch(rows *sql.Rows) (*result, error) {
 		res.numeric[i] = isNumericType(t.DatabaseTypeName())
 	}
 	for rows.Next() {
-		raw := make([]sql.RawBytes, len(cols))
+		// NullString, not RawBytes: database/sql scans an empty value into
+		// a nil RawBytes, which printed as NULL.
+		vals := make([]sql.NullString, len(cols))
 		dest := make([]any, len(cols))
-		for i := range raw {
-			dest[i] = &raw[i]
+		for i := range vals {
+			dest[i] = &vals[i]
 		}
 		if err := rows.Scan(dest...); err != nil {
 			return nil, err
 		}
 		row := make([]*string, len(cols))
-		for i, b := range raw {
-			if b != nil {
-				s := string(b)
-				row[i] = &s
+		for i, v := range vals {
+			if v.Valid {
+				row[i] = &vals[i].String
 			}
 		}
 		res.rows = append(res.rows, row)
