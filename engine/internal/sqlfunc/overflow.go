@@ -87,6 +87,9 @@ func mysqlOperation(ctx *sql.Context, e sql.Expression) (sql.Expression, bool) {
 	if t, ok := temporalCast(ctx, e); ok { // temporaltext.go
 		return t, true
 	}
+	if l, ok := lenientIntArgs(ctx, e); ok { // intargs.go
+		return l, true
+	}
 	return mysqlComparison(ctx, e)
 }
 
