@@ -180,6 +180,10 @@ func IcebergType(col *sql.Column) (iceberg.Type, error) {
 		return nil, unsupported("Iceberg has no such type")
 	case types.IsTextOnly(t):
 		return iceberg.PrimitiveTypes.String, nil
+	case t.Type() == sqltypes.Binary && t.(sql.StringType).MaxByteLength() == 0:
+		// Iceberg's fixed[0] has no Parquet form (a FIXED_LEN_BYTE_ARRAY
+		// needs a length): writing one failed with an internal error.
+		return nil, unsupported("BINARY(0) has no Iceberg type (fixed needs a length of at least 1); use BINARY(1) or VARBINARY")
 	case t.Type() == sqltypes.Binary:
 		return iceberg.FixedTypeOf(int(t.(sql.StringType).MaxByteLength())), nil
 	case types.IsBinaryType(t):
