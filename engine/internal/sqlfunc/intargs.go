@@ -26,7 +26,7 @@ func intArgPositions(e sql.Expression) []int {
 		return []int{1, 2}
 	case function.Left, *function.Left, function.Right, *function.Right, *function.Repeat, *function.Pad, *pad:
 		return []int{1}
-	case *function.Locate, *function.SubstringIndex:
+	case *function.Locate, *nullPosition, *function.SubstringIndex:
 		return []int{2}
 	case *function.Space:
 		return []int{0}
@@ -160,4 +160,38 @@ func leadingInt(s string) (n int64, whole bool) {
 		return math.MaxInt64, whole
 	}
 	return int64(u), whole
+}
+
+// nullPosition is LOCATE(substr, str, pos) that is NULL when pos is NULL,
+// as in MySQL; go-mysql-server's searched from the start instead.
+type nullPosition struct{ *function.Locate }
+
+// withNullPosition is e, a three-argument LOCATE, answering NULL for a
+// NULL position; ok is false for anything else.
+func withNullPosition(e sql.Expression) (sql.Expression, bool) {
+	l, ok := e.(*function.Locate)
+	if !ok || len(l.Children()) != 3 {
+		return nil, false
+	}
+	return &nullPosition{l}, true
+}
+
+func (n *nullPosition) Eval(ctx *sql.Context, row sql.Row) (any, error) {
+	pos, err := n.Children()[2].Eval(ctx, row)
+	if err != nil || pos == nil {
+		return nil, err
+	}
+	return n.Locate.Eval(ctx, row)
+}
+
+func (n *nullPosition) WithChildren(ctx *sql.Context, children ...sql.Expression) (sql.Expression, error) {
+	e, err := n.Locate.WithChildren(ctx, children...)
+	if err != nil {
+		return nil, err
+	}
+	l, ok := e.(*function.Locate)
+	if !ok {
+		return e, nil
+	}
+	return &nullPosition{l}, nil
 }

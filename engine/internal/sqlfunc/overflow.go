@@ -90,6 +90,9 @@ func mysqlOperation(ctx *sql.Context, e sql.Expression) (sql.Expression, bool) {
 	if l, ok := lenientIntArgs(ctx, e); ok { // intargs.go
 		return l, true
 	}
+	if l, ok := withNullPosition(e); ok { // intargs.go
+		return l, true
+	}
 	return mysqlComparison(ctx, e)
 }
 
