@@ -170,7 +170,7 @@ func isLoopback(host string) bool {
 // being logged in (MySQL's connect_timeout), when ServerConfig says 0.
 const DefaultHandshakeTimeout = 10 * time.Second
 
-// codeMappingHandler gives wire clients the same codes as statementError,
+// codeMappingHandler gives wire clients the same codes as mysqlerr.ForStatement,
 // and adds a failed statement's error to its session's diagnostics
 // (wire/diagnostics.go).
 type codeMappingHandler struct {

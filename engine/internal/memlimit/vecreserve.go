@@ -7,7 +7,7 @@ import (
 )
 
 // StateReserve is the vector.Reserve of one vectorized GROUP BY under the
-// budget b (go); nil without a limit. watchBudget sees what the
+// budget b (budget.go); nil without a limit. WatchBudget sees what the
 // run allocates only at the next collection, and a table doubling or the
 // result of millions of groups is allocated in one go: the run asks
 // before each, and is refused (1041) when what is live would pass the

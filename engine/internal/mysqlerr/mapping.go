@@ -130,7 +130,7 @@ type codedKind struct {
 // mysqlCodes lists the error kinds go-mysql-server reports as 1105
 // (ER_UNKNOWN_ERROR) although MySQL has a code for them. Its server handler
 // flattens every error to a *mysql.SQLError before an integrator can see the
-// kind, so kinds are recognised by their message as well (see mysqlError).
+// kind, so kinds are recognised by their message as well (see Coded).
 var mysqlCodes = func() []codedKind {
 	list := []codedKind{
 		{kind: sql.ErrSyntaxError, code: mysql.ERParseError,
@@ -165,7 +165,7 @@ var mysqlCodes = func() []codedKind {
 		{kind: invalidIntervalUnit, code: mysql.ERParseError},
 		{kind: sql.ErrFunctionNotFound, code: mysql.ERSPDoesNotExist},       // MySQL: FUNCTION db.f does not exist
 		{kind: plan.ErrTruncateNotSupported, code: mysql.ERNotSupportedYet}, // metadata tables
-		{kind: sql.ErrPrivilegeCheckFailed, code: ErTableAccessDenied},      // statementError names the command
+		{kind: sql.ErrPrivilegeCheckFailed, code: ErTableAccessDenied},      // ForStatement names the command
 		{kind: sql.ErrTableAccessDeniedForUser, code: ErTableAccessDenied},
 		{kind: sql.ErrDatabaseAccessDeniedForUser, code: mysql.ERDBAccessDenied},
 	}

@@ -40,7 +40,7 @@ type ScanTable interface {
 	// UPDATE, DELETE and MERGE change.
 	RowIdentity() bool
 	// WatchBudget runs growing work under the statement memory budget (see
-	// engine/memlimit.go's watchBudget).
+	// memlimit.WatchBudget).
 	WatchBudget(ctx *sql.Context) (*sql.Context, func())
 	// StateReserve asks the statement memory budget before the vectorized
 	// GROUP BY's state grows (memlimit/vecreserve.go).
