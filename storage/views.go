@@ -54,16 +54,10 @@ func (w *Warehouse) lookupView(ctx context.Context, ns, name string) (viewLink, 
 	if !validObjectName(ns) || !validObjectName(name) {
 		return viewLink{}, false, nil
 	}
-	data, err := w.store.ReadFile(ctx, w.viewLinkFile(ns, name))
-	if errors.Is(err, fs.ErrNotExist) {
-		return viewLink{}, false, nil
-	}
-	if err != nil {
-		return viewLink{}, false, fmt.Errorf("read view link of %s.%s: %w", ns, name, err)
-	}
 	var l viewLink
-	if err := json.Unmarshal(data, &l); err != nil || l.Location == "" || l.Name == "" {
-		return viewLink{}, false, fmt.Errorf("corrupt view link %s: %w", w.viewLinkFile(ns, name), err)
+	ok, err := w.readLink(ctx, w.viewLinkFile(ns, name), "view", &l, func() bool { return l.Location != "" && l.Name != "" })
+	if !ok || err != nil {
+		return viewLink{}, false, err
 	}
 	return l, true, nil
 }
@@ -144,11 +138,7 @@ func (w *Warehouse) CreateView(ctx context.Context, ident table.Identifier, vers
 	if err := w.writeViewMetadata(ctx, metaLoc, built); err != nil {
 		return nil, fmt.Errorf("create view %s.%s: %w", ns, name, err)
 	}
-	data, err := json.Marshal(viewLink{Name: name, Location: loc})
-	if err != nil {
-		return nil, err
-	}
-	if err := w.store.CreateExclusive(ctx, w.viewLinkFile(ns, name), data); err != nil {
+	if err := w.writeLink(ctx, w.viewLinkFile(ns, name), viewLink{Name: name, Location: loc}); err != nil {
 		w.store.RemoveAll(ctx, loc)
 		if errors.Is(err, fs.ErrExist) {
 			return nil, fmt.Errorf("%w: %s.%s", catalog.ErrViewAlreadyExists, ns, name)
@@ -321,11 +311,7 @@ func (w *Warehouse) RenameView(ctx context.Context, from, to table.Identifier) (
 	if err := w.checkNewName(ctx, tns, tname); err != nil {
 		return nil, err
 	}
-	data, err := json.Marshal(viewLink{Name: tname, Location: l.Location})
-	if err != nil {
-		return nil, err
-	}
-	if err := w.store.CreateExclusive(ctx, w.viewLinkFile(tns, tname), data); err != nil {
+	if err := w.writeLink(ctx, w.viewLinkFile(tns, tname), viewLink{Name: tname, Location: l.Location}); err != nil {
 		if errors.Is(err, fs.ErrExist) {
 			return nil, fmt.Errorf("%w: %s.%s", catalog.ErrViewAlreadyExists, tns, tname)
 		}

@@ -353,15 +353,8 @@ func (w *Warehouse) tableLocation(ctx context.Context, ns, name string) (loc str
 // lookup resolves a table name to its link: the folder named after it, a
 // link left by a rename, or a registered metadata file.
 func (w *Warehouse) lookup(ctx context.Context, ns, name string) (l link, ok bool, err error) {
-	data, err := w.store.ReadFile(ctx, w.linkFile(ns, name))
-	switch {
-	case err == nil:
-		if err := json.Unmarshal(data, &l); err != nil || l.Location == "" {
-			return link{}, false, fmt.Errorf("corrupt table link %s: %w", w.linkFile(ns, name), err)
-		}
-		return l, true, nil
-	case !errors.Is(err, fs.ErrNotExist):
-		return link{}, false, fmt.Errorf("read table link %s: %w", w.linkFile(ns, name), err)
+	if ok, err := w.readLink(ctx, w.linkFile(ns, name), "table", &l, func() bool { return l.Location != "" }); ok || err != nil {
+		return l, ok, err
 	}
 	hidden, err := w.exists(ctx, w.hideMark(ns, name))
 	if err != nil || hidden {
@@ -668,11 +661,7 @@ func (w *Warehouse) bindLink(ctx context.Context, ns, name string, l link) error
 	if l.Metadata == "" && l.Location == w.tableFolder(ns, name) {
 		return w.store.Remove(ctx, w.hideMark(ns, name))
 	}
-	data, err := json.Marshal(l)
-	if err != nil {
-		return err
-	}
-	if err := createOnce(ctx, w.store, w.linkFile(ns, name), data); err != nil {
+	if err := w.writeLink(ctx, w.linkFile(ns, name), l); err != nil {
 		if errors.Is(err, fs.ErrExist) {
 			return fmt.Errorf("%w: %s.%s", catalog.ErrTableAlreadyExists, ns, name)
 		}
