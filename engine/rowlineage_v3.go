@@ -98,9 +98,15 @@ func (x *lineageIndex) indexLocked(ctx context.Context, t *Table, i int, task ta
 	if err != nil {
 		return fmt.Errorf("read row ids of %s: %w", task.File.FilePath(), err)
 	}
+	live, err := t.liveRowIDs(ctx, task)
+	if err != nil {
+		return fmt.Errorf("read row ids of %s: %w", task.File.FilePath(), err)
+	}
 	x.indexed[task.File.FilePath()] = true
 	for pos, id := range ids {
-		if id < synthBase {
+		// Only a live row: an older copy of the row under a deletion
+		// vector has the same id.
+		if id < synthBase && live[id] {
 			x.where[id] = rowPlace{task: i, pos: int64(pos)}
 		}
 	}
@@ -139,10 +145,41 @@ func mayStoreRowIDs(f iceberg.DataFile) bool {
 // with no delete or filter applied, the synthesised ones as synthBase plus
 // the position.
 func (t *Table) storedRowIDs(ctx context.Context, task table.FileScanTask) ([]int64, error) {
+	ids, err := t.readRowIDs(ctx, task, false)
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(ids)) != task.File.Count() {
+		return nil, fmt.Errorf("read %d rows, the manifest says %d", len(ids), task.File.Count())
+	}
+	return ids, nil
+}
+
+// liveRowIDs are the stored _row_ids of the rows of task's file that its
+// delete files leave. A row id is unique among a table's live rows only:
+// a merge-on-read UPDATE or MERGE writes the new row with the old row's
+// id, and the old row stays in its file under a deletion vector.
+func (t *Table) liveRowIDs(ctx context.Context, task table.FileScanTask) (map[int64]bool, error) {
+	ids, err := t.readRowIDs(ctx, task, true)
+	if err != nil {
+		return nil, err
+	}
+	live := make(map[int64]bool, len(ids))
+	for _, id := range ids {
+		live[id] = true
+	}
+	return live, nil
+}
+
+// readRowIDs reads the _row_id of the rows of task's whole file, with its
+// delete files applied or not.
+func (t *Table) readRowIDs(ctx context.Context, task table.FileScanTask, withDeletes bool) ([]int64, error) {
 	if t.tbl.Metadata().NextRowID() >= synthBase {
 		return nil, fmt.Errorf("%s has given out %d row ids; icesql tells rows apart by ids below %d", t, t.tbl.Metadata().NextRowID(), synthBase)
 	}
-	task.DeleteFiles, task.EqualityDeleteFiles, task.DeletionVectorFiles = nil, nil, nil
+	if !withDeletes {
+		task.DeleteFiles, task.EqualityDeleteFiles, task.DeletionVectorFiles = nil, nil, nil
+	}
 	task.Residual = nil
 	task.Start, task.Length = 0, task.File.FileSizeBytes()
 	task.FirstRowID = ptrTo(synthBase)
@@ -169,9 +206,6 @@ func (t *Table) storedRowIDs(ctx context.Context, task table.FileScanTask) ([]in
 			ids = append(ids, col.Value(i))
 		}
 		rec.Release()
-	}
-	if int64(len(ids)) != task.File.Count() {
-		return nil, fmt.Errorf("read %d rows, the manifest says %d", len(ids), task.File.Count())
 	}
 	return ids, nil
 }
