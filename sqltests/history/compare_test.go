@@ -107,47 +107,79 @@ func TestKnownIssuesExclude(t *testing.T) {
 	}
 }
 
-// TestOverflowOnIcesql: a 1690 on icesql where MariaDB answered is the
-// plan's choice of rows, no difference; MariaDB's 1690 where icesql
-// answered still is one (icesql may have wrapped), and so is any other
+// TestOverflowOneSided: a 1690 on one side where another answered is the
+// plan's choice of rows, no difference, when icesql's full evaluation of
+// the expression overflows too (overflowConfirmed); unconfirmed it is one
+// (a side may have wrapped or raised it wrongly), and so is any other
 // one-sided error.
-func TestOverflowOnIcesql(t *testing.T) {
+func TestOverflowOneSided(t *testing.T) {
 	overflow := fmt.Errorf("filter: %w", vmysql.NewSQLError(vmysql.ERDataOutOfRange, "22003", "BIGINT value is out of range in '(a.id - 2)'"))
+	mariaOverflow := Result{Err: &mysql.MySQLError{Number: 1690, Message: "BIGINT value is out of range"}}
 	rows := Result{Rows: [][]string{{"1"}}}
+	other := Result{Rows: [][]string{{"2"}}}
 	for _, tc := range []struct {
-		name string
-		c    check
-		diff bool
+		name      string
+		c         check
+		oneSided  bool
+		confirmed bool
+		diff      bool
 	}{
-		{"icesql out of range", check{on: Result{Err: overflow}, off: Result{Err: overflow}, oracle: rows}, false},
-		{"MariaDB out of range", check{on: rows, off: rows, oracle: Result{Err: &mysql.MySQLError{Number: 1690, Message: "BIGINT value is out of range"}}}, true},
-		{"one path only", check{on: Result{Err: overflow}, off: rows, oracle: rows}, true},
-		{"another error", check{on: Result{Err: errors.New("unable to find field")}, off: Result{Err: errors.New("x")}, oracle: rows}, true},
+		{"icesql out of range", check{on: Result{Err: overflow}, off: Result{Err: overflow}, oracle: rows}, true, true, false},
+		{"icesql out of range, unconfirmed", check{on: Result{Err: overflow}, off: Result{Err: overflow}, oracle: rows}, true, false, true},
+		{"MariaDB out of range", check{on: rows, off: rows, oracle: mariaOverflow}, true, true, false},
+		{"MariaDB out of range, unconfirmed", check{on: rows, off: rows, oracle: mariaOverflow}, true, false, true},
+		{"vector path only", check{on: Result{Err: overflow}, off: rows, oracle: rows}, true, true, false},
+		{"vector path only, unconfirmed", check{on: Result{Err: overflow}, off: rows, oracle: rows}, true, false, true},
+		{"vector path only, other rows off", check{on: Result{Err: overflow}, off: other, oracle: rows}, true, true, true},
+		{"every side", check{on: Result{Err: overflow}, off: Result{Err: overflow}, oracle: mariaOverflow}, false, false, false},
+		{"another error", check{on: Result{Err: errors.New("unable to find field")}, off: Result{Err: errors.New("x")}, oracle: rows}, false, false, true},
 	} {
+		if got := tc.c.overflowOneSided(); got != tc.oneSided {
+			t.Errorf("%s: overflowOneSided %v, want %v", tc.name, got, tc.oneSided)
+		}
+		tc.c.overflowConfirmed = tc.confirmed
 		if got := tc.c.difference(false) != ""; got != tc.diff {
 			t.Errorf("%s: difference %v, want %v", tc.name, got, tc.diff)
 		}
 	}
+	if (outcome{iceErr: overflow}).oneSided() != true || (outcome{mErr: overflow, overflow: true}).oneSided() != false {
+		t.Error("a statement's one-sided 1690 is accepted only when confirmed")
+	}
 }
 
-// TestOverflowConfirmedPatterns: the overflow-prone expressions and the
-// tables their aliases name are found in the generator's queries.
-func TestOverflowConfirmedPatterns(t *testing.T) {
-	q := "SELECT l.x AS c0 FROM h.t2 AS l WHERE ((l.id - 2) < 18) AND (l.b IS NULL) UNION ALL SELECT l.x AS c0 FROM `h`.`t3` AS l"
-	var got []string
-	tables := map[string][]string{}
-	for _, m := range tableAlias.FindAllStringSubmatch(q, -1) {
-		tables[m[2]] = append(tables[m[2]], m[1])
+// TestOverflowProbes: the overflow-prone expressions and the tables they
+// are evaluated on are found in the generator's queries and statements.
+func TestOverflowProbes(t *testing.T) {
+	for _, tc := range []struct {
+		sql    string
+		tables []string
+		want   []string
+	}{
+		{"SELECT l.x AS c0 FROM h.t2 AS l WHERE ((l.id - 2) < 18) AND (l.b IS NULL) UNION ALL SELECT l.x AS c0 FROM `h`.`t3` AS l", nil,
+			[]string{"SELECT COUNT(l.id - 2) FROM h.t2 AS l", "SELECT COUNT(l.id - 2) FROM `h`.`t3` AS l"}},
+		{"UPDATE h.t1.branch_b SET k = 1 WHERE ((id - 2) < 36) AND (id IN (26, 30, 17))", []string{"h.t1.branch_b"},
+			[]string{"SELECT COUNT(id - 2) FROM h.t1.branch_b"}},
+		{"DELETE FROM t1 WHERE (k - 2) < 3", []string{"t1", "t2"},
+			[]string{"SELECT COUNT(k - 2) FROM t1", "SELECT COUNT(k - 2) FROM t2"}},
+	} {
+		if got := overflowProbes(tc.sql, tc.tables); !slices.Equal(got, tc.want) {
+			t.Errorf("%s: probes %q, want %q", tc.sql, got, tc.want)
+		}
 	}
-	for _, m := range overflowing.FindAllStringSubmatch(q, -1) {
-		got = append(got, strings.Join(tables[m[1]], ",")+" "+m[1]+"."+m[2])
+}
+
+// TestExactArithmetic: MariaDB's retry of a statement it refused by an
+// overflow icesql's plan skipped computes the same expressions in DECIMAL.
+func TestExactArithmetic(t *testing.T) {
+	got := exactArithmetic([]string{
+		"UPDATE t2 SET s = 'a' WHERE ((id - 2) < 36) AND (id IN (26, 30))",
+		"SELECT 1 FROM t1 AS a WHERE (a.k - 2) < 3 OR (k - 2) > 1",
+	})
+	want := []string{
+		"UPDATE t2 SET s = 'a' WHERE ((CAST(id AS DECIMAL(21)) - 2) < 36) AND (id IN (26, 30))",
+		"SELECT 1 FROM t1 AS a WHERE (CAST(a.k AS DECIMAL(21)) - 2) < 3 OR (CAST(k AS DECIMAL(21)) - 2) > 1",
 	}
-	if want := []string{"h.t2,`h`.`t3` l.id"}; !slices.Equal(got, want) {
-		t.Errorf("found %q, want %q", got, want)
-	}
-	c := check{on: Result{Rows: [][]string{}}, off: Result{Rows: [][]string{}},
-		oracle: Result{Err: &mysql.MySQLError{Number: 1690, Message: "BIGINT value is out of range"}}, overflowConfirmed: true}
-	if d := c.difference(false); d != "" {
-		t.Errorf("a confirmed MariaDB 1690 is a difference: %s", d)
+	if !slices.Equal(got, want) {
+		t.Errorf("got %q, want %q", got, want)
 	}
 }

@@ -50,8 +50,8 @@ type Options struct {
 type Totals struct {
 	Statements, Queries, Differed int
 	Timeouts, Rejected, Skipped   int
-	Overflowed                    int // 1690 on icesql only (check.overflowOnIcesql)
-	OverflowedOracle              int // 1690 on MariaDB only, icesql's own 1690 confirmed (check.overflowConfirmed)
+	Overflowed                    int // a confirmed 1690 on an icesql path only (check.overflowOnIcesql), or on icesql only for a statement
+	OverflowedOracle              int // a confirmed 1690 on MariaDB only (check.overflowConfirmed)
 	IceTimes, OracleTimes         []time.Duration
 	Failures                      []*Failure
 	Slow                          []string
@@ -265,19 +265,35 @@ func (h *history) step(st Step, before []Table) (bool, error) {
 		h.fail(&Failure{Seed: h.seed, Shape: "stmt/" + st.Kind, Detail: o.String()}, nil)
 		return false, nil
 	}
+	rows := Query{Shape: "rows", Ice: fmt.Sprintf("SELECT * FROM {{t:%s}}", st.Table), Maria: fmt.Sprintf("SELECT * FROM {{t:%s}}", st.Table)}
+	if o.overflow {
+		if o.iceErr != nil {
+			h.tot.Overflowed++
+		} else {
+			h.tot.OverflowedOracle++
+		}
+		if h.opts.Log != nil {
+			h.opts.Log("seed %d: out of range on one side only (the other's plan skipped the row): %s: %s", h.seed, st.SQL(), o)
+		}
+	}
 	if o.iceErr != nil {
 		if before != nil {
-			// Refused by both sides: the model must not keep the change.
+			// Refused by icesql: the model must not keep the change.
 			for i := range h.tables {
 				*h.tables[i] = before[i]
 			}
+		}
+		if o.overflow && !h.loading {
+			// MariaDB ran what icesql refused by a confirmed overflow:
+			// its rows must not have changed either.
+			h.compare(rows)
 		}
 		return true, nil
 	}
 	// Every statement is followed by the whole table, compared, and by
 	// the branch it wrote or each branch whose columns it changed.
 	if st.Kind != "create" && !h.loading {
-		h.compare(Query{Shape: "rows", Ice: fmt.Sprintf("SELECT * FROM {{t:%s}}", st.Table), Maria: fmt.Sprintf("SELECT * FROM {{t:%s}}", st.Table)})
+		h.compare(rows)
 		var branches []string
 		switch {
 		case st.Ref != "" && st.Kind != "ref/tag" && st.Kind != "ref/drop":
@@ -329,15 +345,14 @@ func (h *history) compare(q Query) {
 		}
 		return
 	}
-	if c.overflowConfirmed {
-		h.tot.OverflowedOracle++
-	}
-	if c.overflowOnIcesql() {
+	switch {
+	case c.overflowOnIcesql():
 		h.tot.Overflowed++
 		if h.opts.Log != nil {
-			h.opts.Log("seed %d: out of range on icesql only (MariaDB's plan skipped the row): %s: %v", h.seed, q.Ice, c.on.Err)
+			h.opts.Log("seed %d: out of range on an icesql path only (the other side's plan skipped the row): %s: vector on %v; vector off %v", h.seed, q.Ice, errText(c.on.Err), errText(c.off.Err))
 		}
-		return
+	case c.overflowConfirmed:
+		h.tot.OverflowedOracle++
 	}
 	if d := c.difference(q.Ordered); d != "" {
 		h.tot.Differed++

@@ -172,9 +172,32 @@ type outcome struct {
 	skipped bool // a rollback whose snapshot this replay does not have
 	iceErr  error
 	mErr    error
+	// overflow: one side failed with 1690 where the other succeeded, and
+	// the overflow is confirmed (confirmOverflow). The table's rows, compared
+	// after the statement, show whether the succeeding side changed what the
+	// failing side did not.
+	overflow bool
 }
 
-func (o outcome) oneSided() bool { return (o.iceErr == nil) != (o.mErr == nil) }
+// oneSided says one side failed where the other succeeded, other than by a
+// confirmed overflow.
+func (o outcome) oneSided() bool { return (o.iceErr == nil) != (o.mErr == nil) && !o.overflow }
+
+// readTables are the tables a step's unqualified overflow-prone expressions
+// may be evaluated on: its target and every table of the history its text
+// names (a MERGE's source).
+func (s *session) readTables(st *Step) []string {
+	target, _ := st.targets()
+	tables := []string{target}
+	words := word.FindAllString(st.Ice, -1)
+	for name := range s.tables {
+		if name != target && slices.Contains(words, name) {
+			tables = append(tables, name)
+		}
+	}
+	slices.Sort(tables[1:])
+	return tables
+}
 
 func (o outcome) String() string {
 	return fmt.Sprintf("icesql: %v; MariaDB: %v", errText(o.iceErr), errText(o.mErr))
@@ -221,7 +244,24 @@ func (s *session) apply(ctx context.Context, st *Step, model *Table) (outcome, e
 	}
 	var o outcome
 	_, o.iceErr = s.on.ExecContext(ctx, ice)
-	o.mErr = s.mariaExec(ctx, maria)
+	probes := overflowProbes(ice, s.readTables(st))
+	if outOfRange(o.iceErr) && s.confirmOverflow(ctx, probes) {
+		// icesql refused by an overflow its plan met; MariaDB's plan may
+		// skip the row and change rows. Both are MySQL's answers, and the
+		// histories stay the same when MariaDB's change is undone.
+		o.mErr = s.mariaExecUndone(ctx, maria)
+		o.overflow = o.mErr == nil
+	} else {
+		o.mErr = s.mariaExec(ctx, maria)
+		if o.iceErr == nil && outOfRange(o.mErr) && s.confirmOverflow(ctx, probes) {
+			// The reverse: MariaDB runs the statement again with exact
+			// arithmetic, which evaluates every row as icesql's plan did
+			// every row it reached (the others' overflowing terms decided
+			// nothing there).
+			o.mErr = s.mariaExec(ctx, exactArithmetic(maria))
+			o.overflow = o.mErr == nil
+		}
+	}
 	if o.iceErr != nil {
 		return o, nil
 	}
@@ -346,6 +386,35 @@ func (s *session) mariaExec(ctx context.Context, stmts []string) error {
 	}
 	_, err := s.mc.ExecContext(ctx, "COMMIT")
 	return err
+}
+
+// mariaExecUndone runs stmts on MariaDB in a transaction it rolls back.
+func (s *session) mariaExecUndone(ctx context.Context, stmts []string) error {
+	if _, err := s.mc.ExecContext(ctx, "BEGIN"); err != nil {
+		return err
+	}
+	var err error
+	for _, q := range stmts {
+		if _, err = s.mc.ExecContext(ctx, q); err != nil {
+			break
+		}
+	}
+	_, rbErr := s.mc.ExecContext(ctx, "ROLLBACK")
+	_, dropErr := s.mc.ExecContext(ctx, "DROP TEMPORARY TABLE IF EXISTS ms, mi, ow")
+	return errors.Join(err, rbErr, dropErr)
+}
+
+// exactArithmetic rewrites the generator's overflow-prone expressions of
+// MariaDB statements, (col - 2) and (a.col - 2), to DECIMAL arithmetic,
+// which has their value wherever BIGINT's does not overflow and a value
+// where it does.
+func exactArithmetic(stmts []string) []string {
+	out := make([]string, len(stmts))
+	for i, q := range stmts {
+		q = overflowing.ReplaceAllString(q, "(CAST($1.$2 AS DECIMAL(21)) - 2)")
+		out[i] = overflowingUnqualified.ReplaceAllString(q, "$1(CAST($2 AS DECIMAL(21)) - 2)")
+	}
+	return out
 }
 
 // head is the snapshot a branch of table points at (0: none).
@@ -502,9 +571,11 @@ func refName(kind, table, ref string, iceSide bool) string {
 type check struct {
 	on, off, oracle Result
 	skipped         bool
-	// overflowConfirmed: MariaDB failed with 1690 where icesql answered,
+	// overflowConfirmed: a side failed with 1690 where another answered,
 	// and icesql fails with 1690 too when it evaluates the query's
-	// overflowing expressions on every row (confirmOverflow).
+	// overflowing expressions on every row of their tables
+	// (confirmOverflow): which rows a side evaluated them on was its plan's
+	// choice.
 	overflowConfirmed bool
 	// tol: the output columns that sum doubles may differ within it
 	// (floatsum.go).
@@ -535,8 +606,8 @@ func (s *session) run(ctx context.Context, q Query) check {
 			c.oracle.Err = errors.Join(c.oracle.Err, err)
 		}
 	}
-	if outOfRange(c.oracle.Err) && c.on.Err == nil && c.off.Err == nil && !c.on.Timeout && !c.off.Timeout {
-		c.overflowConfirmed = s.confirmOverflow(ctx, ice)
+	if c.overflowOneSided() {
+		c.overflowConfirmed = s.confirmOverflow(ctx, overflowProbes(ice, nil))
 	}
 	if len(q.Sums) > 0 && c.difference(q.Ordered) != "" {
 		c.tol = s.sumTolerances(ctx, q)
@@ -544,42 +615,62 @@ func (s *session) run(ctx context.Context, q Query) check {
 	return c
 }
 
-// overflowing finds the generator's overflow-prone expressions, (a.col - 2),
-// and tableAlias the tables their aliases name.
+// overflowing finds the generator's overflow-prone expressions, (a.col - 2)
+// in queries, (col - 2) in statements on one table; tableAlias the tables
+// their aliases name.
 var (
-	overflowing = regexp.MustCompile(`\((\w+)\.(\w+) - 2\)`)
-	tableAlias  = regexp.MustCompile("([\\w.`]+) AS (\\w+)")
+	overflowing            = regexp.MustCompile(`\((\w+)\.(\w+) - 2\)`)
+	overflowingUnqualified = regexp.MustCompile(`(^|[^.\w])\((\w+) - 2\)`)
+	word                   = regexp.MustCompile(`\w+`)
+	tableAlias             = regexp.MustCompile("([\\w.`]+) AS (\\w+)")
 )
 
-// confirmOverflow says whether icesql fails with 1690 when it evaluates the
-// overflow-prone expressions of query (icesql's text) on every row of
-// their tables. MariaDB's 1690 where icesql answered is then the plan's
-// choice of rows, as a one-sided 1690 on icesql is (overflowOnIcesql):
-// icesql skipped the overflowing row by another conjunct (pushed down)
-// before computing the expression, MariaDB did not. Had icesql wrapped
-// silently (FINDINGS.md #4), the full evaluation would answer, and the
-// difference stands.
-func (s *session) confirmOverflow(ctx context.Context, query string) bool {
-	// An alias may name a table in each branch of a UNION: try them all.
-	tables := map[string][]string{}
-	for _, m := range tableAlias.FindAllStringSubmatch(query, -1) {
-		tables[m[2]] = append(tables[m[2]], m[1])
+// overflowProbes are the queries that evaluate the overflow-prone
+// expressions of sql (icesql's text) on every row of their tables: for
+// (a.col - 2), of the tables alias a names (an alias may name a table in
+// each branch of a UNION: all of them); for an unqualified (col - 2), of
+// each of tables (a statement's target and the tables it reads).
+func overflowProbes(sql string, tables []string) []string {
+	aliased := map[string][]string{}
+	for _, m := range tableAlias.FindAllStringSubmatch(sql, -1) {
+		aliased[m[2]] = append(aliased[m[2]], m[1])
 	}
-	for _, m := range overflowing.FindAllStringSubmatch(query, -1) {
-		for _, table := range tables[m[1]] {
-			q := fmt.Sprintf("SELECT COUNT(%s.%s - 2) FROM %s AS %s", m[1], m[2], table, m[1])
-			if r := runQuery(ctx, s.on, q, s.timeout); outOfRange(r.Err) {
-				return true
-			}
+	var probes []string
+	for _, m := range overflowing.FindAllStringSubmatch(sql, -1) {
+		for _, table := range aliased[m[1]] {
+			probes = append(probes, fmt.Sprintf("SELECT COUNT(%s.%s - 2) FROM %s AS %s", m[1], m[2], table, m[1]))
+		}
+	}
+	for _, m := range overflowingUnqualified.FindAllStringSubmatch(sql, -1) {
+		for _, table := range tables {
+			probes = append(probes, fmt.Sprintf("SELECT COUNT(%s - 2) FROM %s", m[2], table))
+		}
+	}
+	return probes
+}
+
+// confirmOverflow says whether icesql fails with 1690 on one of probes
+// (overflowProbes). A one-sided 1690 is then the plan's choice of rows:
+// one side skipped the overflowing row by another conjunct before
+// computing the expression (icesql by a pushed-down filter or an IN list,
+// MariaDB by an index condition or join order), the other did not. MySQL
+// fixes no order of evaluation, so either answer is MySQL's. Had a side
+// wrapped silently (FINDINGS.md #4), the full evaluation would answer, and
+// the difference stands.
+func (s *session) confirmOverflow(ctx context.Context, probes []string) bool {
+	for _, q := range probes {
+		if r := runQuery(ctx, s.on, q, s.timeout); outOfRange(r.Err) {
+			return true
 		}
 	}
 	return false
 }
 
 // difference says how icesql's answers differ from the oracle's, or "".
-// A timeout is not a difference (the caller reports it as slow).
+// A timeout is not a difference (the caller reports it as slow), nor is a
+// confirmed one-sided 1690 (check.overflowConfirmed).
 func (c check) difference(ordered bool) string {
-	if c.skipped || c.overflowOnIcesql() || c.overflowConfirmed {
+	if c.skipped {
 		return ""
 	}
 	var diffs []string
@@ -590,6 +681,7 @@ func (c check) difference(ordered bool) string {
 		switch {
 		case side.r.Timeout || c.oracle.Timeout:
 		case side.r.Err != nil && c.oracle.Err != nil:
+		case c.overflowConfirmed && (outOfRange(side.r.Err) || outOfRange(c.oracle.Err)):
 		case side.r.Err != nil:
 			diffs = append(diffs, fmt.Sprintf("%s: error %v (MariaDB: %d rows)", side.name, side.r.Err, len(c.oracle.Rows)))
 		case c.oracle.Err != nil:
@@ -603,16 +695,23 @@ func (c check) difference(ordered bool) string {
 	return strings.Join(diffs, "\n")
 }
 
-// overflowOnIcesql says icesql failed with 1690 (a value out of range) on
-// both paths where MariaDB answered. Which rows a WHERE clause is evaluated
-// on is the plan's choice in both databases: icesql evaluates a pushed-down
-// filter on every row of the files it reads, MariaDB may join or apply an
-// index condition first and never reach the row where (id - 2) overflows.
-// Either answer is MySQL's, so this is no difference (FINDINGS.md, semantic
-// differences). The reverse, MariaDB failing where icesql answered, still
-// is one: icesql might have wrapped silently (FINDINGS.md #4).
+// overflowOneSided says a side failed with 1690 (a value out of range)
+// where another answered: which rows a WHERE clause is evaluated on is the
+// plan's choice in both databases, and on icesql's two paths (the vector
+// path evaluates a filter on a whole batch).
+func (c check) overflowOneSided() bool {
+	if c.skipped || c.on.Timeout || c.off.Timeout || c.oracle.Timeout {
+		return false
+	}
+	results := []Result{c.on, c.off, c.oracle}
+	return slices.ContainsFunc(results, func(r Result) bool { return outOfRange(r.Err) }) &&
+		slices.ContainsFunc(results, func(r Result) bool { return r.Err == nil })
+}
+
+// overflowOnIcesql says an icesql path failed with a confirmed 1690 where
+// another side answered.
 func (c check) overflowOnIcesql() bool {
-	return !c.skipped && c.oracle.Err == nil && !c.oracle.Timeout && outOfRange(c.on.Err) && outOfRange(c.off.Err)
+	return c.overflowConfirmed && (outOfRange(c.on.Err) || outOfRange(c.off.Err))
 }
 
 // outOfRange says err is MySQL's 1690 (ER_DATA_OUT_OF_RANGE), from the
