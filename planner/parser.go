@@ -205,11 +205,14 @@ func (p *Parser) rewriteAll(s string, opts ast.ParserOptions) (string, pieceEnds
 }
 
 // finish applies what can only be seen or said on the parsed statement: it
-// refuses MySQL partitioning, gives an aggregating subquery's tables their
+// refuses MySQL partitioning and misplaced aggregates, gives an aggregating subquery's tables their
 // own names, and gives a CREATE TABLE … AS SELECT without a column list the
 // table COMMENT its text had no place for.
 func finish(stmt ast.Statement, ctasComment string) ast.Statement {
 	if err := rejectMySQLPartitioning(stmt); err != nil {
+		return rejected(err)
+	}
+	if err := misplacedGroupFunc(stmt); err != nil { // groupfuncs.go
 		return rejected(err)
 	}
 	if rejectAsOfParameter(stmt) != nil {

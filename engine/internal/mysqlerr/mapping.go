@@ -150,6 +150,7 @@ var mysqlCodes = func() []codedKind {
 		{kind: analyzererrors.ErrValidationGroupByOrderBy, code: mysql.ERWrongFieldWithGroup},
 		{kind: sql.ErrNonAggregatedColumnWithoutGroupBy, code: mysql.ERMixOfGroupFuncAndFields},
 		badTimeValue,
+		truncatedNumber,
 		{kind: sql.ErrInvalidValue, code: mysql.ERTruncatedWrongValueForField},
 		{kind: types.ErrConvertingToTime, code: mysql.ERTruncatedWrongValue},
 		{kind: types.ErrLengthBeyondLimit, code: mysql.ERDataTooLong},
@@ -197,8 +198,14 @@ var (
 var badTimeValue = codedKind{kind: sql.ErrInvalidValue, code: mysql.ERTruncatedWrongValue,
 	match: regexp.MustCompile(`^error: '.*' is not a valid value for '(date|datetime|timestamp|time)(\(\d\))?'$`)}
 
+// truncatedNumber is a number followed by other text ('12abc') for a
+// numeric column: MySQL's strict mode refuses it as data truncated (1265),
+// where text with no number in front is 1366.
+var truncatedNumber = codedKind{kind: sql.ErrInvalidValue, code: mysql.ERWarnDataTruncated,
+	match: regexp.MustCompile(`^error: '\s*[-+]?(\d|\.\d).*' is not a valid value for '(tinyint|smallint|mediumint|int|bigint|float|double|decimal)\b.*'$`)}
+
 // narrowCodes pick out part of a kind that go-mysql-server itself codes.
-var narrowCodes = []codedKind{badTimeValue}
+var narrowCodes = []codedKind{badTimeValue, truncatedNumber}
 
 // Coded is the error a client sees: a *mysql.SQLError with the code
 // MySQL uses for the same mistake, and MySQL's SQLSTATE for that code.

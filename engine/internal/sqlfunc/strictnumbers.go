@@ -12,12 +12,16 @@ import (
 	"github.com/icesql/icesql/engine/internal/mysqlerr"
 )
 
-// In strict mode MySQL refuses an empty (or blank) string written into a
-// number column with ER_TRUNCATED_WRONG_VALUE_FOR_FIELD (1366): INSERT
-// INTO t (i) VALUES ('') and UPDATE t SET i = ''. go-mysql-server converts
-// '' to 0 without a word (its string-to-number conversion reads no digit
-// as 0 and reports no truncation for an empty rest) and stored 0.
-// strictNumbers checks those values as an INSERT ... VALUES or an UPDATE
+// In strict mode MySQL refuses text written into a number column unless
+// it is a number (spaces around it allowed): text with no number in front,
+// an empty or blank string too, with ER_TRUNCATED_WRONG_VALUE_FOR_FIELD
+// (1366, "Incorrect integer value: 'x' for column 'i' at row 1"), and a
+// number followed by other text ('12abc') with WARN_DATA_TRUNCATED (1265,
+// "Data truncated for column 'i' at row 1"). go-mysql-server converted ''
+// to 0 without a word (its string-to-number conversion reads no digit as 0
+// and reports no truncation for an empty rest) and stored 0, and refused
+// the others with a message that names no column. strictNumbers checks
+// those values as an INSERT ... VALUES, an INSERT ... SELECT or an UPDATE
 // is built (INSERT IGNORE and UPDATE IGNORE keep the 0, as MySQL does with
 // a warning, and so does a session without a strict sql_mode).
 
@@ -128,7 +132,7 @@ func strictProjection(ctx *sql.Context, ii *plan.InsertInto, p *plan.Project, sc
 		if !types.IsNumber(sch[j].Type) {
 			continue
 		}
-		out[j], changed = &blankNumber{child: e, column: sch[j].Name, kind: numberKind(sch[j].Type)}, true
+		out[j], changed = &numberText{child: e, column: sch[j].Name, kind: numberKind(sch[j].Type)}, true
 	}
 	if !changed {
 		return nil, false
@@ -174,16 +178,16 @@ func strictUpdate(ctx *sql.Context, u *plan.UpdateSource) (sql.Node, bool) {
 	return n, true
 }
 
-// checkedNumber is e checked for a blank string when it is text written
-// into col, a number column.
+// checkedNumber is e checked for text that is not a number when it is
+// text written into col, a number column.
 func checkedNumber(ctx *sql.Context, e sql.Expression, col *sql.Column, row int) (sql.Expression, bool) {
 	if col == nil || !types.IsNumber(col.Type) || !types.IsText(e.Type(ctx)) {
 		return nil, false
 	}
-	if _, done := e.(*blankNumber); done {
+	if _, done := e.(*numberText); done {
 		return nil, false
 	}
-	return &blankNumber{child: e, column: col.Name, kind: numberKind(col.Type), row: row}, true
+	return &numberText{child: e, column: col.Name, kind: numberKind(col.Type), row: row}, true
 }
 
 func numberKind(t sql.Type) string {
@@ -196,17 +200,18 @@ func numberKind(t sql.Type) string {
 	return "double"
 }
 
-// blankNumber is its child, failing with 1366 when it is a blank string.
-type blankNumber struct {
+// numberText is its child, failing when it is text that is not a number
+// (1366, or 1265 when a number is followed by other text).
+type numberText struct {
 	child  sql.Expression
 	column string
 	kind   string
 	row    int // the row of an INSERT's VALUES, 0 in an UPDATE
 }
 
-var _ sql.Expression = (*blankNumber)(nil)
+var _ sql.Expression = (*numberText)(nil)
 
-func (b *blankNumber) Eval(ctx *sql.Context, row sql.Row) (any, error) {
+func (b *numberText) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 	v, err := b.child.Eval(ctx, row)
 	if err != nil {
 		return nil, err
@@ -220,26 +225,68 @@ func (b *blankNumber) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 	default:
 		return v, nil
 	}
-	if strings.TrimSpace(s) != "" {
+	trimmed := strings.TrimSpace(s)
+	n := numberPrefix(trimmed)
+	if n > 0 && n == len(trimmed) {
 		return v, nil
 	}
 	at := ""
 	if b.row > 0 {
 		at = fmt.Sprintf(" at row %d", b.row)
 	}
+	if n > 0 {
+		return nil, mysqlerr.New(mysql.ERWarnDataTruncated, "Data truncated for column '%s'%s", b.column, at)
+	}
 	return nil, mysqlerr.New(mysql.ERTruncatedWrongValueForField, "Incorrect %s value: '%s' for column '%s'%s", b.kind, s, b.column, at)
 }
 
-func (b *blankNumber) Type(ctx *sql.Context) sql.Type   { return b.child.Type(ctx) }
-func (b *blankNumber) IsNullable(ctx *sql.Context) bool { return b.child.IsNullable(ctx) }
-func (b *blankNumber) Resolved() bool                   { return b.child.Resolved() }
-func (b *blankNumber) String() string                   { return b.child.String() }
-func (b *blankNumber) Children() []sql.Expression       { return []sql.Expression{b.child} }
-func (b *blankNumber) CollationCoercibility(ctx *sql.Context) (sql.CollationID, byte) {
+// numberPrefix is the length of the number s starts with, as MySQL reads
+// one from text: a sign, digits with an optional fraction (or a fraction
+// alone), and an exponent when digits follow its e; 0 when s starts with
+// none.
+func numberPrefix(s string) int {
+	i := 0
+	if i < len(s) && (s[i] == '+' || s[i] == '-') {
+		i++
+	}
+	digits := func(j int) int {
+		for j < len(s) && s[j] >= '0' && s[j] <= '9' {
+			j++
+		}
+		return j
+	}
+	j := digits(i)
+	whole := j > i
+	if j < len(s) && s[j] == '.' {
+		if k := digits(j + 1); whole || k > j+1 {
+			whole, j = true, k
+		}
+	}
+	if !whole {
+		return 0
+	}
+	if j < len(s) && (s[j] == 'e' || s[j] == 'E') {
+		k := j + 1
+		if k < len(s) && (s[k] == '+' || s[k] == '-') {
+			k++
+		}
+		if e := digits(k); e > k {
+			j = e
+		}
+	}
+	return j
+}
+
+func (b *numberText) Type(ctx *sql.Context) sql.Type   { return b.child.Type(ctx) }
+func (b *numberText) IsNullable(ctx *sql.Context) bool { return b.child.IsNullable(ctx) }
+func (b *numberText) Resolved() bool                   { return b.child.Resolved() }
+func (b *numberText) String() string                   { return b.child.String() }
+func (b *numberText) Children() []sql.Expression       { return []sql.Expression{b.child} }
+func (b *numberText) CollationCoercibility(ctx *sql.Context) (sql.CollationID, byte) {
 	return sql.GetCoercibility(ctx, b.child)
 }
 
-func (b *blankNumber) WithChildren(ctx *sql.Context, children ...sql.Expression) (sql.Expression, error) {
+func (b *numberText) WithChildren(ctx *sql.Context, children ...sql.Expression) (sql.Expression, error) {
 	if len(children) != 1 {
 		return nil, sql.ErrInvalidChildrenNumber.New(b, len(children), 1)
 	}
