@@ -205,6 +205,7 @@ func newEngine(ctx context.Context, cfg Config, cat catalog.Catalog, root string
 	if err := tableConstraintsEnforcement(sql.NewEmptyContext(), a.Catalog.InfoSchema); err != nil { // keys.go
 		return nil, err
 	}
+	e.budget = memlimit.NewBudget(cfg.MemoryLimit)          // memlimit/budget.go
 	a.ExecBuilder.PriorityBuilder = sqlfunc.CheckedBuilder{ // sqlfunc/overflow.go
 		Next: serverFileBuilder{dir: serverFilesDir(root), // serverfiles.go
 			next: planrules.HashJoinBuilder{ // planrules/hashlookup.go
@@ -217,14 +218,15 @@ func newEngine(ctx context.Context, cfg Config, cat catalog.Catalog, root string
 						Base:        a.ExecBuilder,
 						ChangedRows: withChangedRowSelection, // rowselect.go
 					},
-					Base: a.ExecBuilder,
+					Base:   a.ExecBuilder,
+					Budget: e.budget,
 				},
 				Base: a.ExecBuilder,
 			},
 		},
 		Base: a.ExecBuilder,
 	}
-	if e.budget = memlimit.NewBudget(cfg.MemoryLimit); e.budget != nil { // memlimit/memlimit.go
+	if e.budget != nil {
 		e.sqle.MemoryManager = sql.NewMemoryManager(e.budget)
 	}
 	if err := setServerVariables(root, !cfg.NoLocalInfile); err != nil {

@@ -37,6 +37,14 @@ func NewBudget(limit int64) *Budget {
 	return &Budget{limit: uint64(limit), budget: uint64(limit) / 100 * BudgetPercent}
 }
 
+// Admits says a statement may allocate n bytes more at once: what the
+// last collection found live and n stay within the budget. Without a
+// limit (b nil) it always may. A state that grows by doubling one array
+// (a sort's rows) asks before it doubles, which no per-row check sees.
+func (b *Budget) Admits(n uint64) bool {
+	return b == nil || LiveHeap()+n <= b.budget
+}
+
 // MaxMemory implements sql.Reporter.
 func (b *Budget) MaxMemory() uint64 { return b.budget }
 

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io"
 	"slices"
+	"unsafe"
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/plan"
@@ -19,8 +20,9 @@ import (
 // does, checks the budget as rows arrive (1038 when over) and the context
 // while it sorts.
 type SortBuilder struct {
-	Next sql.NodeExecBuilder // the vectorized builder
-	Base sql.NodeExecBuilder // go-mysql-server's builder, for the child
+	Next   sql.NodeExecBuilder // the vectorized builder
+	Base   sql.NodeExecBuilder // go-mysql-server's builder, for the child
+	Budget *memlimit.Budget    // the engine's memory budget, nil without a limit
 }
 
 func (b SortBuilder) Build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.RowIter, error) {
@@ -32,13 +34,14 @@ func (b SortBuilder) Build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.RowIt
 	if err != nil {
 		return nil, err
 	}
-	return &sortIter{conds: s.SortConditions, child: child}, nil
+	return &sortIter{conds: s.SortConditions, child: child, budget: b.Budget}, nil
 }
 
 // sortIter sorts its child's rows on the first Next.
 type sortIter struct {
 	conds  sql.SortConditions
 	child  sql.RowIter
+	budget *memlimit.Budget
 	rows   []keyedRow
 	sorted bool
 	next   int
@@ -86,6 +89,16 @@ func (it *sortIter) sort(ctx *sql.Context) error {
 			if keys[i], err = c.Expr.Eval(ctx, row); err != nil {
 				return sql.ErrUnableSort.Wrap(err)
 			}
+		}
+		if len(it.rows) == cap(it.rows) {
+			// Doubling the array of millions of rows allocates hundreds of
+			// MB at once, between two of growth's checks: ask first.
+			more := max(len(it.rows), 64)
+			if !it.budget.Admits(uint64(len(it.rows)+more) * uint64(unsafe.Sizeof(keyedRow{}))) {
+				it.rows = nil
+				return memlimit.OutOfMemory(true)
+			}
+			it.rows = slices.Grow(it.rows, more)
 		}
 		it.rows = append(it.rows, keyedRow{row: row, keys: keys})
 		if err := growth.Grow(ctx, true); err != nil {
