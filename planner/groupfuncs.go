@@ -1,6 +1,9 @@
 package planner
 
 import (
+	"slices"
+	"strings"
+
 	"github.com/dolthub/vitess/go/mysql"
 	ast "github.com/dolthub/vitess/go/vt/sqlparser"
 )
@@ -151,4 +154,128 @@ func groupFuncArgs(n ast.SQLNode) []ast.Expr {
 		}
 	}
 	return out
+}
+
+// outerGroupFunc finds an aggregate in a subquery whose columns all belong
+// to an outer query (`SELECT (SELECT SUM(t.b)) FROM t`): MySQL computes it
+// in the outer query, which it turns into an aggregate one, and
+// go-mysql-server computed it in the subquery, once per outer row, which
+// answered wrong rows (one per row of t, not one). It is refused with 1235
+// until icesql computes it where MySQL does; "" when there is none.
+// Unqualified columns are taken as the subquery's own.
+func outerGroupFunc(stmt ast.Statement) string {
+	found := ""
+	var visit func(s ast.SelectStatement, outer []map[string]bool)
+	visit = func(s ast.SelectStatement, outer []map[string]bool) {
+		switch s := s.(type) {
+		case *ast.SetOp:
+			visit(s.Left, outer)
+			visit(s.Right, outer)
+		case *ast.ParenSelect:
+			visit(s.Select, outer)
+		case *ast.Select:
+			if s.With != nil {
+				for _, cte := range s.With.Ctes {
+					if sq, ok := cte.Expr.(*ast.Subquery); ok {
+						visit(sq.Select, nil)
+					}
+				}
+			}
+			own := map[string]bool{}
+			var conds []ast.SQLNode
+			for _, te := range s.From {
+				scopeOf(te, own, &conds, func(sq *ast.Subquery, lateral bool) {
+					if lateral {
+						visit(sq.Select, append(outer, own))
+					} else {
+						visit(sq.Select, nil)
+					}
+				})
+			}
+			inner := append(append([]map[string]bool{}, outer...), own)
+			nodes := append([]ast.SQLNode{s.SelectExprs, s.GroupBy, s.OrderBy}, conds...)
+			if s.Where != nil {
+				nodes = append(nodes, s.Where.Expr)
+			}
+			if s.Having != nil {
+				nodes = append(nodes, s.Having.Expr)
+			}
+			_ = ast.Walk(func(n ast.SQLNode) (bool, error) {
+				if sq, ok := n.(*ast.Subquery); ok {
+					visit(sq.Select, inner)
+					return false, nil
+				}
+				if found == "" && len(outer) > 0 && isGroupFunc(n) && onlyOuterColumns(groupFuncArgs(n), own, outer) {
+					found = ast.String(n)
+				}
+				return true, nil
+			}, nodes...)
+		}
+	}
+	switch s := stmt.(type) {
+	case ast.SelectStatement:
+		visit(s, nil)
+	case *ast.Insert:
+		if rows, ok := s.Rows.(ast.SelectStatement); ok {
+			visit(rows, nil)
+		}
+	case *ast.DDL:
+		if s.OptSelect != nil {
+			visit(s.OptSelect.Select, nil)
+		}
+	}
+	return found
+}
+
+// scopeOf adds the names te's tables are known by to own, the join
+// conditions to conds, and hands each derived table to derived.
+func scopeOf(te ast.TableExpr, own map[string]bool, conds *[]ast.SQLNode, derived func(*ast.Subquery, bool)) {
+	switch te := te.(type) {
+	case *ast.AliasedTableExpr:
+		name := te.As.String()
+		switch e := te.Expr.(type) {
+		case ast.TableName:
+			if name == "" {
+				name = e.Name.String()
+			}
+		case *ast.Subquery:
+			derived(e, te.Lateral)
+		}
+		own[strings.ToLower(name)] = true
+	case *ast.JoinTableExpr:
+		scopeOf(te.LeftExpr, own, conds, derived)
+		scopeOf(te.RightExpr, own, conds, derived)
+		if te.Condition.On != nil {
+			*conds = append(*conds, te.Condition.On)
+		}
+	case *ast.ParenTableExpr:
+		for _, e := range te.Exprs {
+			scopeOf(e, own, conds, derived)
+		}
+	}
+}
+
+// onlyOuterColumns says exprs name at least one column and every column
+// they name (outside their subqueries) is qualified by a table of an outer
+// query and of none of own.
+func onlyOuterColumns(exprs []ast.Expr, own map[string]bool, outer []map[string]bool) bool {
+	nodes := make([]ast.SQLNode, len(exprs))
+	for i, e := range exprs {
+		nodes[i] = e
+	}
+	seen, outerOnly := 0, true
+	_ = ast.Walk(func(n ast.SQLNode) (bool, error) {
+		switch n := n.(type) {
+		case *ast.Subquery:
+			return false, nil
+		case *ast.ColName:
+			seen++
+			q := strings.ToLower(n.Qualifier.Name.String())
+			if q == "" || own[q] || !slices.ContainsFunc(outer, func(m map[string]bool) bool { return m[q] }) {
+				outerOnly = false
+			}
+		}
+		return outerOnly, nil
+	}, nodes...)
+	return seen > 0 && outerOnly
 }

@@ -215,6 +215,9 @@ func finish(stmt ast.Statement, ctasComment string) ast.Statement {
 	if err := misplacedGroupFunc(stmt); err != nil { // groupfuncs.go
 		return rejected(err)
 	}
+	if agg := outerGroupFunc(stmt); agg != "" {
+		return rejected(notSupported("%s in a subquery aggregates only an outer query's columns, which MySQL computes in the outer query; icesql does not yet: compute it in the outer query (a derived table or a join)", agg))
+	}
 	if rejectAsOfParameter(stmt) != nil {
 		return rejected(errAsOfParameter)
 	}
