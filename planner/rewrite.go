@@ -41,6 +41,7 @@ func (r rewriter) rewrite(text string) (out, ctasComment string, err error) {
 		forShare,
 		nullTreatment,
 		foreignKeyColumns,
+		rowConstructors,
 	}
 	s := lexStatement(text, r.opts)
 	replaceEdits, replace := replaceTable(s)
