@@ -40,6 +40,14 @@ func checkMatch(e Match) error {
 // per row group, and one of unique values stops filling the memory.
 const maxRemembered = 1 << 16
 
+// A Match stops remembering verdicts of plain (not dictionary) values
+// once, after memoTrial lookups or more, fewer than one in memoWorth found
+// the value.
+const (
+	memoTrial = 4096
+	memoWorth = 4
+)
+
 // Verdicts of a dictionary value: not yet tested, false, true.
 const (
 	untested uint8 = iota
@@ -70,12 +78,22 @@ func (c *compiler) match(e Match) (boolFn, error) {
 		return nil, err
 	}
 	seen := map[string]bool{}
+	var asked, hits int
 	test := func(b []byte) bool {
-		if v, ok := seen[string(b)]; ok {
-			return v
+		if seen != nil {
+			asked++
+			if v, ok := seen[string(b)]; ok {
+				hits++
+				return v
+			}
+			if asked >= memoTrial && hits*memoWorth < asked {
+				// Mostly values never met before (TPC-H's l_comment):
+				// looking them up costs more than testing them.
+				seen = nil
+			}
 		}
 		v := e.Test(unsafe.String(unsafe.SliceData(b), len(b)))
-		if len(seen) < maxRemembered {
+		if seen != nil && len(seen) < maxRemembered {
 			seen[string(b)] = v
 		}
 		return v

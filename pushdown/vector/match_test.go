@@ -2,6 +2,7 @@ package vector
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -60,5 +61,50 @@ func TestMatchDictionaries(t *testing.T) {
 	// remembered from the first dictionary), then 3 plain values.
 	if tested != 8 {
 		t.Errorf("tested %d values, want 8", tested)
+	}
+}
+
+// TestMatchStopsRememberingUniqueValues: plain values that never repeat
+// stop being remembered after memoTrial lookups (each is tested once
+// either way, and every verdict stays right); values that repeat keep
+// being remembered, each tested once.
+func TestMatchStopsRememberingUniqueValues(t *testing.T) {
+	run := func(values []string) (kept []int32, tested int) {
+		m := Match{E: Column{Name: "s", T: Type{Kind: String}}, Test: func(s string) bool { tested++; return strings.HasSuffix(s, "7") }}
+		sel, err := NewSelector(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for start := 0; start < len(values); start += 1000 {
+			b := array.NewStringBuilder(memory.DefaultAllocator)
+			part := values[start:min(start+1000, len(values))]
+			b.AppendValues(part, nil)
+			rec := array.NewRecordBatch(arrow.NewSchema([]arrow.Field{{Name: "s", Type: arrow.BinaryTypes.String}}, nil), []arrow.Array{b.NewArray()}, int64(len(part)))
+			got, err := sel.Select(rec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, i := range got {
+				kept = append(kept, int32(start)+i)
+			}
+		}
+		return kept, tested
+	}
+	const n = 3 * memoTrial
+	unique := make([]string, n)
+	repeated := make([]string, n)
+	var want []int32
+	for i := range unique {
+		unique[i] = strconv.Itoa(i)
+		repeated[i] = strconv.Itoa(i % 100)
+		if i%10 == 7 {
+			want = append(want, int32(i))
+		}
+	}
+	if kept, tested := run(unique); !slices.Equal(kept, want) || tested != n {
+		t.Errorf("unique values: kept %d rows (want %d), tested %d values (want %d)", len(kept), len(want), tested, n)
+	}
+	if kept, tested := run(repeated); !slices.Equal(kept, want) || tested != 100 {
+		t.Errorf("repeated values: kept %d rows (want %d), tested %d values (want 100)", len(kept), len(want), tested)
 	}
 }
