@@ -27,8 +27,8 @@ import (
 // it is ignored. The stored file is left as it is (a read does not
 // write); a properties update keeps it unless the update removes the
 // location or sets it to the folder, and setting it elsewhere is refused
-// as for any namespace. Existing tables are found by name in the folder
-// and work as before.
+// as for any namespace, as is setting ignoredLocationProperty. Existing
+// tables are found by name in the folder and work as before.
 
 // namespaceLocationProperty is the namespace property Spark, the REST
 // specification and Hive keep a namespace's location in.
@@ -38,9 +38,13 @@ const namespaceLocationProperty = "location"
 // stored location in that names another place than its folder.
 const ignoredLocationProperty = "icesql.ignored-location"
 
-// checkNamespaceLocation refuses props whose location is not the folder of
-// namespace name.
+// checkNamespaceLocation refuses props, set on namespace name, whose
+// location is not its folder or that set ignoredLocationProperty, which
+// the warehouse answers.
 func (w *Warehouse) checkNamespaceLocation(name string, props iceberg.Properties) error {
+	if _, ok := props[ignoredLocationProperty]; ok {
+		return fmt.Errorf("%w: namespace %s cannot set %s: the warehouse answers it, with a location the namespace was given outside its folder before such locations were refused; set or remove the location instead", ErrPlacement, name, ignoredLocationProperty)
+	}
 	loc, ok := props[namespaceLocationProperty]
 	if !ok {
 		return nil
@@ -57,14 +61,15 @@ func (w *Warehouse) checkNamespaceLocation(name string, props iceberg.Properties
 // is answered as the folder, the stored value as ignoredLocationProperty.
 // stored is not changed.
 func (w *Warehouse) answeredProperties(name string, stored iceberg.Properties) iceberg.Properties {
-	if w.checkNamespaceLocation(name, stored) == nil {
+	loc, ok := stored[namespaceLocationProperty]
+	if !ok || w.sameLocation(loc, w.nsFolder(name)) {
 		return stored
 	}
 	out := make(iceberg.Properties, len(stored)+1)
 	for k, v := range stored {
 		out[k] = v
 	}
-	out[ignoredLocationProperty] = stored[namespaceLocationProperty]
+	out[ignoredLocationProperty] = loc
 	out[namespaceLocationProperty] = w.nsFolder(name)
 	return out
 }

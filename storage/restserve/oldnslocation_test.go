@@ -26,7 +26,8 @@ import (
 // namespace's location) and the REST API create their tables in the
 // folder; the table made before keeps working through both; nothing is
 // written outside; property updates keep the ignored value until the
-// location is removed; DROP DATABASE leaves the outside folder alone.
+// location is removed, and cannot set icesql.ignored-location; DROP
+// DATABASE leaves the outside folder alone.
 func TestOldNamespaceLocationIgnored(t *testing.T) {
 	ctx := context.Background()
 	dir, outside := t.TempDir(), t.TempDir()
@@ -138,6 +139,7 @@ func TestOldNamespaceLocationIgnored(t *testing.T) {
 		t.Errorf("after an update of owner the properties are %v", props)
 	}
 	s.want("POST", "/v1/namespaces/old/properties", `{"updates": {"location": "file:///somewhere/else"}}`, 400, "BadRequestException")
+	s.want("POST", "/v1/namespaces/old/properties", `{"updates": {"icesql.ignored-location": "file:///somewhere/else"}}`, 400, "BadRequestException")
 	out := s.want("POST", "/v1/namespaces/old/properties", `{"removals": ["location"]}`, 200, "")
 	if got, _ := json.Marshal(out); string(got) != `{"missing":[],"removed":["location"],"updated":[]}` {
 		t.Errorf("removing the location: %s", got)
