@@ -99,7 +99,7 @@ func main() {
 	dir := flag.String("dir", "", "work folder (default: a temporary one, removed afterwards)")
 	only := flag.String("q", "", "comma-separated query names to run (default: all)")
 	loadProfile := flag.String("loadprofile", "", "write a CPU profile of loading the tables to this file")
-	queryProfile := flag.String("queryprofile", "", "write a CPU profile of running the queries to this file (with -dml: of each mode's statements, to this file with .cow or .mor appended; with -tpch: of icesql's runs of each query, to this file with .qNN appended; with -commits: of each case's INSERTs, with .empty, .history or .sessions appended)")
+	queryProfile := flag.String("queryprofile", "", "write a CPU profile of running the queries to this file (with -dml: of each mode's statements, to this file with .cow or .mor appended; with -tpch: of icesql's runs of each query, to this file with .qNN appended; with -commits: of each case's INSERTs, with .empty, .history or .sessions appended; with -rest: of the REST appends)")
 	cpu := flag.Bool("cpu", false, "also report each engine's median CPU time per query (stabler than wall time on a shared machine)")
 	decode := flag.Bool("decode", false, "also compare pqarrow and parquet-go decoding icesql's lineitem files")
 	python := flag.String("python", "python3", "the Python with the duckdb package and its iceberg extension, for DuckDB's iceberg_scan on icesql's tables (empty: skip)")
@@ -146,7 +146,7 @@ func main() {
 		return
 	}
 	if *restBench {
-		if err := runREST(ctx, work, *commitN); err != nil {
+		if err := runREST(ctx, work, *commitN, *queryProfile); err != nil {
 			log.Fatal(err)
 		}
 		return

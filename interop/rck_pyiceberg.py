@@ -156,6 +156,25 @@ def main():
         check("a table of a namespace with its own location is in its folder",
               (cat.load_table("placed.t").location(), os.path.isdir(os.path.join(work, "wh", "placed", "t", "metadata"))),
               ("s3://warehouse/placed/t", True))
+
+        # A namespace an older server gave a location elsewhere (its
+        # properties file written here as that server wrote it) keeps its
+        # tables in its folder: the catalog answers the folder as its
+        # location and the old value as icesql.ignored-location, and
+        # nothing is written there.
+        old = os.path.join(work, "elsewhere-old")
+        cat.create_namespace("oldns")
+        with open(os.path.join(work, "wh", "oldns", ".icesql", "namespace.json"), "w") as f:
+            f.write('{"location": "file://%s", "owner": "ann"}' % old)
+        props = cat.load_namespace_properties("oldns")
+        check("an old namespace's location elsewhere is not handed out",
+              (props.get("location"), props.get("icesql.ignored-location"), props.get("owner")),
+              ("s3://warehouse/oldns", "file://" + old, "ann"))
+        oldt = cat.create_table("oldns.t", schema=Schema(NestedField(1, "k", LongType(), required=False)))
+        oldt.append(pa.Table.from_pylist([{"k": 5}], schema=pa.schema([pa.field("k", pa.int64())])))
+        check("its new table is in its folder, nothing outside, icesql reads it",
+              (cat.load_table("oldns.t").location(), os.path.exists(old), sql("SELECT k FROM oldns.t")),
+              ("s3://warehouse/oldns/t", False, ((5,),)))
     except Exception as e:  # a crash counts as one failure, with its reason
         failed += 1
         print("FAIL: %s: %s (server log %s)" % (type(e).__name__, e, log.name))

@@ -3,6 +3,7 @@ package storage
 import (
 	"context"
 	"errors"
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -52,5 +53,40 @@ func TestNamespaceLocationIsItsFolder(t *testing.T) {
 	}
 	if _, err := w.UpdateNamespaceProperties(ctx, table.Identifier{"a"}, []string{"location"}, nil); err != nil {
 		t.Errorf("removing the location: %v", err)
+	}
+}
+
+// TestOldNamespaceLocationAnswered: a namespace whose properties file,
+// written before locations elsewhere were refused, names a location
+// outside its folder is answered with its folder as the location and the
+// stored value as icesql.ignored-location; its new tables are placed in
+// the folder; the location set to the folder itself clears it.
+func TestOldNamespaceLocationAnswered(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	w := openTestWarehouse(t, dir)
+	mustCreateNamespace(t, w, "old")
+	stale := "file://" + filepath.Join(t.TempDir(), "old")
+	if err := os.WriteFile(filepath.Join(dir, "old", ".icesql", "namespace.json"), []byte(`{"location":"`+stale+`","comment":"c"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	folder := w.Root() + "/old"
+	props, err := w.LoadNamespaceProperties(ctx, table.Identifier{"old"})
+	if err != nil || len(props) != 3 || props["location"] != folder || props["icesql.ignored-location"] != stale || props["comment"] != "c" {
+		t.Fatalf("properties %v (%v), want location %s, icesql.ignored-location %s, comment c", props, err, folder, stale)
+	}
+	tbl, err := w.CreateTable(ctx, table.Identifier{"old", "t"}, testSchema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := StoredLocation(tbl); got != folder+"/t" {
+		t.Errorf("a new table of the namespace is at %s, want %s/t", got, folder)
+	}
+	if _, err := w.UpdateNamespaceProperties(ctx, table.Identifier{"old"}, nil, iceberg.Properties{"location": folder + "/"}); err != nil {
+		t.Fatal(err)
+	}
+	props, err = w.LoadNamespaceProperties(ctx, table.Identifier{"old"})
+	if err != nil || len(props) != 2 || props["location"] != folder+"/" {
+		t.Errorf("after setting the location to the folder: %v (%v)", props, err)
 	}
 }

@@ -272,7 +272,18 @@ func (w *Warehouse) ListNamespaces(ctx context.Context, parent table.Identifier)
 	return out, nil
 }
 
+// LoadNamespaceProperties is the namespace's properties, with its location
+// as the warehouse keeps it (answeredProperties, nslocation.go).
 func (w *Warehouse) LoadNamespaceProperties(ctx context.Context, ns table.Identifier) (iceberg.Properties, error) {
+	props, err := w.storedNamespaceProperties(ctx, ns)
+	if err != nil {
+		return nil, err
+	}
+	return w.answeredProperties(ns[0], props), nil
+}
+
+// storedNamespaceProperties is the namespace's properties file as it is.
+func (w *Warehouse) storedNamespaceProperties(ctx context.Context, ns table.Identifier) (iceberg.Properties, error) {
 	name, err := checkNamespace(ns)
 	if err != nil {
 		return nil, err
@@ -299,7 +310,7 @@ func (w *Warehouse) LoadNamespaceProperties(ctx context.Context, ns table.Identi
 }
 
 func (w *Warehouse) UpdateNamespaceProperties(ctx context.Context, ns table.Identifier, removals []string, updates iceberg.Properties) (catalog.PropertiesUpdateSummary, error) {
-	props, err := w.LoadNamespaceProperties(ctx, ns)
+	props, err := w.storedNamespaceProperties(ctx, ns)
 	if err != nil {
 		return catalog.PropertiesUpdateSummary{}, err
 	}

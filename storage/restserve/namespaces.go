@@ -116,6 +116,11 @@ func (h *Handler) loadNamespace(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The namespace's folder, as the S3 API names it when it serves the
+	// warehouse (as the tables' locations are).
+	if loc, ok := props["location"]; ok && h.cfg.S3 != nil {
+		props["location"] = h.cfg.S3.toClient(h.wh.Root(), loc)
+	}
 	return map[string]any{"namespace": ns, "properties": props}, nil
 }
 

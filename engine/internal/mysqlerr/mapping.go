@@ -101,6 +101,8 @@ func CatalogError(err error, name string) error {
 		return sql.ErrDatabaseNotFound.New(name)
 	case errors.Is(err, catalog.ErrNamespaceAlreadyExists):
 		return sql.ErrDatabaseExists.New(name)
+	case errors.Is(err, storage.ErrPlacement):
+		return NotSupported("%s", err.Error())
 	}
 	return err
 }
