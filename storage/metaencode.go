@@ -59,14 +59,15 @@ type keptBody[K comparable] struct {
 	gz   []gzipChunk
 }
 
-// encode returns the encoding of the list whose keys are keys, reusing the
-// longest prefix it shares with the kept list; enc encodes value i. The
+// encode returns the encoding of the list of n values whose keys key
+// gives, reusing the longest prefix it shares with the kept list; enc
+// encodes value i. The
 // slice returned is never modified afterwards: a list that drops kept
 // values starts a new buffer, and appends go past the end of every slice
 // handed out before.
-func (b *keptBody[K]) encode(keys []K, enc func(i int) ([]byte, error)) ([]byte, error) {
+func (b *keptBody[K]) encode(count int, key func(i int) K, enc func(i int) ([]byte, error)) ([]byte, error) {
 	n := 0
-	for n < len(keys) && n < len(b.keys) && b.keys[n] == keys[n] {
+	for n < count && n < len(b.keys) && b.keys[n] == key(n) {
 		n++
 	}
 	end := 0
@@ -78,7 +79,7 @@ func (b *keptBody[K]) encode(keys []K, enc func(i int) ([]byte, error)) ([]byte,
 		b.gz = b.gz[:min(len(b.gz), end/gzipChunkSize)]
 	}
 	b.keys, b.ends = b.keys[:n], b.ends[:n]
-	for i := n; i < len(keys); i++ {
+	for i := n; i < count; i++ {
 		data, err := enc(i)
 		if err != nil {
 			return nil, err
@@ -87,7 +88,7 @@ func (b *keptBody[K]) encode(keys []K, enc func(i int) ([]byte, error)) ([]byte,
 			b.body = append(b.body, ',')
 		}
 		b.body = append(b.body, data...)
-		b.keys = append(b.keys, keys[i])
+		b.keys = append(b.keys, key(i))
 		b.ends = append(b.ends, len(b.body))
 	}
 	return b.body[:len(b.body):len(b.body)], nil
@@ -129,12 +130,11 @@ func (c *snapshotEncodings) lists(id uuid.UUID, snaps []table.Snapshot, log []ta
 		k = &keptList{}
 		c.tables[id] = k
 	}
-	keys := make([]snapshotKey, len(snaps))
-	for i := range snaps {
-		keys[i] = keyOf(&snaps[i])
-	}
-	if snapList, err = k.snaps.encode(keys, func(i int) ([]byte, error) { return snaps[i].MarshalJSON() }); err == nil {
-		logList, err = k.log.encode(log, func(i int) ([]byte, error) { return encodeLogEntry(log[i]), nil })
+	snapList, err = k.snaps.encode(len(snaps), func(i int) snapshotKey { return keyOf(&snaps[i]) },
+		func(i int) ([]byte, error) { return snaps[i].MarshalJSON() })
+	if err == nil {
+		logList, err = k.log.encode(len(log), func(i int) table.SnapshotLogEntry { return log[i] },
+			func(i int) ([]byte, error) { return encodeLogEntry(log[i]), nil })
 	}
 	if err != nil {
 		delete(c.tables, id)
