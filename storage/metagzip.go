@@ -75,19 +75,27 @@ func gunzip(data []byte) ([]byte, error) {
 	return out, err
 }
 
-var flateWriters = sync.Pool{New: func() any {
-	w, _ := flate.NewWriter(io.Discard, flate.DefaultCompression)
-	return w
-}}
+// The kept chunks are compressed once and written by every later commit:
+// they get the default level. The rest is compressed anew by each commit
+// and is a few kilobytes: it gets the fastest.
+var chunkWriters, looseWriters = flatePool(flate.DefaultCompression), flatePool(flate.BestSpeed)
+
+func flatePool(level int) *sync.Pool {
+	return &sync.Pool{New: func() any {
+		w, _ := flate.NewWriter(io.Discard, level)
+		return w
+	}}
+}
 
 // gzipParts returns the gzip stream of the document parts (as
 // encodeMetadata gives them) in parts to be written one after the other.
 // A part that is one of the table's kept lists reuses, and adds to, the
 // list's compressed chunks.
 func (c *snapshotEncodings) gzipParts(id uuid.UUID, parts [][]byte) [][]byte {
-	fw := flateWriters.Get().(*flate.Writer)
-	defer flateWriters.Put(fw)
-	d := gzipDoc{fw: fw, out: [][]byte{{0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff}}}
+	chunk, loose := chunkWriters.Get().(*flate.Writer), looseWriters.Get().(*flate.Writer)
+	defer chunkWriters.Put(chunk)
+	defer looseWriters.Put(loose)
+	d := gzipDoc{chunkW: chunk, looseW: loose, out: [][]byte{{0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff}}}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	k := c.tables[id]
@@ -112,7 +120,8 @@ func prefixOf(p, body []byte) bool {
 
 // gzipDoc assembles one gzip member from compressed pieces.
 type gzipDoc struct {
-	fw      *flate.Writer
+	chunkW  *flate.Writer // for kept chunks
+	looseW  *flate.Writer // for the rest
 	out     [][]byte
 	pending []byte // bytes not yet compressed
 	crc     uint32
@@ -133,7 +142,7 @@ func (d *gzipDoc) kept(p []byte, chunks *[]gzipChunk) {
 	whole := len(p) / gzipChunkSize
 	for i := len(*chunks); i < whole; i++ {
 		raw := p[i*gzipChunkSize : (i+1)*gzipChunkSize]
-		*chunks = append(*chunks, gzipChunk{data: d.deflate(raw, false), crc: crc32.ChecksumIEEE(raw)})
+		*chunks = append(*chunks, gzipChunk{data: deflate(d.chunkW, raw, false), crc: crc32.ChecksumIEEE(raw)})
 	}
 	if whole > 0 {
 		d.flush()
@@ -149,29 +158,30 @@ func (d *gzipDoc) kept(p []byte, chunks *[]gzipChunk) {
 // flush compresses the pending bytes as a piece of their own.
 func (d *gzipDoc) flush() {
 	if len(d.pending) > 0 {
-		d.out = append(d.out, d.deflate(d.pending, false))
+		d.out = append(d.out, deflate(d.looseW, d.pending, false))
 		d.pending = d.pending[:0]
 	}
 }
 
-// deflate compresses raw as a piece that starts a fresh deflate stream and
-// ends byte-aligned: with a sync flush, or the final block when last.
-func (d *gzipDoc) deflate(raw []byte, last bool) []byte {
+// deflate compresses raw with fw as a piece that starts a fresh deflate
+// stream and ends byte-aligned: with a sync flush, or the final block when
+// last.
+func deflate(fw *flate.Writer, raw []byte, last bool) []byte {
 	var buf bytes.Buffer
-	d.fw.Reset(&buf)
+	fw.Reset(&buf)
 	// Writes to a bytes.Buffer do not fail.
-	_, _ = d.fw.Write(raw)
+	_, _ = fw.Write(raw)
 	if last {
-		_ = d.fw.Close()
+		_ = fw.Close()
 	} else {
-		_ = d.fw.Flush()
+		_ = fw.Flush()
 	}
 	return buf.Bytes()
 }
 
 // finish ends the member: the last piece and the trailer.
 func (d *gzipDoc) finish() [][]byte {
-	d.out = append(d.out, d.deflate(d.pending, true))
+	d.out = append(d.out, deflate(d.looseW, d.pending, true))
 	return append(d.out, binary.LittleEndian.AppendUint32(binary.LittleEndian.AppendUint32(nil, d.crc), d.size))
 }
 
