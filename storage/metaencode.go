@@ -107,6 +107,7 @@ type keptList struct {
 type snapshotEncodings struct {
 	mu     sync.Mutex
 	tables map[uuid.UUID]*keptList
+	gz     gzipWriters // metagzip.go
 }
 
 // forget drops what is kept for a table, when it is dropped.

@@ -8,7 +8,6 @@ import (
 	"hash/crc32"
 	"io"
 	"strings"
-	"sync"
 
 	"github.com/apache/iceberg-go/table"
 	"github.com/google/uuid"
@@ -75,16 +74,21 @@ func gunzip(data []byte) ([]byte, error) {
 	return out, err
 }
 
+// gzipWriters are the compressors of one warehouse's metadata files, used
+// under snapshotEncodings' lock: a flate writer costs a megabyte to make.
 // The kept chunks are compressed once and written by every later commit:
 // they get the default level. The rest is compressed anew by each commit
 // and is a few kilobytes: it gets the fastest.
-var chunkWriters, looseWriters = flatePool(flate.DefaultCompression), flatePool(flate.BestSpeed)
+type gzipWriters struct {
+	chunk, loose *flate.Writer
+}
 
-func flatePool(level int) *sync.Pool {
-	return &sync.Pool{New: func() any {
-		w, _ := flate.NewWriter(io.Discard, level)
-		return w
-	}}
+func (g *gzipWriters) get() (chunk, loose *flate.Writer) {
+	if g.chunk == nil {
+		g.chunk, _ = flate.NewWriter(io.Discard, flate.DefaultCompression)
+		g.loose, _ = flate.NewWriter(io.Discard, flate.BestSpeed)
+	}
+	return g.chunk, g.loose
 }
 
 // gzipParts returns the gzip stream of the document parts (as
@@ -92,12 +96,10 @@ func flatePool(level int) *sync.Pool {
 // A part that is one of the table's kept lists reuses, and adds to, the
 // list's compressed chunks.
 func (c *snapshotEncodings) gzipParts(id uuid.UUID, parts [][]byte) [][]byte {
-	chunk, loose := chunkWriters.Get().(*flate.Writer), looseWriters.Get().(*flate.Writer)
-	defer chunkWriters.Put(chunk)
-	defer looseWriters.Put(loose)
-	d := gzipDoc{chunkW: chunk, looseW: loose, out: [][]byte{{0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff}}}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	chunk, loose := c.gz.get()
+	d := gzipDoc{chunkW: chunk, looseW: loose, out: [][]byte{{0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff}}}
 	k := c.tables[id]
 	for _, p := range parts {
 		switch {
