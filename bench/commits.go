@@ -22,19 +22,22 @@ import (
 //
 //	bench commits_empty          one session, a table with no history
 //	bench commits_10k_history    one session, a table with 10,000 snapshots
+//	bench commits_10k_history_gzip   the same, its metadata files gzip-compressed
+//	                                 (write.metadata.compression-codec=gzip)
 //	bench commits_8_sessions     eight sessions inserting into one table at once
 //
 // each with icesql_ms (wall time per statement), commits_per_s, cpu_ms (the
 // process's CPU time per statement, steadier than wall time on a shared
 // machine), rss_mb and metadata_kb (the size of the table's newest metadata
-// file, which holds every snapshot of the history); duckdb_ms and ratio are
+// file, which holds every snapshot of the history, as stored: compressed
+// in the gzip case); duckdb_ms and ratio are
 // absent, DuckDB having no Iceberg commits to compare with. The 8-session
 // line also says whether every acknowledged row is in the table
 // (none_lost) and whether each statement is a snapshot of its own
 // (snapshots_per_statement).
 //
 // profile, when set, names the CPU profiles of each case's timed INSERTs:
-// profile.empty, profile.history and profile.sessions.
+// profile.empty, profile.history, profile.history_gzip and profile.sessions.
 //
 // The 10,000 snapshots are forged (forgeHistory): 10,000 real commits would
 // write the metadata file 10,000 times as it grows, about 40 GB.
@@ -68,33 +71,39 @@ func runCommits(ctx context.Context, work string, n int, profile string) error {
 	}
 	res.print("commits_empty", warehouse, "empty")
 
-	// One session, 10,000 snapshots of history.
-	if err := create("history"); err != nil {
-		return err
+	// One session, 10,000 snapshots of history: metadata files plain, then
+	// gzip-compressed (write.metadata.compression-codec=gzip).
+	for _, c := range []struct {
+		table, line string
+		gzip        bool
+	}{{"history", "commits_10k_history", false}, {"history_gzip", "commits_10k_history_gzip", true}} {
+		if err := create(c.table); err != nil {
+			return err
+		}
+		if _, err := insertRows(ctx, db, c.table, 1, 1, ""); err != nil {
+			return err
+		}
+		if err := forgeHistory(warehouse, c.table, forgedHistory, c.gzip); err != nil {
+			return err
+		}
+		// One commit first, untimed: the first after loading a table encodes
+		// (and compresses) its whole snapshot list, which later commits reuse.
+		if _, err := insertRows(ctx, db, c.table, 1, 1, ""); err != nil {
+			return err
+		}
+		var count int64
+		if err := db.QueryRowContext(ctx, "SELECT COUNT(*) FROM commits."+c.table+".snapshots").Scan(&count); err != nil {
+			return err
+		}
+		if count != forgedHistory+1 {
+			return fmt.Errorf("the forged table has %d snapshots, want %d", count, forgedHistory+1)
+		}
+		res, err = insertRows(ctx, db, c.table, 1, max(n/5, 20), profileOf(profile, c.table))
+		if err != nil {
+			return err
+		}
+		res.print(c.line, warehouse, c.table)
 	}
-	if _, err := insertRows(ctx, db, "history", 1, 1, ""); err != nil {
-		return err
-	}
-	if err := forgeHistory(warehouse, "history", forgedHistory); err != nil {
-		return err
-	}
-	// One commit first, untimed: the first after loading a table encodes
-	// its whole snapshot list, which later commits reuse.
-	if _, err := insertRows(ctx, db, "history", 1, 1, ""); err != nil {
-		return err
-	}
-	var count int64
-	if err := db.QueryRowContext(ctx, "SELECT COUNT(*) FROM commits.history.snapshots").Scan(&count); err != nil {
-		return err
-	}
-	if count != forgedHistory+1 {
-		return fmt.Errorf("the forged table has %d snapshots, want %d", count, forgedHistory+1)
-	}
-	res, err = insertRows(ctx, db, "history", 1, max(n/5, 20), profileOf(profile, "history"))
-	if err != nil {
-		return err
-	}
-	res.print("commits_10k_history", warehouse, "history")
 
 	// Eight sessions, one table.
 	if err := create("sessions"); err != nil {
@@ -194,8 +203,10 @@ func insertRows(ctx context.Context, db *gosql.DB, name string, sessions, n int,
 // writes, as the next version, its newest metadata file (whose one snapshot
 // is current) with n-1 ancestors before that snapshot, each listing the same
 // manifest list (an append reads only the current snapshot's), and a
-// snapshot-log of n entries, as n appends would have left it.
-func forgeHistory(warehouse, name string, n int) error {
+// snapshot-log of n entries, as n appends would have left it. With gzip the
+// table property asks for gzip-compressed metadata files, which the commits
+// after it write.
+func forgeHistory(warehouse, name string, n int, gzip bool) error {
 	path, err := newestMetadata(warehouse, "commits", name)
 	if err != nil {
 		return err
@@ -241,6 +252,14 @@ func forgeHistory(warehouse, name string, n int) error {
 	meta["last-sequence-number"] = int64(n)
 	meta["snapshots"] = append(forged, cur)
 	meta["snapshot-log"] = append(log, meta["snapshot-log"].([]any)...)
+	if gzip {
+		props, _ := meta["properties"].(map[string]any)
+		if props == nil {
+			props = map[string]any{}
+		}
+		props["write.metadata.compression-codec"] = "gzip"
+		meta["properties"] = props
+	}
 	out, err := json.Marshal(meta)
 	if err != nil {
 		return err

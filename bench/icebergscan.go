@@ -101,7 +101,7 @@ func newestMetadata(warehouse, ns, name string) (string, error) {
 	}
 	best, bestN := "", -1
 	for _, f := range files {
-		n, err := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(filepath.Base(f), "v"), ".metadata.json"))
+		n, err := strconv.Atoi(strings.TrimSuffix(strings.TrimSuffix(strings.TrimPrefix(filepath.Base(f), "v"), ".metadata.json"), ".gz"))
 		if err == nil && n > bestN {
 			best, bestN = f, n
 		}

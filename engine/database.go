@@ -258,6 +258,13 @@ func validateProperties(props iceberg.Properties) error {
 			return sql.ErrInvalidArgument.New(fmt.Sprintf("table property write.metadata.delete-after-commit.enabled=%q: want true or false", s))
 		}
 	}
+	if s, present := props["write.metadata.compression-codec"]; present {
+		switch strings.ToLower(s) {
+		case "gzip", "none":
+		default:
+			return sql.ErrInvalidArgument.New(fmt.Sprintf("table property write.metadata.compression-codec=%q: want gzip or none", s))
+		}
+	}
 	if s, present := props["write.parquet.compression-codec"]; present {
 		switch strings.ToLower(s) {
 		case "zstd", "snappy", "gzip", "lz4", "brotli", "uncompressed", "none":

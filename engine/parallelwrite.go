@@ -12,6 +12,7 @@ import (
 	"github.com/apache/iceberg-go"
 	"github.com/apache/iceberg-go/table"
 	"github.com/icesql/icesql/pushdown"
+	"github.com/icesql/icesql/storage"
 )
 
 // iceberg-go writes an unpartitioned table through one rolling Parquet
@@ -32,6 +33,7 @@ import (
 // writeFiles writes records as data files of tbl and returns them. It
 // releases every record, as table.WriteRecords does.
 func writeFiles(ctx context.Context, tbl *table.Table, schema *arrow.Schema, records iter.Seq2[arrow.RecordBatch, error]) ([]iceberg.DataFile, error) {
+	tbl = storage.WriterTable(tbl) // the writers need no history
 	workers := runtime.GOMAXPROCS(0)
 	if workers < 2 || !tbl.Spec().IsUnpartitioned() || !tbl.SortOrder().IsUnsorted() {
 		return collectFiles(table.WriteRecords(ctx, tbl, schema, records))

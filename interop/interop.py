@@ -134,10 +134,11 @@ class Icesql:
 
 
 def newest_metadata(table_dir):
+    """The newest v<N>.metadata.json or v<N>.gz.metadata.json (gzip-compressed)."""
     files = glob.glob(os.path.join(table_dir, "metadata", "v*.metadata.json"))
     if not files:
         raise RuntimeError("no metadata file under %s" % table_dir)
-    return max(files, key=lambda f: int(re.search(r"v(\d+)\.metadata\.json$", f).group(1)))
+    return max(files, key=lambda f: int(re.search(r"v(\d+)(\.gz)?\.metadata\.json$", f).group(1)))
 
 
 class PyIceberg:
@@ -362,6 +363,12 @@ def tables(dialect):
         "INSERT INTO {T}.branch_b1 VALUES (2, 'b1')",
         "INSERT INTO {T} VALUES (3, 'main')",
     ], cols=["id", "s"], where=[], branch="b1"))
+    t.append(dict(name="gzip_metadata", stmts=[
+        "CREATE TABLE {T} (id INT, s STRING)%s TBLPROPERTIES ('write.metadata.compression-codec'='gzip')" % using,
+        "INSERT INTO {T} VALUES (1, 'a'), (2, 'b')",
+        "INSERT INTO {T} VALUES (3, 'c')",
+        "DELETE FROM {T} WHERE id = 2",
+    ], cols=["id", "s"], where=[("s", "=", "c")]))
     t.append(dict(name="part_evolved", stmts=[
         "CREATE TABLE {T} (id INT, region STRING, ts TIMESTAMP_NTZ)%s PARTITIONED BY (region)" % using,
         "INSERT INTO {T} VALUES (1, 'us', %s'2024-01-01 00:00:00'), (2, 'eu', %s'2024-02-01 00:00:00')" % (ts_kw, ts_kw),

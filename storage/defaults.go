@@ -33,8 +33,16 @@ import (
 // than a default read rounded.
 
 // ParseMetadata parses table metadata JSON as iceberg-go does, with the
-// defaults it cannot read rewritten first.
+// defaults it cannot read rewritten first. A gzip-compressed file
+// (metagzip.go) is read through.
 func ParseMetadata(data []byte) (table.Metadata, error) {
+	if gzipped(data) {
+		plain, err := gunzip(data)
+		if err != nil {
+			return nil, fmt.Errorf("decompress table metadata: %w", err)
+		}
+		data = plain
+	}
 	readable, err := rewriteDefaults(data, readableDefault)
 	if err != nil {
 		return nil, err

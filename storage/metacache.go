@@ -15,13 +15,14 @@ import (
 // (the statement's pinned snapshot, the append's base, the commit's
 // requirement check), and each read listed metadata/ and parsed the whole
 // JSON, whose snapshot list grows with every commit. metaCache keeps the
-// parsed metadata of each table's newest version, so a load costs two stats
+// parsed metadata of each table's newest version, so a load costs three stats
 // while nothing changed.
 //
-// A cached version N is current when v<N>.metadata.json still carries the
-// stamp (size, modification time) it had when read, and v<N+1> does not
-// exist. Versions are contiguous: every writer, this one and the Hadoop
-// catalogs of other engines, publishes N+1 only after reading N, so a newer
+// A cached version N is current when its file (v<N>.metadata.json or
+// v<N>.gz.metadata.json) still carries the stamp (size, modification time)
+// it had when read, and v<N+1> exists under neither name. Versions are
+// contiguous: every writer, this one and the Hadoop catalogs of other
+// engines, publishes N+1 only after reading N, so a newer
 // version cannot exist without N+1. The stamp catches a table dropped and
 // re-created at the same location up to the same version.
 
@@ -107,8 +108,10 @@ func (w *Warehouse) cachedCurrent(ctx context.Context, location string) (cachedM
 	if !ok {
 		return cachedMeta{}, false
 	}
-	if _, err := st.Stat(ctx, metadataFile(location, cm.version+1)); !errors.Is(err, fs.ErrNotExist) {
-		return cachedMeta{}, false
+	for _, gz := range []bool{gzipCodec(cm.meta), !gzipCodec(cm.meta)} {
+		if _, err := st.Stat(ctx, metadataFileFor(location, cm.version+1, gz)); !errors.Is(err, fs.ErrNotExist) {
+			return cachedMeta{}, false
+		}
 	}
 	stamp, err := st.Stat(ctx, cm.metaLoc)
 	if err != nil || !stamp.ModTime.Equal(cm.stamp.ModTime) || stamp.Size != cm.stamp.Size {

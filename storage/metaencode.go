@@ -46,21 +46,68 @@ func keyOf(s *table.Snapshot) snapshotKey {
 	return snapshotKey{id: s.SnapshotID, manifestList: s.ManifestList, seq: s.SequenceNumber, ts: s.TimestampMs}
 }
 
-// keptList is the encoding of the snapshot list a table's last metadata
-// file was written with: body is `s0,s1,...`, and ends[i] where snapshot i
-// ends in it. The next file's list usually starts with the same snapshots.
-type keptList struct {
-	keys []snapshotKey
+// keptBody is the encoding of a list of JSON values a table's last metadata
+// file was written with, without its brackets: body is `v0,v1,...`, keys[i]
+// tells value i from any other, and ends[i] is where it ends in body. The
+// next file's list usually starts with the same values. gz holds the
+// compressed form of body's leading gzipChunkSize-byte pieces, once a
+// compressed file was written (metagzip.go).
+type keptBody[K comparable] struct {
+	keys []K
 	ends []int
 	body []byte
+	gz   []gzipChunk
 }
 
-// snapshotEncodings keeps, per table UUID, the encoded snapshot list of the
-// last metadata file written through one warehouse. The zero value is ready
-// to use.
+// encode returns the encoding of the list of n values whose keys key
+// gives, reusing the longest prefix it shares with the kept list; enc
+// encodes value i. The
+// slice returned is never modified afterwards: a list that drops kept
+// values starts a new buffer, and appends go past the end of every slice
+// handed out before.
+func (b *keptBody[K]) encode(count int, key func(i int) K, enc func(i int) ([]byte, error)) ([]byte, error) {
+	n := 0
+	for n < count && n < len(b.keys) && b.keys[n] == key(n) {
+		n++
+	}
+	end := 0
+	if n > 0 {
+		end = b.ends[n-1]
+	}
+	if end < len(b.body) {
+		b.body = slices.Clone(b.body[:end])
+		b.gz = b.gz[:min(len(b.gz), end/gzipChunkSize)]
+	}
+	b.keys, b.ends = b.keys[:n], b.ends[:n]
+	for i := n; i < count; i++ {
+		data, err := enc(i)
+		if err != nil {
+			return nil, err
+		}
+		if i > 0 {
+			b.body = append(b.body, ',')
+		}
+		b.body = append(b.body, data...)
+		b.keys = append(b.keys, key(i))
+		b.ends = append(b.ends, len(b.body))
+	}
+	return b.body[:len(b.body):len(b.body)], nil
+}
+
+// keptList holds a table's two lists that grow with every commit: the
+// snapshots and the snapshot-log.
+type keptList struct {
+	snaps keptBody[snapshotKey]
+	log   keptBody[table.SnapshotLogEntry]
+}
+
+// snapshotEncodings keeps, per table UUID, the encoded snapshot list and
+// snapshot-log of the last metadata file written through one warehouse.
+// The zero value is ready to use.
 type snapshotEncodings struct {
 	mu     sync.Mutex
 	tables map[uuid.UUID]*keptList
+	gz     gzipWriters // metagzip.go
 }
 
 // forget drops what is kept for a table, when it is dropped.
@@ -70,13 +117,10 @@ func (c *snapshotEncodings) forget(id uuid.UUID) {
 	delete(c.tables, id)
 }
 
-// list returns the JSON of snaps, a table's snapshot list, as iceberg-go
-// writes it in a metadata file without its brackets: `s0,s1,...`. The
-// longest prefix that the table's last list shares with snaps is reused;
-// the rest is encoded and kept for the next time. The slice returned is
-// never modified afterwards: a list that drops kept snapshots starts a new
-// buffer, and appends go past the end of every slice handed out before.
-func (c *snapshotEncodings) list(id uuid.UUID, snaps []table.Snapshot) ([]byte, error) {
+// lists returns the JSON of a table's snapshot list and snapshot-log as
+// iceberg-go writes them in a metadata file, without their brackets
+// (keptBody.encode).
+func (c *snapshotEncodings) lists(id uuid.UUID, snaps []table.Snapshot, log []table.SnapshotLogEntry) (snapList, logList []byte, err error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.tables == nil {
@@ -87,50 +131,28 @@ func (c *snapshotEncodings) list(id uuid.UUID, snaps []table.Snapshot) ([]byte, 
 		k = &keptList{}
 		c.tables[id] = k
 	}
-	n := 0
-	for n < len(snaps) && n < len(k.keys) && k.keys[n] == keyOf(&snaps[n]) {
-		n++
+	snapList, err = k.snaps.encode(len(snaps), func(i int) snapshotKey { return keyOf(&snaps[i]) },
+		func(i int) ([]byte, error) { return snaps[i].MarshalJSON() })
+	if err == nil {
+		logList, err = k.log.encode(len(log), func(i int) table.SnapshotLogEntry { return log[i] },
+			func(i int) ([]byte, error) { return encodeLogEntry(log[i]), nil })
 	}
-	end := 0
-	if n > 0 {
-		end = k.ends[n-1]
+	if err != nil {
+		delete(c.tables, id)
+		return nil, nil, err
 	}
-	if end < len(k.body) {
-		k.body = slices.Clone(k.body[:end])
-	}
-	k.keys, k.ends = k.keys[:n], k.ends[:n]
-	for i := n; i < len(snaps); i++ {
-		data, err := snaps[i].MarshalJSON()
-		if err != nil {
-			delete(c.tables, id)
-			return nil, err
-		}
-		if i > 0 {
-			k.body = append(k.body, ',')
-		}
-		k.body = append(k.body, data...)
-		k.keys = append(k.keys, keyOf(&snaps[i]))
-		k.ends = append(k.ends, len(k.body))
-	}
-	return k.body[:len(k.body):len(k.body)], nil
+	return snapList, logList, nil
 }
 
-// encodeSnapshotLog writes the snapshot-log as encoding/json would, by hand:
-// it is two numbers per commit of the table's whole life.
-func encodeSnapshotLog(log []table.SnapshotLogEntry) []byte {
-	out := make([]byte, 0, 2+len(log)*56)
-	out = append(out, '[')
-	for i, e := range log {
-		if i > 0 {
-			out = append(out, ',')
-		}
-		out = append(out, `{"snapshot-id":`...)
-		out = strconv.AppendInt(out, e.SnapshotID, 10)
-		out = append(out, `,"timestamp-ms":`...)
-		out = strconv.AppendInt(out, e.TimestampMs, 10)
-		out = append(out, '}')
-	}
-	return append(out, ']')
+// encodeLogEntry writes a snapshot-log entry as encoding/json would, by
+// hand: the log has two numbers per commit of the table's whole life.
+func encodeLogEntry(e table.SnapshotLogEntry) []byte {
+	out := make([]byte, 0, 56)
+	out = append(out, `{"snapshot-id":`...)
+	out = strconv.AppendInt(out, e.SnapshotID, 10)
+	out = append(out, `,"timestamp-ms":`...)
+	out = strconv.AppendInt(out, e.TimestampMs, 10)
+	return append(out, '}')
 }
 
 // encodeMetadata returns the JSON iceberg-go's MarshalJSON gives for meta,
@@ -205,25 +227,30 @@ func (c *snapshotEncodings) assembleParts(meta table.Metadata, fix func([]byte) 
 	if head, err = fix(head); err != nil {
 		return nil, true, err
 	}
+	if len(head) < 2 || head[len(head)-1] != '}' {
+		return nil, true, errors.New("encode table metadata: the document does not end its object")
+	}
+	snapList, logList, err := c.lists(meta.TableUUID(), snaps, log)
+	if err != nil {
+		return nil, true, err
+	}
+	// The parts: the document up to the log's entries, the entries, the
+	// rest up to the snapshot entries, the entries, the end. The two lists
+	// are the kept slices themselves (gzipParts recognises them).
+	parts = make([][]byte, 0, 5)
 	if len(log) > 0 {
 		at := bytes.Index(head, []byte(sentinelSnapshotLog))
 		if at < 0 {
 			return nil, false, nil
 		}
-		head = bytes.Join([][]byte{head[:at], encodeSnapshotLog(log), head[at+len(sentinelSnapshotLog):]}, nil)
+		parts = append(parts, head[:at+1], logList)
+		head = head[at+len(sentinelSnapshotLog)-1:]
 	}
 	if len(snaps) == 0 {
-		return [][]byte{head}, true, nil
+		return append(parts, head), true, nil
 	}
-	if len(head) < 2 || head[len(head)-1] != '}' {
-		return nil, true, errors.New("encode table metadata: the document does not end its object")
-	}
-	list, err := c.list(meta.TableUUID(), snaps)
-	if err != nil {
-		return nil, true, err
-	}
-	head = append(head[:len(head)-1], `,"snapshots":[`...)
-	return [][]byte{head, list, []byte("]}")}, true, nil
+	head = append(head[:len(head)-1:len(head)-1], `,"snapshots":[`...)
+	return append(parts, head, snapList, []byte("]}")), true, nil
 }
 
 // marshalMetadata is json.Marshal(meta) without its last pass: json.Marshal

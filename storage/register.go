@@ -46,7 +46,7 @@ type current struct {
 func (w *Warehouse) loadLink(ctx context.Context, l link) (current, error) {
 	if l.Metadata == "" {
 		meta, file, version, err := w.loadCurrent(ctx, l.Location)
-		return current{meta: meta, file: file, next: metadataFile(l.Location, version+1), version: version}, err
+		return current{meta: meta, file: file, next: metadataFileFor(l.Location, version+1, gzipCodec(meta)), version: version}, err
 	}
 	dir, base := path.Split(l.Metadata)
 	stem := strings.TrimSuffix(base, ".metadata.json")

@@ -139,9 +139,9 @@ func (w *Warehouse) AdoptTable(ctx context.Context, ident table.Identifier, file
 		}
 	}
 	l := link{Location: loc, Metadata: file}
-	if v, err := w.latestVersion(ctx, loc); err != nil {
+	if v, latest, err := w.latestFile(ctx, loc); err != nil {
 		return nil, err
-	} else if v > 0 && file == metadataFile(loc, v) {
+	} else if v > 0 && file == latest {
 		l.Metadata = ""
 	}
 	if err := w.bindLink(ctx, ns, name, l); err != nil {

@@ -390,29 +390,50 @@ func (w *Warehouse) exists(ctx context.Context, location string) (bool, error) {
 	return err == nil, err
 }
 
-var metadataFileName = regexp.MustCompile(`^v(\d+)\.metadata\.json$`)
+var metadataFileName = regexp.MustCompile(`^v(\d+)(\.gz)?\.metadata\.json$`)
 
 // latestVersion lists <location>/metadata and returns the highest N of
-// v<N>.metadata.json, or 0 when there is none. It does not trust
-// version-hint.text, which a crashed writer may have left behind.
+// v<N>.metadata.json (or v<N>.gz.metadata.json, metagzip.go), or 0 when
+// there is none. It does not trust version-hint.text, which a crashed
+// writer may have left behind.
 func (w *Warehouse) latestVersion(ctx context.Context, location string) (int, error) {
+	v, _, err := w.latestFile(ctx, location)
+	return v, err
+}
+
+// latestFile is latestVersion with the version's metadata file.
+func (w *Warehouse) latestFile(ctx context.Context, location string) (latest int, file string, err error) {
 	entries, err := w.store.List(ctx, Join(location, "metadata"))
 	if err != nil {
-		return 0, fmt.Errorf("list metadata of %s: %w", location, err)
+		return 0, "", fmt.Errorf("list metadata of %s: %w", location, err)
 	}
-	latest := 0
+	gz := false
 	for _, e := range entries {
 		if m := metadataFileName.FindStringSubmatch(e.Name); m != nil {
-			if v, err := strconv.Atoi(m[1]); err == nil && v > latest {
-				latest = v
+			// Both names of one version (left by engines that disagree on
+			// the codec): the plain one, as Java's Hadoop catalog looks.
+			if v, err := strconv.Atoi(m[1]); err == nil && (v > latest || v == latest && gz && m[2] == "") {
+				latest, gz = v, m[2] != ""
 			}
 		}
 	}
-	return latest, nil
+	if latest == 0 {
+		return 0, "", nil
+	}
+	return latest, metadataFileFor(location, latest, gz), nil
 }
 
+// metadataFile is the Hadoop layout's plain metadata file of version.
 func metadataFile(location string, version int) string {
 	return Join(location, "metadata", fmt.Sprintf("v%d.metadata.json", version))
+}
+
+// metadataFileFor is the metadata file of version, gzip-compressed or not.
+func metadataFileFor(location string, version int, gz bool) string {
+	if gz {
+		return Join(location, "metadata", fmt.Sprintf("v%d.gz.metadata.json", version))
+	}
+	return metadataFile(location, version)
 }
 
 func (w *Warehouse) lockFor(location string) *sync.Mutex {
@@ -528,11 +549,10 @@ func (w *Warehouse) loadCurrent(ctx context.Context, location string) (meta tabl
 	if cm, ok := w.cachedCurrent(ctx, location); ok {
 		return cm.meta, cm.metaLoc, cm.version, nil
 	}
-	version, err = w.latestVersion(ctx, location)
+	version, metaLoc, err = w.latestFile(ctx, location)
 	if err != nil || version == 0 {
 		return nil, "", version, err
 	}
-	metaLoc = metadataFile(location, version)
 	data, err := w.store.ReadFile(ctx, metaLoc)
 	if err != nil {
 		return nil, "", 0, fmt.Errorf("read %s: %w", metaLoc, err)
@@ -598,7 +618,7 @@ func (w *Warehouse) placeTable(ctx context.Context, ns, name string) (loc string
 func (w *Warehouse) createWith(ctx context.Context, ident table.Identifier, meta table.Metadata, linked bool) (*table.Table, error) {
 	ns, name := ident[0], ident[1]
 	loc := meta.Location()
-	metaLoc := metadataFile(loc, 1)
+	metaLoc := metadataFileFor(loc, 1, gzipCodec(meta))
 	meta, err := w.writeMetadata(ctx, metaLoc, meta)
 	if err != nil {
 		if errors.Is(err, fs.ErrExist) {
@@ -727,7 +747,11 @@ func (w *Warehouse) writeMetadataThen(ctx context.Context, location string, meta
 		}
 		parts, locationsChanged = [][]byte{raw}, !bytes.Equal(raw, data)
 	}
-	if err := createOnceParts(ctx, w.store, location, parts, linked); err != nil {
+	file := parts
+	if gzipMetadataFile(location) {
+		file = w.metas.snaps.gzipParts(meta.TableUUID(), parts)
+	}
+	if err := createOnceParts(ctx, w.store, location, file, linked); err != nil {
 		return nil, err
 	}
 	if !defaultsChanged && !locationsChanged {
