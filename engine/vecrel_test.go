@@ -99,6 +99,9 @@ func TestVectorJoinTreesMatchRowPath(t *testing.T) {
 		"SELECT d1.grp, COUNT(*) FROM {f} f JOIN {d1} d1 ON f.k1 = d1.id WHERE EXISTS (SELECT * FROM {f} g WHERE g.k1 = f.k1 AND g.k2 <> f.k2) AND NOT EXISTS (SELECT * FROM {f} h WHERE h.k1 = f.k1 AND h.k2 <> f.k2 AND h.dt > f.dt) GROUP BY d1.grp",
 		// EXISTS as a join with the subquery's Distinct keys (TPC-H Q4's shape)
 		"SELECT d1.grp, COUNT(*) FROM {d1} d1 WHERE d1.grp > 1 AND EXISTS (SELECT * FROM {f} f WHERE f.k1 = d1.id AND f.q > 20) GROUP BY d1.grp",
+		// a derived table's columns, the year of a date among them (TPC-H Q7 and Q9's shape)
+		"SELECT x.g, x.y, SUM(x.v), COUNT(*), MAX(x.y) FROM (SELECT d1.grp AS g, EXTRACT(YEAR FROM f.dt) AS y, f.q * (1 - f.q) AS v FROM {f} f JOIN {d1} d1 ON f.k1 = d1.id JOIN {d2} d2 ON f.k2 = d2.id WHERE d2.region IS NOT NULL) AS x GROUP BY x.g, x.y ORDER BY x.g, x.y",
+		"SELECT r, y, SUM(amount) FROM (SELECT d2.region AS r, YEAR(f.dt) AS y, f.q - d2.w * f.extra AS amount FROM {f} f, {d2} d2, {d1} d1 WHERE f.k2 = d2.id AND d1.id = f.k1) AS p GROUP BY r, y",
 		// an ORDER BY ... LIMIT over the groups
 		"SELECT f.k1, d2.region, SUM(f.q) AS t FROM {f} f JOIN {d1} d1 ON f.k1 = d1.id JOIN {d2} d2 ON f.k2 = d2.id GROUP BY f.k1, d2.region ORDER BY t DESC, f.k1, d2.region LIMIT 5",
 	}

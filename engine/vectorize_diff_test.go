@@ -43,6 +43,7 @@ func vecQueries() []string {
 		"MIN(s), MAX(s), MIN(dt), MAX(dt)",
 		"COUNT(DISTINCT i), COUNT(DISTINCT s), COUNT(DISTINCT dt), COUNT(DISTINCT `dec`)",
 		"COUNT(DISTINCT l), SUM(i), COUNT(*), COUNT(DISTINCT i)",
+		"SUM(YEAR(dt)), MIN(EXTRACT(YEAR FROM dt)), MAX(YEAR(dt) - i), COUNT(YEAR(dt))",
 	}
 	filters := []string{
 		"",
@@ -61,6 +62,7 @@ func vecQueries() []string {
 		"WHERE `dec` * 2 > i + 1",
 		"WHERE l < 60000000000 AND i = 15",
 		"WHERE i > 1000000",
+		"WHERE YEAR(dt) = 2024 OR EXTRACT(YEAR FROM dt) < 2000",
 		"WHERE s LIKE 'k0%-b' OR s LIKE '%a'",
 		"WHERE s NOT LIKE 'k1\\_%' AND s LIKE '_%'",
 	}

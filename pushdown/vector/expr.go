@@ -162,6 +162,11 @@ func Check(e Expr, predicate bool) error {
 			return errors.New("arithmetic is not a predicate")
 		}
 		return checkMod(e)
+	case Year:
+		if predicate {
+			return errors.New("a year is not a predicate")
+		}
+		return checkYear(e)
 	case Arith:
 		if predicate {
 			return errors.New("arithmetic is not a predicate")

@@ -16,7 +16,9 @@ import (
 	"github.com/apache/iceberg-go"
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/expression"
+	"github.com/dolthub/go-mysql-server/sql/expression/function"
 	"github.com/dolthub/go-mysql-server/sql/plan"
+	"github.com/dolthub/go-mysql-server/sql/transform"
 
 	"github.com/icesql/icesql/pushdown/vector"
 )
@@ -56,8 +58,9 @@ func newVectorJoinAgg(ctx *sql.Context, gb *plan.GroupBy, row sql.Row) (*vectorJ
 	if len(row) != 0 {
 		return nil, "the join: a join inside a subquery"
 	}
+	child, inline := derivedColumns(gb.Child)
 	var ids int
-	rel, why := newRel(ctx, gb.Child, &ids, 0)
+	rel, why := newRel(ctx, child, &ids, 0)
 	if rel == nil {
 		return nil, "the join: " + why
 	}
@@ -69,11 +72,21 @@ func newVectorJoinAgg(ctx *sql.Context, gb *plan.GroupBy, row sql.Row) (*vectorJ
 		}
 		return c, it, err
 	}}
-	keys, keyFields, keyTypes, why := tr.groupKeys(gb) // vectorize.go
-	if why != "" {
-		return nil, why
+	keyFields := map[string]int{}
+	var keyValues []func(vector.Value) any
+	for _, k := range gb.GroupByExprs {
+		gf, ok := k.(*expression.GetField)
+		if !ok {
+			return nil, "grouping by " + k.String()
+		}
+		key, value, err := tr.groupKey(ctx, inline(gf))
+		if err != nil {
+			return nil, err.Error()
+		}
+		keyFields[strings.ToLower(gf.String())] = len(ja.plan.Keys)
+		ja.plan.Keys = append(ja.plan.Keys, key)
+		keyValues = append(keyValues, value)
 	}
-	ja.plan.Keys = keys
 	for _, dep := range gb.SelectDeps {
 		e, _ := unalias(dep)
 		if gf, ok := e.(*expression.GetField); ok {
@@ -81,8 +94,12 @@ func newVectorJoinAgg(ctx *sql.Context, gb *plan.GroupBy, row sql.Row) (*vectorJ
 			if !isKey {
 				return nil, "selecting " + gf.String() + ", which is not grouped by"
 			}
-			ja.outs = append(ja.outs, vecOutput{key: k, agg: -1, value: columnValue(ja.plan.Keys[k].Type(), keyTypes[k])})
+			ja.outs = append(ja.outs, vecOutput{key: k, agg: -1, value: keyValues[k]})
 			continue
+		}
+		e, err := inlineAll(ctx, e, inline)
+		if err != nil {
+			return nil, err.Error()
 		}
 		out, agg, err := tr.aggregate(e)
 		if err != nil {
@@ -98,11 +115,74 @@ func newVectorJoinAgg(ctx *sql.Context, gb *plan.GroupBy, row sql.Row) (*vectorJ
 	return ja, ""
 }
 
-// joinUnder is the join gb groups, through Filters and Projects.
+// derivedColumns is the node whose rows gb's columns are computed from:
+// gb's child, or, when that is a derived table (FROM (SELECT ...) AS x,
+// as TPC-H Q7–Q9 group), the derived table's Project's child, with
+// inline giving the expression a reference to a derived column stands
+// for.
+func derivedColumns(child sql.Node) (sql.Node, func(*expression.GetField) sql.Expression) {
+	same := func(gf *expression.GetField) sql.Expression { return gf }
+	sa, ok := child.(*plan.SubqueryAlias)
+	if !ok {
+		return child, same
+	}
+	p, ok := sa.Child.(*plan.Project)
+	if !ok {
+		return child, same
+	}
+	return p.Child, func(gf *expression.GetField) sql.Expression {
+		i := gf.Index()
+		if i < 0 || i >= len(p.Projections) {
+			return gf
+		}
+		e, name := unalias(p.Projections[i])
+		if !strings.EqualFold(name, gf.Name()) && !strings.EqualFold(p.Projections[i].String(), gf.Name()) {
+			return gf // not the column it names: the translator declines it
+		}
+		return e
+	}
+}
+
+// inlineAll is e with each column reference replaced by inline's.
+func inlineAll(ctx *sql.Context, e sql.Expression, inline func(*expression.GetField) sql.Expression) (sql.Expression, error) {
+	out, _, err := transform.Expr(ctx, e, func(ctx *sql.Context, e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
+		if gf, ok := e.(*expression.GetField); ok {
+			return inline(gf), transform.NewTree, nil
+		}
+		return e, transform.SameTree, nil
+	})
+	return out, err
+}
+
+// groupKey translates a grouping key: a column, or the year of a date
+// (TPC-H Q7–Q9's EXTRACT(YEAR FROM ...)), and how its value looks in the
+// row path's rows.
+func (tr *VecTranslator) groupKey(ctx *sql.Context, e sql.Expression) (vector.Expr, func(vector.Value) any, error) {
+	switch e := e.(type) {
+	case *expression.GetField:
+		c, it, err := tr.column(e)
+		if err != nil {
+			return nil, nil, err
+		}
+		return c, columnValue(c.T, it), nil
+	case *function.Extract: // an int, as go-mysql-server's Extract gives it
+		k, err := tr.value(e)
+		return k, func(v vector.Value) any { return int(v.I) }, err
+	case *function.Year:
+		k, err := tr.value(e)
+		return k, func(v vector.Value) any { return int32(v.I) }, err
+	}
+	return nil, nil, decline("grouping by %s", e)
+}
+
+// joinUnder is the join gb groups, through Filters, Projects and a
+// derived table.
 func joinUnder(gb *plan.GroupBy) *plan.JoinNode {
 	child := gb.Child
 	for {
 		switch n := child.(type) {
+		case *plan.SubqueryAlias:
+			child = n.Child
 		case *plan.Filter:
 			child = n.Child
 		case *plan.Project:
@@ -313,10 +393,11 @@ func noteJoinAggregates(ctx *sql.Context, n sql.Node) {
 			return
 		}
 		var ids int
-		if rel, _ := newRel(ctx, gb.Child, &ids, 0); rel != nil {
-			rel.probeScan().t.ScanRef().filterNote += "; the GROUP BY above runs on the row path: " + why
+		child, _ := derivedColumns(gb.Child)
+		if rel, _ := newRel(ctx, child, &ids, 0); rel != nil {
+			addNote(rel.probeScan().t.ScanRef(), "the GROUP BY above runs on the row path: "+why)
 		} else if ts := ScanTables(ctx, gb.Child); len(ts) > 0 {
-			ts[0].ScanRef().filterNote += "; the GROUP BY above and its joins run on the row path: " + why
+			addNote(ts[0].ScanRef(), "the GROUP BY above and its joins run on the row path: "+why)
 		}
 	})
 	WalkPlan(ctx, n, func(n sql.Node) {
@@ -326,6 +407,14 @@ func noteJoinAggregates(ctx *sql.Context, n sql.Node) {
 			}
 		}
 	})
+}
+
+// addNote adds note to s's EXPLAIN line.
+func addNote(s *ScanID, note string) {
+	if s.filterNote != "" {
+		note = s.filterNote + "; " + note
+	}
+	s.filterNote = note
 }
 
 // note tells EXPLAIN, on each scan of ja's joins, that it runs on the

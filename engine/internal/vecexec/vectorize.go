@@ -11,6 +11,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/analyzer"
 	"github.com/dolthub/go-mysql-server/sql/expression"
+	"github.com/dolthub/go-mysql-server/sql/expression/function"
 	"github.com/dolthub/go-mysql-server/sql/expression/function/aggregation"
 	"github.com/dolthub/go-mysql-server/sql/plan"
 	"github.com/dolthub/go-mysql-server/sql/transform"
@@ -159,6 +160,12 @@ func (tr *VecTranslator) value(e sql.Expression) (vector.Expr, error) {
 		if tr.RowLevel {
 			return tr.mod(e) // rowscan_fast.go
 		}
+	case *function.Extract:
+		if unit, ok := e.LeftChild.(*expression.Literal); ok && strings.EqualFold(fmt.Sprint(unit.Value()), "YEAR") {
+			return tr.year(e.RightChild)
+		}
+	case *function.Year:
+		return tr.year(e.Child)
 	case *sqlfunc.CheckedArithmetic: // sqlfunc/overflow.go: the vector path checks too
 		return tr.value(e.Arithmetic)
 	case *expression.Arithmetic:
@@ -181,6 +188,19 @@ func (tr *VecTranslator) value(e sql.Expression) (vector.Expr, error) {
 		return a, nil
 	}
 	return nil, decline("expression %s", e)
+}
+
+// year is the year of d, a date.
+func (tr *VecTranslator) year(d sql.Expression) (vector.Expr, error) {
+	v, err := tr.value(d)
+	if err != nil {
+		return nil, err
+	}
+	y := vector.Year{E: v}
+	if err := vector.Check(y, false); err != nil {
+		return nil, decline("the year of %s: %v", d, err)
+	}
+	return y, nil
 }
 
 func (tr *VecTranslator) literal(l *expression.Literal) (vector.Const, error) {
