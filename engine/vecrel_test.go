@@ -102,6 +102,9 @@ func TestVectorJoinTreesMatchRowPath(t *testing.T) {
 		// a derived table's columns, the year of a date among them (TPC-H Q7 and Q9's shape)
 		"SELECT x.g, x.y, SUM(x.v), COUNT(*), MAX(x.y) FROM (SELECT d1.grp AS g, EXTRACT(YEAR FROM f.dt) AS y, f.q * (1 - f.q) AS v FROM {f} f JOIN {d1} d1 ON f.k1 = d1.id JOIN {d2} d2 ON f.k2 = d2.id WHERE d2.region IS NOT NULL) AS x GROUP BY x.g, x.y ORDER BY x.g, x.y",
 		"SELECT r, y, SUM(amount) FROM (SELECT d2.region AS r, YEAR(f.dt) AS y, f.q - d2.w * f.extra AS amount FROM {f} f, {d2} d2, {d1} d1 WHERE f.k2 = d2.id AND d1.id = f.k1) AS p GROUP BY r, y",
+		// CASE in the aggregates (TPC-H Q8, Q12, Q14)
+		"SELECT y, SUM(CASE WHEN r = 'r1' THEN v ELSE 0 END) / SUM(v), SUM(CASE WHEN r IS NULL THEN 1 ELSE 0 END) FROM (SELECT YEAR(f.dt) AS y, f.q * (1 - f.q) AS v, d2.region AS r FROM {f} f JOIN {d2} d2 ON f.k2 = d2.id JOIN {d1} d1 ON f.k1 = d1.id) AS a GROUP BY y ORDER BY y",
+		"SELECT d1.name, SUM(CASE WHEN d1.grp = 1 OR d1.grp = 2 THEN 1 ELSE 0 END), SUM(CASE WHEN f.s LIKE 'c1%' THEN f.q * 2 WHEN f.k2 > 5 THEN f.extra ELSE f.q END) FROM {f} f JOIN {d1} d1 ON f.k1 = d1.id GROUP BY d1.name",
 		// an ORDER BY ... LIMIT over the groups
 		"SELECT f.k1, d2.region, SUM(f.q) AS t FROM {f} f JOIN {d1} d1 ON f.k1 = d1.id JOIN {d2} d2 ON f.k2 = d2.id GROUP BY f.k1, d2.region ORDER BY t DESC, f.k1, d2.region LIMIT 5",
 	}

@@ -176,6 +176,8 @@ func (c *compiler) numUncached(e Expr) (numFn, error) {
 		return c.mod(e)
 	case Year:
 		return c.year(e)
+	case Case:
+		return c.caseWhen(e)
 	}
 	return nil, fmt.Errorf("vector: %T is not a numeric value", e)
 }
