@@ -45,7 +45,7 @@ func vecQueries() []string {
 		"COUNT(DISTINCT l), SUM(i), COUNT(*), COUNT(DISTINCT i)",
 		"SUM(YEAR(dt)), MIN(EXTRACT(YEAR FROM dt)), MAX(YEAR(dt) - i), COUNT(YEAR(dt))",
 		"SUM(CASE WHEN i > 10 THEN `dec` ELSE 0 END), SUM(CASE WHEN s IS NULL THEN 1 ELSE 0 END), COUNT(CASE WHEN i < 5 THEN i END)",
-		"MIN(CASE WHEN dt > '2024-02-01' THEN i * 2 WHEN i < 0 THEN -1 END), MAX(CASE WHEN `dec` > 5 THEN `dec` * `dec` ELSE `dec` END), AVG(CASE WHEN s LIKE 'k0%' THEN `dec` ELSE NULL END)",
+		"MIN(CASE WHEN dt > '2024-02-01' THEN i * 2 WHEN i < 0 THEN -1 END), SUM(CASE WHEN `dec` > 5 THEN `dec` * `dec` ELSE `dec` END), COUNT(CASE WHEN s LIKE 'k0%' THEN `dec` ELSE NULL END)",
 	}
 	filters := []string{
 		"",
