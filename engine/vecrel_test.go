@@ -97,6 +97,9 @@ func TestVectorJoinTreesMatchRowPath(t *testing.T) {
 		"SELECT d1.name, COUNT(*) FROM {f} f JOIN {d1} d1 ON f.k1 = d1.id WHERE EXISTS (SELECT * FROM {f} g WHERE g.k1 = f.k1 AND g.k2 <> f.k2) GROUP BY d1.name",
 		"SELECT d1.name, COUNT(*), SUM(f.q) FROM {f} f JOIN {d1} d1 ON f.k1 = d1.id WHERE NOT EXISTS (SELECT * FROM {f} g WHERE g.k1 = f.k1 AND g.k2 <> f.k2 AND g.q > f.q) GROUP BY d1.name",
 		"SELECT d1.grp, COUNT(*) FROM {f} f JOIN {d1} d1 ON f.k1 = d1.id WHERE EXISTS (SELECT * FROM {f} g WHERE g.k1 = f.k1 AND g.k2 <> f.k2) AND NOT EXISTS (SELECT * FROM {f} h WHERE h.k1 = f.k1 AND h.k2 <> f.k2 AND h.dt > f.dt) GROUP BY d1.grp",
+		// an anti join whose subquery finds no row at all
+		"SELECT d1.name, COUNT(*) FROM {f} f JOIN {d1} d1 ON f.k1 = d1.id WHERE NOT EXISTS (SELECT * FROM {f} g WHERE g.k1 = f.k1 AND g.k2 <> f.k2 AND g.q > 1000) GROUP BY d1.name",
+		"SELECT d1.name, COUNT(*) FROM {f} f JOIN {d1} d1 ON f.k1 = d1.id WHERE EXISTS (SELECT * FROM {f} g WHERE g.k1 = f.k1 AND g.k2 <> f.k2 AND g.q > 1000) GROUP BY d1.name",
 		// EXISTS as a join with the subquery's Distinct keys (TPC-H Q4's shape)
 		"SELECT d1.grp, COUNT(*) FROM {d1} d1 WHERE d1.grp > 1 AND EXISTS (SELECT * FROM {f} f WHERE f.k1 = d1.id AND f.q > 20) GROUP BY d1.grp",
 		// a derived table's columns, the year of a date among them (TPC-H Q7 and Q9's shape)

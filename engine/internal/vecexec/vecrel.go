@@ -668,6 +668,9 @@ func (r *vecRel) runJoin(ctx *sql.Context, workers int, need map[string]bool, fn
 	t := b.table
 	return r.left.run(ctx, workers, leftNeed, func(w int, rec arrow.RecordBatch, keep []int32) error {
 		p := probes[w]
+		if len(t.keys) == 0 && r.kind == relAnti {
+			return fn(w, rec, keep) // nothing to match: every row stays
+		}
 		if keep == nil {
 			keep, _ = selectKept(nil, rec, &p.all)
 		}
