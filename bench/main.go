@@ -170,7 +170,7 @@ func main() {
 		return
 	}
 	if *tpch {
-		if err := runTPCH(ctx, work, *sf, *runs, *slow, *timeout, *only, *tpchQueries, *queryProfile, *explain); err != nil {
+		if err := runTPCH(ctx, work, *sf, *runs, *slow, *timeout, *only, *tpchQueries, *queryProfile, *explain, *cpu); err != nil {
 			log.Fatal(err)
 		}
 		return

@@ -61,7 +61,7 @@ print(duckdb.__version__)
 `
 
 // runTPCH is bench -tpch.
-func runTPCH(ctx context.Context, work string, sf float64, runs int, slow, timeout time.Duration, only, queryFile, queryProfile string, explain bool) error {
+func runTPCH(ctx context.Context, work string, sf float64, runs int, slow, timeout time.Duration, only, queryFile, queryProfile string, explain, cpu bool) error {
 	queries, err := readTPCHQueries(queryFile)
 	if err != nil {
 		return err
@@ -121,7 +121,7 @@ func runTPCH(ctx context.Context, work string, sf float64, runs int, slow, timeo
 		return err
 	}
 
-	var ratios []float64
+	var ratios, cpuRatios []float64
 	var passed, failed, timeouts, skipped int
 	for _, q := range queries {
 		if only != "" && !slices.Contains(strings.Split(only, ","), q.name) {
@@ -139,7 +139,7 @@ func runTPCH(ctx context.Context, work string, sf float64, runs int, slow, timeo
 			skipped++
 			continue
 		}
-		dk, want, err := timedRows(ctx, duck, q.sql, runs, slow, timeout)
+		dk, dkCPU, want, err := timedRowsCPU(ctx, duck, q.sql, runs, slow, timeout)
 		if err != nil {
 			return fmt.Errorf("%s on duckdb: %w", q.name, err)
 		}
@@ -148,7 +148,7 @@ func runTPCH(ctx context.Context, work string, sf float64, runs int, slow, timeo
 		if err != nil {
 			return err
 		}
-		ice, got, err := timedRows(ctx, db, q.sql, runs, slow, timeout)
+		ice, iceCPU, got, err := timedRowsCPU(ctx, db, q.sql, runs, slow, timeout)
 		stopProfile()
 		rss := peakRSSMB()
 		switch {
@@ -163,7 +163,13 @@ func runTPCH(ctx context.Context, work string, sf float64, runs int, slow, timeo
 		}
 		ratio := float64(ice) / float64(max(dk, time.Microsecond))
 		same := sameRows(got, want)
-		fmt.Printf("bench tpch_%s icesql_ms=%.1f duckdb_ms=%.1f ratio=%.2f rss_mb=%d same_result=%v\n", q.name, ms(ice), ms(dk), ratio, rss, same == "")
+		cpuText := ""
+		if cpu {
+			cpuRatio := float64(iceCPU) / float64(max(dkCPU, time.Microsecond))
+			cpuText = fmt.Sprintf(" icesql_cpu_ms=%.1f duckdb_cpu_ms=%.1f cpu_ratio=%.2f", ms(iceCPU), ms(dkCPU), cpuRatio)
+			cpuRatios = append(cpuRatios, cpuRatio)
+		}
+		fmt.Printf("bench tpch_%s icesql_ms=%.1f duckdb_ms=%.1f ratio=%.2f rss_mb=%d%s same_result=%v\n", q.name, ms(ice), ms(dk), ratio, rss, cpuText, same == "")
 		if same != "" {
 			failed++
 			log.Printf("  %s: icesql's rows differ from DuckDB's: %s", q.name, same)
@@ -172,19 +178,27 @@ func runTPCH(ctx context.Context, work string, sf float64, runs int, slow, timeo
 		passed++
 		ratios = append(ratios, ratio)
 	}
-	geo := math.NaN()
-	if len(ratios) > 0 {
-		sum := 0.0
-		for _, r := range ratios {
-			sum += math.Log(r)
-		}
-		geo = math.Exp(sum / float64(len(ratios)))
+	cpuText := ""
+	if cpu {
+		cpuText = fmt.Sprintf(" cpu_geomean=%.2f", geomean(cpuRatios))
 	}
-	fmt.Printf("bench tpch geomean=%.2f sf=%g passed=%d failed=%d timeouts=%d skipped=%d\n", geo, sf, passed, failed, timeouts, skipped)
+	fmt.Printf("bench tpch geomean=%.2f sf=%g passed=%d failed=%d timeouts=%d skipped=%d%s\n", geomean(ratios), sf, passed, failed, timeouts, skipped, cpuText)
 	if failed > 0 {
 		return fmt.Errorf("tpch: %d queries failed or returned other rows than DuckDB", failed)
 	}
 	return nil
+}
+
+// geomean is the geometric mean of ratios (NaN for none).
+func geomean(ratios []float64) float64 {
+	if len(ratios) == 0 {
+		return math.NaN()
+	}
+	sum := 0.0
+	for _, r := range ratios {
+		sum += math.Log(r)
+	}
+	return math.Exp(sum / float64(len(ratios)))
 }
 
 // profilePath is where -queryprofile puts the CPU profile of query q:
@@ -295,33 +309,43 @@ func createTableFor(namespace, name, path string) (string, error) {
 // slow, runs more times, and returns the median time. Each run is given
 // timeout.
 func timedRows(ctx context.Context, db *gosql.DB, q string, runs int, slow, timeout time.Duration) (time.Duration, [][]string, error) {
-	run := func() (time.Duration, [][]string, error) {
+	t, _, rows, err := timedRowsCPU(ctx, db, q, runs, slow, timeout)
+	return t, rows, err
+}
+
+// timedRowsCPU is timedRows that also gives the median CPU time of the
+// process over the timed runs (DuckDB runs in it too).
+func timedRowsCPU(ctx context.Context, db *gosql.DB, q string, runs int, slow, timeout time.Duration) (time.Duration, time.Duration, [][]string, error) {
+	run := func() (time.Duration, time.Duration, [][]string, error) {
 		ctx, cancel := context.WithTimeout(ctx, timeout)
 		defer cancel()
-		start := time.Now()
+		start, cpu0 := time.Now(), cpuTime()
 		rows, err := queryRows(ctx, db, q)
 		if err != nil && ctx.Err() != nil {
 			err = context.DeadlineExceeded
 		}
-		return time.Since(start), rows, err
+		return time.Since(start), cpuTime() - cpu0, rows, err
 	}
-	first, rows, err := run()
+	first, firstCPU, rows, err := run()
 	if err != nil || first > slow {
-		return first, rows, err
+		return first, firstCPU, rows, err
 	}
 	times := make([]time.Duration, 0, runs)
+	cpus := make([]time.Duration, 0, runs)
 	for range runs {
-		t, _, err := run()
+		t, c, _, err := run()
 		if err != nil {
-			return 0, nil, err
+			return 0, 0, nil, err
 		}
 		times = append(times, t)
+		cpus = append(cpus, c)
 	}
 	if len(times) == 0 {
-		return first, rows, nil
+		return first, firstCPU, rows, nil
 	}
 	slices.Sort(times)
-	return times[len(times)/2], rows, nil
+	slices.Sort(cpus)
+	return times[len(times)/2], cpus[len(cpus)/2], rows, nil
 }
 
 // queryRows returns q's rows as text: dates as YYYY-MM-DD, numbers as the

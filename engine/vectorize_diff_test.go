@@ -43,6 +43,9 @@ func vecQueries() []string {
 		"MIN(s), MAX(s), MIN(dt), MAX(dt)",
 		"COUNT(DISTINCT i), COUNT(DISTINCT s), COUNT(DISTINCT dt), COUNT(DISTINCT `dec`)",
 		"COUNT(DISTINCT l), SUM(i), COUNT(*), COUNT(DISTINCT i)",
+		"SUM(YEAR(dt)), MIN(EXTRACT(YEAR FROM dt)), MAX(YEAR(dt) - i), COUNT(YEAR(dt))",
+		"SUM(CASE WHEN i > 10 THEN `dec` ELSE 0 END), SUM(CASE WHEN s IS NULL THEN 1 ELSE 0 END), COUNT(CASE WHEN i < 5 THEN i END)",
+		"MIN(CASE WHEN dt > '2024-02-01' THEN i * 2 WHEN i < 0 THEN -1 END), SUM(CASE WHEN `dec` > 5 THEN `dec` * `dec` ELSE `dec` END), COUNT(CASE WHEN s LIKE 'k0%' THEN `dec` ELSE NULL END)",
 	}
 	filters := []string{
 		"",
@@ -61,6 +64,7 @@ func vecQueries() []string {
 		"WHERE `dec` * 2 > i + 1",
 		"WHERE l < 60000000000 AND i = 15",
 		"WHERE i > 1000000",
+		"WHERE YEAR(dt) = 2024 OR EXTRACT(YEAR FROM dt) < 2000",
 		"WHERE s LIKE 'k0%-b' OR s LIKE '%a'",
 		"WHERE s NOT LIKE 'k1\\_%' AND s LIKE '_%'",
 	}

@@ -174,6 +174,10 @@ func (c *compiler) numUncached(e Expr) (numFn, error) {
 		return c.arith(e)
 	case Mod:
 		return c.mod(e)
+	case Year:
+		return c.year(e)
+	case Case:
+		return c.caseWhen(e)
 	}
 	return nil, fmt.Errorf("vector: %T is not a numeric value", e)
 }

@@ -162,6 +162,16 @@ func Check(e Expr, predicate bool) error {
 			return errors.New("arithmetic is not a predicate")
 		}
 		return checkMod(e)
+	case Year:
+		if predicate {
+			return errors.New("a year is not a predicate")
+		}
+		return checkYear(e)
+	case Case:
+		if predicate {
+			return errors.New("a CASE is not a predicate")
+		}
+		return checkCase(e)
 	case Arith:
 		if predicate {
 			return errors.New("arithmetic is not a predicate")

@@ -52,7 +52,20 @@ func (s *Selector) Select(rec arrow.RecordBatch) ([]int32, error) {
 	}
 	// The filter returns one of its own buffers, which the next batch
 	// overwrites: copy, so that a caller may keep the selection.
-	out, err := s.filter(&s.b, s.all[:n])
+	return s.selectIn(s.all[:n])
+}
+
+// SelectAmong is Select over the rows among (increasing indexes of rec's
+// rows) alone: those of them where the predicate is TRUE.
+func (s *Selector) SelectAmong(rec arrow.RecordBatch, among []int32) ([]int32, error) {
+	if err := s.cols.bind(&s.b, rec); err != nil {
+		return nil, err
+	}
+	return s.selectIn(among)
+}
+
+func (s *Selector) selectIn(sel []int32) ([]int32, error) {
+	out, err := s.filter(&s.b, sel)
 	if err != nil {
 		return nil, err
 	}

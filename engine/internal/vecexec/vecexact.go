@@ -31,6 +31,6 @@ func (o vecOutput) exactValue(v vector.AggValue) (any, error) {
 	if v.Null {
 		return nil, nil
 	}
-	sum := apd.NewWithBigInt(new(apd.BigInt).SetMathBigInt(v.Sum), -o.scale)
+	sum := apd.NewWithBigInt(new(apd.BigInt).SetMathBigInt(o.scaled(v.Sum)), -(o.scale + o.up))
 	return o.exact.Result(sum, v.Count)
 }

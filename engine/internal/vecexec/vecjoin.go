@@ -92,9 +92,17 @@ func NewVectorJoin(ctx *sql.Context, j *plan.JoinNode, row sql.Row) (*vectorJoin
 // build side leaves it out and the keys alone decide the pairs, which an
 // aggregate over the join needs (vecjoinagg.go).
 func (vj *vectorJoin) filterBuildSide(ctx *sql.Context, rightNode sql.Node, rest []sql.Expression) {
-	w := vj.left.width
-	shifted := make([]sql.Expression, 0, len(rest)+1)
-	for _, c := range rest {
+	if right := pushIntoScan(ctx, rightNode, rest, vj.left.width); right != nil { // vecrel.go
+		vj.right, vj.cond = right, nil
+	}
+}
+
+// shiftToRight is conds, conditions on a joined row whose right side's
+// columns start at w, on the right side's rows; false when one reads a
+// column of the left side.
+func shiftToRight(ctx *sql.Context, conds []sql.Expression, w int) ([]sql.Expression, bool) {
+	shifted := make([]sql.Expression, 0, len(conds)+1)
+	for _, c := range conds {
 		e, _, err := transform.Expr(ctx, c, func(ctx *sql.Context, e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
 			gf, ok := e.(*expression.GetField)
 			if !ok {
@@ -106,18 +114,11 @@ func (vj *vectorJoin) filterBuildSide(ctx *sql.Context, rightNode sql.Node, rest
 			return gf.WithIndex(gf.Index() - w), transform.NewTree, nil
 		})
 		if err != nil {
-			return
+			return nil, false
 		}
 		shifted = append(shifted, e)
 	}
-	scan := rightNode
-	if f, ok := rightNode.(*plan.Filter); ok {
-		scan = f.Child
-		shifted = append(shifted, f.Expression)
-	}
-	if right, _ := newVectorScan(ctx, scan, expression.JoinAnd(shifted...)); right != nil {
-		vj.right, vj.cond = right, nil
-	}
+	return shifted, true
 }
 
 // errLeftColumn stops filterBuildSide at a column of the left side.

@@ -16,7 +16,9 @@ import (
 	"github.com/apache/iceberg-go"
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/expression"
+	"github.com/dolthub/go-mysql-server/sql/expression/function"
 	"github.com/dolthub/go-mysql-server/sql/plan"
+	"github.com/dolthub/go-mysql-server/sql/transform"
 
 	"github.com/icesql/icesql/pushdown/vector"
 )
@@ -39,60 +41,52 @@ import (
 // not translate, and any batch whose values leave the exact range, runs on
 // the row path (the GroupBy is built as go-mysql-server builds it).
 
-// vectorJoinAgg is a GroupBy over a vectorized join.
+// vectorJoinAgg is a GroupBy over a tree of vectorized joins (vecrel.go).
 type vectorJoinAgg struct {
-	vj    *vectorJoin
-	plan  *vector.Plan
-	outs  []vecOutput
-	probe []string // Iceberg names of the probe side's (left) columns the aggregation reads
-	build []string // and of the build side's (right)
+	rel  *vecRel
+	plan *vector.Plan
+	outs []vecOutput
+	need map[string]bool // the batch columns the aggregation reads
 }
-
-// Column name prefixes in the joined batches: a self-join reads one name
-// on both sides.
-const (
-	probePrefix = "p."
-	buildPrefix = "b."
-)
 
 // newVectorJoinAgg translates gb, or says why it cannot ("" when gb is not
 // over a join at all).
 func newVectorJoinAgg(ctx *sql.Context, gb *plan.GroupBy, row sql.Row) (*vectorJoinAgg, string) {
-	j, where := joinUnder(gb)
-	if j == nil {
+	if joinUnder(gb) == nil {
 		return nil, ""
 	}
-	vj, why := NewVectorJoin(ctx, j, row)
-	if vj == nil {
+	if len(row) != 0 {
+		return nil, "the join: a join inside a subquery"
+	}
+	child, inline := derivedColumns(gb.Child)
+	var ids int
+	rel, why := newRel(ctx, child, &ids, 0)
+	if rel == nil {
 		return nil, "the join: " + why
 	}
-	if vj.Outer && vj.cond != nil {
-		// Only the key decides which pairs join: the rows a condition
-		// beyond it rejects would be padded, not dropped.
-		return nil, "an outer join whose condition is more than its key"
-	}
-	ja := &vectorJoinAgg{vj: vj, plan: &vector.Plan{}}
-	tr := &VecTranslator{Ctx: ctx, columnOf: ja.column}
-	// The rest of the join condition and a WHERE clause over both tables
-	// filter the joined pairs: for an inner join they are one.
-	for _, c := range []sql.Expression{vj.cond, where} {
-		if c == nil {
-			continue
+	ja := &vectorJoinAgg{rel: rel, plan: &vector.Plan{}, need: map[string]bool{}}
+	tr := &VecTranslator{Ctx: ctx, columnOf: func(gf *expression.GetField) (vector.Column, iceberg.Type, error) {
+		c, it, err := rel.column(gf)
+		if err == nil {
+			ja.need[c.Name] = true
 		}
-		f, err := tr.Predicate(c)
+		return c, it, err
+	}}
+	keyFields := map[string]int{}
+	var keyValues []func(vector.Value) any
+	for _, k := range gb.GroupByExprs {
+		gf, ok := k.(*expression.GetField)
+		if !ok {
+			return nil, "grouping by " + k.String()
+		}
+		key, value, err := tr.groupKey(ctx, inline(gf))
 		if err != nil {
 			return nil, err.Error()
 		}
-		if ja.plan.Filter != nil {
-			f = vector.And{L: ja.plan.Filter, R: f}
-		}
-		ja.plan.Filter = f
+		keyFields[strings.ToLower(gf.String())] = len(ja.plan.Keys)
+		ja.plan.Keys = append(ja.plan.Keys, key)
+		keyValues = append(keyValues, value)
 	}
-	keys, keyFields, keyTypes, why := tr.groupKeys(gb) // vectorize.go
-	if why != "" {
-		return nil, why
-	}
-	ja.plan.Keys = keys
 	for _, dep := range gb.SelectDeps {
 		e, _ := unalias(dep)
 		if gf, ok := e.(*expression.GetField); ok {
@@ -100,8 +94,12 @@ func newVectorJoinAgg(ctx *sql.Context, gb *plan.GroupBy, row sql.Row) (*vectorJ
 			if !isKey {
 				return nil, "selecting " + gf.String() + ", which is not grouped by"
 			}
-			ja.outs = append(ja.outs, vecOutput{key: k, agg: -1, value: columnValue(ja.plan.Keys[k].Type(), keyTypes[k])})
+			ja.outs = append(ja.outs, vecOutput{key: k, agg: -1, value: keyValues[k]})
 			continue
+		}
+		e, err := inlineAll(ctx, e, inline)
+		if err != nil {
+			return nil, err.Error()
 		}
 		out, agg, err := tr.aggregate(e)
 		if err != nil {
@@ -117,44 +115,84 @@ func newVectorJoinAgg(ctx *sql.Context, gb *plan.GroupBy, row sql.Row) (*vectorJ
 	return ja, ""
 }
 
-// joinUnder is the join gb groups, directly or through a Filter whose
-// condition it returns.
-func joinUnder(gb *plan.GroupBy) (*plan.JoinNode, sql.Expression) {
-	child := gb.Child
-	var where sql.Expression
-	if f, ok := child.(*plan.Filter); ok {
-		child, where = f.Child, f.Expression
+// derivedColumns is the node whose rows gb's columns are computed from:
+// gb's child, or, when that is a derived table (FROM (SELECT ...) AS x,
+// as TPC-H Q7–Q9 group), the derived table's Project's child, with
+// inline giving the expression a reference to a derived column stands
+// for.
+func derivedColumns(child sql.Node) (sql.Node, func(*expression.GetField) sql.Expression) {
+	same := func(gf *expression.GetField) sql.Expression { return gf }
+	sa, ok := child.(*plan.SubqueryAlias)
+	if !ok {
+		return child, same
 	}
-	j, _ := child.(*plan.JoinNode)
-	return j, where
+	p, ok := sa.Child.(*plan.Project)
+	if !ok {
+		return child, same
+	}
+	return p.Child, func(gf *expression.GetField) sql.Expression {
+		i := gf.Index()
+		if i < 0 || i >= len(p.Projections) {
+			return gf
+		}
+		e, name := unalias(p.Projections[i])
+		if !strings.EqualFold(name, gf.Name()) && !strings.EqualFold(p.Projections[i].String(), gf.Name()) {
+			return gf // not the column it names: the translator declines it
+		}
+		return e
+	}
 }
 
-// column resolves a column of either side to its name in the joined
-// batches.
-func (ja *vectorJoinAgg) column(gf *expression.GetField) (vector.Column, iceberg.Type, error) {
-	for _, side := range []struct {
-		v      *vectorFilter
-		prefix string
-		names  *[]string
-	}{{ja.vj.left, probePrefix, &ja.probe}, {ja.vj.right, buildPrefix, &ja.build}} {
-		if !side.v.t.Owns(gf) {
-			continue
+// inlineAll is e with each column reference replaced by inline's.
+func inlineAll(ctx *sql.Context, e sql.Expression, inline func(*expression.GetField) sql.Expression) (sql.Expression, error) {
+	out, _, err := transform.Expr(ctx, e, func(ctx *sql.Context, e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
+		if gf, ok := e.(*expression.GetField); ok {
+			return inline(gf), transform.NewTree, nil
 		}
-		st := &VecTranslator{Ctx: nil, T: side.v.t, Cols: map[string]bool{}}
-		c, it, err := st.column(gf)
+		return e, transform.SameTree, nil
+	})
+	return out, err
+}
+
+// groupKey translates a grouping key: a column, or the year of a date
+// (TPC-H Q7–Q9's EXTRACT(YEAR FROM ...)), and how its value looks in the
+// row path's rows.
+func (tr *VecTranslator) groupKey(ctx *sql.Context, e sql.Expression) (vector.Expr, func(vector.Value) any, error) {
+	switch e := e.(type) {
+	case *expression.GetField:
+		c, it, err := tr.column(e)
 		if err != nil {
-			return vector.Column{}, nil, err
+			return nil, nil, err
 		}
-		if !slices.Contains(side.v.read, c.Name) {
-			return vector.Column{}, nil, decline("column %s is not read by its scan", gf.String())
-		}
-		if !slices.Contains(*side.names, c.Name) {
-			*side.names = append(*side.names, c.Name)
-		}
-		c.Name = side.prefix + c.Name
-		return c, it, nil
+		return c, columnValue(c.T, it), nil
+	case *function.Extract: // an int, as go-mysql-server's Extract gives it
+		k, err := tr.value(e)
+		return k, func(v vector.Value) any { return int(v.I) }, err
+	case *function.Year:
+		k, err := tr.value(e)
+		return k, func(v vector.Value) any { return int32(v.I) }, err
 	}
-	return vector.Column{}, nil, decline("column %s is of neither side of the join", gf.String())
+	return nil, nil, decline("grouping by %s", e)
+}
+
+// joinUnder is the join gb groups, through Filters, Projects and a
+// derived table.
+func joinUnder(gb *plan.GroupBy) *plan.JoinNode {
+	child := gb.Child
+	for {
+		switch n := child.(type) {
+		case *plan.SubqueryAlias:
+			child = n.Child
+		case *plan.Filter:
+			child = n.Child
+		case *plan.Project:
+			child = n.Child
+		case *plan.JoinNode:
+			return n
+		default:
+			return nil
+		}
+	}
 }
 
 // buildJoinAgg is the exec builder's hook: gb's rows computed on the
@@ -222,20 +260,6 @@ func (it *groupIter) Close(*sql.Context) error {
 	return nil
 }
 
-// joinBuild is the build side: its kept rows with a non-NULL key, the
-// columns the aggregation reads gathered into one array each, and the
-// keys indexed.
-type joinBuild struct {
-	table *joinTable
-	cols  []arrow.Array // in the order of vectorJoinAgg.build
-}
-
-func (b *joinBuild) release() {
-	for _, c := range b.cols {
-		c.Release()
-	}
-}
-
 // buildChunk is one build batch's kept rows.
 type buildChunk struct {
 	keys []int64
@@ -244,32 +268,34 @@ type buildChunk struct {
 
 func (ja *vectorJoinAgg) run(ctx *sql.Context) ([]vector.Group, error) {
 	workers := runtime.GOMAXPROCS(0)
-	b, err := ja.buildSide(ctx, workers)
-	if err != nil {
-		return nil, err
-	}
-	defer b.release()
 	parts := make([]*vector.Partial, workers)
-	reserve := ja.vj.left.t.StateReserve() // memlimit/vecreserve.go
+	reserve := ja.rel.probeScan().t.StateReserve() // memlimit/vecreserve.go
+	var err error
 	for i := range parts {
 		if parts[i], err = vector.NewPartialWithin(ja.plan, reserve); err != nil {
 			return nil, err
 		}
 	}
-	if len(b.table.keys) > 0 || ja.vj.Outer {
-		probers := make([]*joinAggProber, workers)
-		for i := range probers {
-			if probers[i], err = ja.newProber(b, parts[i]); err != nil {
-				return nil, err
+	mem := memory.DefaultAllocator
+	err = ja.rel.run(ctx, workers, ja.need, func(w int, rec arrow.RecordBatch, keep []int32) error {
+		if keep == nil {
+			return parts[w].Add(rec)
+		}
+		cols := make([]arrow.Array, 0, rec.NumCols())
+		defer func() { releaseAll(cols) }()
+		for _, c := range rec.Columns() {
+			g, err := gather(mem, c, keep)
+			if err != nil {
+				return err
 			}
+			cols = append(cols, g)
 		}
-		left := ja.vj.left
-		err = eachBatch(ctx, left.t, left.read, workers, func(w int, rec arrow.RecordBatch) error {
-			return probers[w].add(rec)
-		})
-		if err != nil {
-			return nil, fmt.Errorf("vectorized join aggregate over %s: %w", left.t.String(), err)
-		}
+		kept := array.NewRecordBatch(rec.Schema(), cols, int64(len(keep)))
+		defer kept.Release()
+		return parts[w].Add(kept)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("vectorized join aggregate over %s: %w", ja.rel.probeScan().t.String(), err)
 	}
 	for _, p := range parts[1:] {
 		if err := parts[0].Merge(p); err != nil {
@@ -302,88 +328,6 @@ func batchColumn(rec arrow.RecordBatch, name string) (arrow.Array, error) {
 	return rec.Column(idx[0]), nil
 }
 
-// buildSide reads, filters and indexes the build side on every core.
-func (ja *vectorJoinAgg) buildSide(ctx *sql.Context, workers int) (*joinBuild, error) {
-	right := ja.vj.right
-	keyName := right.cols[ja.vj.rkey]
-	chunks := make([][]buildChunk, workers)
-	sels := make([]*vector.Selector, workers)
-	alls := make([][]int32, workers)
-	for i := range sels {
-		if right.pred != nil {
-			s, err := vector.NewSelector(right.pred)
-			if err != nil {
-				return nil, err
-			}
-			sels[i] = s
-		}
-	}
-	mem := memory.DefaultAllocator
-	err := eachBatch(ctx, right.t, right.read, workers, func(w int, rec arrow.RecordBatch) error {
-		keep, err := selectKept(sels[w], rec, &alls[w])
-		if err != nil {
-			return err
-		}
-		keyArr, err := batchColumn(rec, keyName)
-		if err != nil {
-			return err
-		}
-		rows, keys, err := ja.vj.keys.buildKeys(keyArr, keep)
-		if err != nil {
-			return fmt.Errorf("key column %s: %w", keyName, err)
-		}
-		if len(rows) == 0 {
-			return nil
-		}
-		c := buildChunk{keys: keys}
-		for _, name := range ja.build {
-			arr, err := batchColumn(rec, name)
-			if err == nil {
-				arr, err = gather(mem, arr, rows)
-			}
-			if err != nil {
-				releaseAll(c.cols)
-				return err
-			}
-			c.cols = append(c.cols, arr)
-		}
-		chunks[w] = append(chunks[w], c)
-		return nil
-	})
-	all := slices.Concat(chunks...)
-	defer func() {
-		for _, c := range all {
-			releaseAll(c.cols)
-		}
-	}()
-	if err != nil {
-		return nil, fmt.Errorf("vectorized join aggregate over %s: %w", right.t.String(), err)
-	}
-	b := &joinBuild{table: keyTable(all)}
-	if len(all) == 0 {
-		return b, nil
-	}
-	for j := range ja.build {
-		parts := make([]arrow.Array, len(all))
-		for i, c := range all {
-			parts[i] = c.cols[j]
-		}
-		col, err := concatColumn(ctx, parts, mem)
-		if err != nil {
-			b.release()
-			return nil, fmt.Errorf("vectorized join aggregate over %s: %w", right.t.String(), err)
-		}
-		if d, ok := col.(*array.Dictionary); ok {
-			// arrow-go builds a dictionary column's dictionary array on
-			// first use; the probe workers share the column, so build it
-			// here, before they start.
-			d.Dictionary()
-		}
-		b.cols = append(b.cols, col)
-	}
-	return b, nil
-}
-
 // keyTable indexes the chunks' keys, in chunk order: the rows of the
 // concatenated build columns.
 func keyTable(chunks []buildChunk) *joinTable {
@@ -411,102 +355,6 @@ func releaseAll(arrs []arrow.Array) {
 	for _, a := range arrs {
 		a.Release()
 	}
-}
-
-// joinAggProber joins one worker's probe batches and aggregates the pairs.
-type joinAggProber struct {
-	ja     *vectorJoinAgg
-	b      *joinBuild
-	part   *vector.Partial
-	sel    *vector.Selector
-	all    []int32
-	pi, bi []int32 // the pairs of a batch: probe row, build row
-	fields []arrow.Field
-	cols   []arrow.Array
-}
-
-func (ja *vectorJoinAgg) newProber(b *joinBuild, part *vector.Partial) (*joinAggProber, error) {
-	p := &joinAggProber{ja: ja, b: b, part: part}
-	if ja.vj.left.pred != nil {
-		s, err := vector.NewSelector(ja.vj.left.pred)
-		if err != nil {
-			return nil, err
-		}
-		p.sel = s
-	}
-	return p, nil
-}
-
-func (p *joinAggProber) add(rec arrow.RecordBatch) error {
-	keep, err := selectKept(p.sel, rec, &p.all)
-	if err != nil {
-		return err
-	}
-	left := p.ja.vj.left
-	keyArr, err := batchColumn(rec, left.cols[p.ja.vj.lkey])
-	if err != nil {
-		return err
-	}
-	key, err := p.ja.vj.keys.reader(keyArr, false)
-	if err != nil {
-		return err
-	}
-	t := p.b.table
-	pi, bi := p.pi[:0], p.bi[:0]
-	outer := p.ja.vj.Outer
-	for _, r := range keep {
-		k, ok := key(int(r))
-		if !ok || t.first(k) < 0 {
-			if outer {
-				// A left row that joins nothing, padded with NULLs.
-				pi = append(pi, r)
-				bi = append(bi, -1)
-			}
-			continue
-		}
-		for i := t.first(k); i >= 0; i = t.next[i] {
-			pi = append(pi, r)
-			bi = append(bi, i)
-		}
-	}
-	p.pi, p.bi = pi, bi
-	if len(pi) == 0 {
-		return nil
-	}
-	return p.aggregate(rec, pi, bi)
-}
-
-// aggregate gathers the pairs' columns into one batch and aggregates it.
-func (p *joinAggProber) aggregate(rec arrow.RecordBatch, pi, bi []int32) error {
-	mem := memory.DefaultAllocator
-	p.fields, p.cols = p.fields[:0], p.cols[:0]
-	defer func() { releaseAll(p.cols) }()
-	for _, name := range p.ja.probe {
-		arr, err := batchColumn(rec, name)
-		if err == nil {
-			arr, err = gather(mem, arr, pi)
-		}
-		if err != nil {
-			return err
-		}
-		p.cols = append(p.cols, arr)
-		p.fields = append(p.fields, arrow.Field{Name: probePrefix + name, Type: arr.DataType(), Nullable: true})
-	}
-	if len(p.b.cols) < len(p.ja.build) {
-		// An outer join's empty build side leaves no column to pad from.
-		return fmt.Errorf("%w: no build rows to pad", errBatchShape)
-	}
-	for j, name := range p.ja.build {
-		arr, err := gather(mem, p.b.cols[j], bi)
-		if err != nil {
-			return err
-		}
-		p.cols = append(p.cols, arr)
-		p.fields = append(p.fields, arrow.Field{Name: buildPrefix + name, Type: arr.DataType(), Nullable: true})
-	}
-	joined := array.NewRecordBatch(arrow.NewSchema(p.fields, nil), p.cols, int64(len(pi)))
-	defer joined.Release()
-	return p.part.Add(joined)
 }
 
 // eachBatch reads t's columns on the vector path (native decoding) and
@@ -538,21 +386,53 @@ func noteJoinAggregates(ctx *sql.Context, n sql.Node) {
 		}
 		ja, why := newVectorJoinAgg(ctx, gb, nil)
 		if ja != nil {
-			ja.vj.left.t.ScanRef().filterNote = "yes: the WHERE clause, the hash join's probe and the GROUP BY above it run on Arrow batches; no row is built before the groups"
-			ja.vj.right.t.ScanRef().filterNote = "yes: the WHERE clause runs on Arrow batches; the columns the GROUP BY reads fill the hash join's table"
+			ja.note()
 			return
 		}
-		if j, _ := joinUnder(gb); j != nil && why != "" && !strings.HasPrefix(why, "the join: ") {
-			if vj, _ := NewVectorJoin(ctx, j, nil); vj != nil {
-				vj.left.t.ScanRef().filterNote += "; the GROUP BY above runs on the row path: " + why
-			}
+		if joinUnder(gb) == nil || why == "" {
+			return
+		}
+		var ids int
+		child, _ := derivedColumns(gb.Child)
+		if rel, _ := newRel(ctx, child, &ids, 0); rel != nil {
+			addNote(rel.probeScan().t.ScanRef(), "the GROUP BY above runs on the row path: "+why)
+		} else if ts := ScanTables(ctx, gb.Child); len(ts) > 0 {
+			addNote(ts[0].ScanRef(), "the GROUP BY above and its joins run on the row path: "+why)
 		}
 	})
 	WalkPlan(ctx, n, func(n sql.Node) {
 		if tn, ok := n.(*plan.TopN); ok {
 			if top, _ := newJoinAggTopN(ctx, tn, nil); top != nil {
-				top.src.(*vectorJoinAgg).vj.left.t.ScanRef().filterNote += "; " + top.note()
+				top.src.(*vectorJoinAgg).rel.probeScan().t.ScanRef().filterNote += "; " + top.note()
 			}
+		}
+	})
+}
+
+// addNote adds note to s's EXPLAIN line.
+func addNote(s *ScanID, note string) {
+	if s.filterNote != "" {
+		note = s.filterNote + "; " + note
+	}
+	s.filterNote = note
+}
+
+// note tells EXPLAIN, on each scan of ja's joins, that it runs on the
+// vector path.
+func (ja *vectorJoinAgg) note() {
+	joins := "the hash join's probe"
+	if n := ja.rel.joins(); n > 1 {
+		joins = fmt.Sprintf("the probes of %d hash joins", n)
+	}
+	probe := ja.rel.probeScan()
+	ja.rel.leaves(true, func(vf *vectorFilter, streams bool) {
+		switch {
+		case vf == probe:
+			vf.t.ScanRef().filterNote = "yes: the WHERE clause, " + joins + " and the GROUP BY above it run on Arrow batches; no row is built before the groups"
+		case streams:
+			vf.t.ScanRef().filterNote = "yes: the WHERE clause runs on Arrow batches; its batches probe a hash join's table"
+		default:
+			vf.t.ScanRef().filterNote = "yes: the WHERE clause runs on Arrow batches; the columns read above fill a hash join's table"
 		}
 	})
 }

@@ -2,6 +2,7 @@ package vecexec
 
 import (
 	"fmt"
+	"math/big"
 	"strings"
 	"sync"
 	"time"
@@ -11,6 +12,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/analyzer"
 	"github.com/dolthub/go-mysql-server/sql/expression"
+	"github.com/dolthub/go-mysql-server/sql/expression/function"
 	"github.com/dolthub/go-mysql-server/sql/expression/function/aggregation"
 	"github.com/dolthub/go-mysql-server/sql/plan"
 	"github.com/dolthub/go-mysql-server/sql/transform"
@@ -159,6 +161,12 @@ func (tr *VecTranslator) value(e sql.Expression) (vector.Expr, error) {
 		if tr.RowLevel {
 			return tr.mod(e) // rowscan_fast.go
 		}
+	case *function.Extract:
+		if unit, ok := e.LeftChild.(*expression.Literal); ok && strings.EqualFold(fmt.Sprint(unit.Value()), "YEAR") {
+			return tr.year(e.RightChild)
+		}
+	case *function.Year:
+		return tr.year(e.Child)
 	case *sqlfunc.CheckedArithmetic: // sqlfunc/overflow.go: the vector path checks too
 		return tr.value(e.Arithmetic)
 	case *expression.Arithmetic:
@@ -181,6 +189,82 @@ func (tr *VecTranslator) value(e sql.Expression) (vector.Expr, error) {
 		return a, nil
 	}
 	return nil, decline("expression %s", e)
+}
+
+// caseWhen translates a searched CASE of numbers (TPC-H Q8, Q12, Q14:
+// SUM(CASE WHEN ... THEN ... ELSE 0 END)) at the type go-mysql-server
+// gives it, to which it converts each branch's value.
+func (tr *VecTranslator) caseWhen(e *expression.Case) (vector.Expr, int32, error) {
+	if e.Expr != nil {
+		return nil, 0, decline("CASE %s WHEN", e.Expr)
+	}
+	var scale int32 // of the CASE's type
+	switch ct := e.Type(tr.Ctx).(type) {
+	case sql.DecimalType:
+		scale = int32(ct.Scale())
+	default:
+		if !types.IsInteger(ct) || types.IsUnsigned(ct) {
+			return nil, 0, decline("a CASE of type %s", ct)
+		}
+	}
+	branches := []sql.Expression{e.Else}
+	for _, b := range e.Branches {
+		branches = append(branches, b.Value)
+	}
+	vals := make([]vector.Expr, len(branches))
+	t := vector.Type{Kind: vector.Int} // the branches' own: the widest scale
+	for i, b := range branches {
+		if b == nil {
+			continue
+		}
+		v, err := tr.value(b)
+		if err != nil {
+			return nil, 0, err
+		}
+		vals[i] = v
+		switch bt := v.Type(); bt.Kind {
+		case vector.Decimal:
+			t = vector.Type{Kind: vector.Decimal, Scale: max(t.Scale, bt.Scale)}
+		case vector.Int:
+		default:
+			if c, ok := v.(vector.Const); !ok || !c.Null {
+				return nil, 0, decline("a CASE of %s", b)
+			}
+		}
+	}
+	if t.Scale > scale || (t.Kind == vector.Decimal) != (scale > 0) {
+		return nil, 0, decline("a CASE whose type %s rounds its branches", e.Type(tr.Ctx))
+	}
+	for i, v := range vals {
+		if c, ok := v.(vector.Const); v == nil || ok && c.Null {
+			vals[i] = vector.Const{Null: true, T: t}
+		}
+	}
+	acc := vals[0]
+	for i := len(e.Branches) - 1; i >= 0; i-- {
+		when, err := tr.Predicate(e.Branches[i].Cond)
+		if err != nil {
+			return nil, 0, err
+		}
+		acc = vector.Case{When: when, Then: vals[i+1], Else: acc, T: t}
+	}
+	if err := vector.Check(acc, false); err != nil {
+		return nil, 0, decline("%s: %v", e, err)
+	}
+	return acc, scale - t.Scale, nil
+}
+
+// year is the year of d, a date.
+func (tr *VecTranslator) year(d sql.Expression) (vector.Expr, error) {
+	v, err := tr.value(d)
+	if err != nil {
+		return nil, err
+	}
+	y := vector.Year{E: v}
+	if err := vector.Check(y, false); err != nil {
+		return nil, decline("the year of %s: %v", d, err)
+	}
+	return y, nil
 }
 
 func (tr *VecTranslator) literal(l *expression.Literal) (vector.Const, error) {
@@ -440,6 +524,7 @@ type vecOutput struct {
 	// for aggregates
 	fn    vector.AggFunc
 	scale int32
+	up    int32 // the power of ten a SUM (at scale) is multiplied by to be at its type's scale
 	kind  vector.Kind
 	exact *sqlval.ExactAgg // the exact SUM or AVG wrapping fn, if any
 }
@@ -549,7 +634,19 @@ func (tr *VecTranslator) aggregate(e sql.Expression) (vecOutput, vector.Agg, err
 	if w, ok := e.(sql.WindowAdaptableExpression); ok && w.Window() != nil {
 		return vecOutput{}, vector.Agg{}, decline("window %s", e)
 	}
-	v, err := tr.value(arg)
+	var v vector.Expr
+	var up int32
+	var err error
+	if c, ok := arg.(*expression.Case); ok {
+		// A CASE is computed at its branches' scale; its sum is brought
+		// to the scale of the CASE's type, as the row path sums values
+		// converted to it (DECIMAL(65,30) when a branch is an integer).
+		if v, up, err = tr.caseWhen(c); err == nil && up > 0 && fn != vector.Sum && fn != vector.Count {
+			err = decline("%s of a CASE of a wider decimal type", e)
+		}
+	} else {
+		v, err = tr.value(arg)
+	}
 	if err != nil {
 		return vecOutput{}, vector.Agg{}, err
 	}
@@ -557,7 +654,7 @@ func (tr *VecTranslator) aggregate(e sql.Expression) (vecOutput, vector.Agg, err
 		return vecOutput{}, vector.Agg{}, decline("aggregate of a constant %s", arg)
 	}
 	typ := v.Type()
-	out := vecOutput{fn: fn, scale: typ.Scale, kind: typ.Kind, exact: exact}
+	out := vecOutput{fn: fn, scale: typ.Scale, up: up, kind: typ.Kind, exact: exact}
 	agg := vector.Agg{Func: fn, Arg: v, ExactFloat: typ.Kind == vector.Int && exact == nil}
 	if fn == vector.Min || fn == vector.Max {
 		var it iceberg.Type
@@ -595,6 +692,14 @@ func columnValue(typ vector.Type, colType iceberg.Type) func(vector.Value) any {
 	return func(v vector.Value) any { return v.S }
 }
 
+// scaled is sum, at the argument's scale, at the output's (o.scale + o.up).
+func (o vecOutput) scaled(sum *big.Int) *big.Int {
+	if o.up == 0 {
+		return sum
+	}
+	return new(big.Int).Mul(sum, new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(o.up)), nil))
+}
+
 // aggregateValue is an aggregate's result as go-mysql-server's
 // aggregation buffers give it (sql/expression/function/aggregation).
 func (o vecOutput) aggregateValue(v vector.AggValue) (any, error) {
@@ -620,7 +725,7 @@ func (o vecOutput) aggregateValue(v vector.AggValue) (any, error) {
 			return sum, nil
 		}
 		// sumBuffer starts from apd.New(0, 0): the exponent is at most 0.
-		sum := apd.NewWithBigInt(new(apd.BigInt).SetMathBigInt(v.Sum), -o.scale)
+		sum := apd.NewWithBigInt(new(apd.BigInt).SetMathBigInt(o.scaled(v.Sum)), -(o.scale + o.up))
 		if o.fn == vector.Avg {
 			return types.DecimalDiv(sum, types.DecimalFromInt64(v.Count), -sum.Exponent+4, false), nil
 		}
