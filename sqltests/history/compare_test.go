@@ -157,6 +157,8 @@ func TestOverflowProbes(t *testing.T) {
 	}{
 		{"SELECT l.x AS c0 FROM h.t2 AS l WHERE ((l.id - 2) < 18) AND (l.b IS NULL) UNION ALL SELECT l.x AS c0 FROM `h`.`t3` AS l", nil,
 			[]string{"SELECT COUNT(l.id - 2) FROM h.t2 AS l", "SELECT COUNT(l.id - 2) FROM `h`.`t3` AS l"}},
+		{"SELECT COUNT(*) AS c0 FROM t3 VERSION AS OF 6795 AS a WHERE ((a.id - 2) < 55) AND (a.ts <=> '2024-02-29') UNION SELECT 1 FROM t1 VERSION AS OF 'b' AS a", nil,
+			[]string{"SELECT COUNT(a.id - 2) FROM t3 VERSION AS OF 6795 AS a", "SELECT COUNT(a.id - 2) FROM t1 VERSION AS OF 'b' AS a"}},
 		{"UPDATE h.t1.branch_b SET k = 1 WHERE ((id - 2) < 36) AND (id IN (26, 30, 17))", []string{"h.t1.branch_b"},
 			[]string{"SELECT COUNT(id - 2) FROM h.t1.branch_b"}},
 		{"DELETE FROM t1 WHERE (k - 2) < 3", []string{"t1", "t2"},

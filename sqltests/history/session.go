@@ -622,7 +622,7 @@ var (
 	overflowing            = regexp.MustCompile(`\((\w+)\.(\w+) - 2\)`)
 	overflowingUnqualified = regexp.MustCompile(`(^|[^.\w])\((\w+) - 2\)`)
 	word                   = regexp.MustCompile(`\w+`)
-	tableAlias             = regexp.MustCompile("([\\w.`]+) AS (\\w+)")
+	tableAlias             = regexp.MustCompile("([\\w.`]+(?: VERSION AS OF (?:'[^']*'|\\d+))?) AS (\\w+)")
 )
 
 // overflowProbes are the queries that evaluate the overflow-prone
