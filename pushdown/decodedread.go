@@ -37,6 +37,47 @@ type decodedRead struct {
 	shape string
 	fs    icebergio.IO
 	tasks []table.FileScanTask
+	patch Patch // nil: none
+}
+
+// Patch changes a batch of a task's rows before the reader gets it.
+type Patch func(rec arrow.RecordBatch, t table.FileScanTask) (arrow.RecordBatch, error)
+
+// OpenDecoded starts reading the tasks the decoded-file cache serves, each
+// batch changed by patch with its task (vecexec sets the columns an
+// identity partition stands for so, which otherwise opens each file on its
+// own), and returns the other tasks for the caller to read; nil Batches
+// when the cache serves none.
+func OpenDecoded(ctx context.Context, r Read, tasks []table.FileScanTask, patch Patch) (*Batches, []table.FileScanTask, error) {
+	plain, lacking, err := r.classify(tasks)
+	if err != nil {
+		return nil, nil, err
+	}
+	plain, plainUUID, err := r.splitPlainUUID(plain)
+	if err != nil {
+		return nil, nil, err
+	}
+	plain, decoded, err := r.decoded(plain)
+	if err != nil || decoded == nil {
+		return nil, tasks, err
+	}
+	rest := append(plain, plainUUID...)
+	for _, l := range lacking {
+		rest = append(rest, l.task)
+	}
+	schema, none, err := r.Scan.ReadTasks(ctx, nil) // the projection's Arrow schema
+	if err != nil {
+		return nil, nil, err
+	}
+	for rec := range none {
+		if rec != nil {
+			rec.Release()
+		}
+	}
+	decoded.patch = patch
+	ctx, cancel := context.WithCancel(ctx)
+	next, stop := iter.Pull2(decoded.batches(ctx, schema))
+	return &Batches{schema: schema, next: next, stop: stop, cancel: cancel, rows: r.Rows}, rest, nil
 }
 
 // decoded separates from tasks those the decoded-file cache serves: whole-file
@@ -260,6 +301,14 @@ func (d *decodedRead) serve(ctx context.Context, schema *arrow.Schema, t table.F
 			out = kept
 		}
 		start += n
+		if d.patch != nil {
+			patched, err := d.patch(out, t)
+			out.Release()
+			if err != nil {
+				return false, err
+			}
+			out = patched
+		}
 		if !yield(out, nil) {
 			return false, nil
 		}
