@@ -193,3 +193,30 @@ func TestFileCacheSeesOtherWriters(t *testing.T) {
 		}
 	}
 }
+
+// TestFileCacheCountsNoFileRead: a statement served from the decoded-file
+// cache opens no data file, and says so (files_read, bytes_read), while its
+// rows still count in rows_read.
+func TestFileCacheCountsNoFileRead(t *testing.T) {
+	rec := &recorder{}
+	e := openEngine(t, engine.Config{Warehouse: t.TempDir()})
+	srv, err := e.NewServer(engine.ServerConfig{Addr: "127.0.0.1:0", Observer: rec})
+	if err != nil {
+		t.Fatal(err)
+	}
+	go srv.Start()
+	t.Cleanup(func() { srv.Close() })
+	c := wireConn(t, srv.Addr())
+	mustExec(t, c, "CREATE DATABASE db", "CREATE TABLE db.t (id INT, s STRING)",
+		"INSERT INTO db.t VALUES (1, 'a'), (2, 'b')", "INSERT INTO db.t VALUES (3, 'c')")
+	const q = "SELECT SUM(id) FROM db.t WHERE s <> 'x'"
+	for run, want := range []int64{2, 0} {
+		if got := queryInt(t, c, q); got != 6 {
+			t.Fatalf("%s: %d", q, got)
+		}
+		s := rec.last(t, q).Scan
+		if s.FilesPlanned != 2 || s.FilesRead != want || (s.BytesRead > 0) != (want > 0) || s.RowsRead != 3 {
+			t.Errorf("run %d: %+v, want 2 files planned, %d read, 3 rows", run+1, s, want)
+		}
+	}
+}
