@@ -110,37 +110,62 @@ func (r Read) decoded(tasks []table.FileScanTask) ([]table.FileScanTask, *decode
 
 // shapeOf is the decodedShape of the whole scan over tbl; ok is false when
 // the scan's batches are not the files' alone (row lineage columns are made
-// from the task). The last scan's shape is kept: a read opened in parts
-// asks for each.
+// from the task). Shapes are kept by the table's metadata file and the
+// schema read: every statement over an unchanged table asks for the same.
 func (c *fileCache) shapeOf(whole *table.Scan, tbl *table.Table) (shape string, ok bool, err error) {
-	c.mu.Lock()
-	if c.lastScan == whole {
-		shape, ok = c.lastShape, c.lastOK
-		c.mu.Unlock()
-		return shape, ok, nil
-	}
-	c.mu.Unlock()
 	proj, err := whole.Projection()
 	if err != nil {
 		return "", false, err
 	}
-	ok = !slices.ContainsFunc(proj.Fields(), func(f iceberg.NestedField) bool {
+	if slices.ContainsFunc(proj.Fields(), func(f iceberg.NestedField) bool {
 		return f.ID == iceberg.RowIDFieldID || f.ID == iceberg.LastUpdatedSequenceNumberFieldID
-	})
-	if ok {
-		if shape, err = decodedShape(proj, tbl); err != nil {
-			return "", false, err
-		}
+	}) {
+		return "", false, nil
+	}
+	key := shapeKey{metadata: tbl.MetadataLocation(), updated: tbl.Metadata().LastUpdatedMillis(), schema: proj.ID, fields: len(proj.Fields())}
+	c.mu.Lock()
+	shape, ok = c.shapes[key]
+	c.mu.Unlock()
+	if ok || key.metadata == "" {
+		return shape, true, nil
+	}
+	if shape, err = decodedShape(proj, tbl); err != nil {
+		return "", false, err
 	}
 	c.mu.Lock()
-	c.lastScan, c.lastShape, c.lastOK = whole, shape, ok
+	if len(c.shapes) >= maxShapes {
+		clear(c.shapes)
+	}
+	c.shapes[key] = shape
 	c.mu.Unlock()
-	return shape, ok, nil
+	return shape, true, nil
 }
 
-// decodes says which tasks r reads through the decoded-file cache. A
-// native scan (native.go) leaves them to it: taking a file's batches from
-// memory costs less than decoding it natively.
+// nativeDecodes says which tasks a native scan (native.go) leaves to the
+// decoded-file cache: those it holds, since taking a file's batches from
+// memory costs less than decoding it natively, and those read before, which
+// it is to keep. A file read once (a point lookup among many files) is
+// decoded natively, which costs less than decoding it through iceberg-go.
+func (r Read) nativeDecodes() func(table.FileScanTask) bool {
+	decodes := r.decodes()
+	cache := r.Caches.fileCache()
+	resolved, usable, shape := false, false, ""
+	return func(t table.FileScanTask) bool {
+		if !decodes(t) {
+			return false
+		}
+		if !resolved {
+			resolved = true
+			if whole, err := r.Whole(); err == nil {
+				shape, usable, err = cache.shapeOf(whole, r.Table)
+				usable = usable && err == nil
+			}
+		}
+		return usable && cache.wanted(decodedKey{path: t.File.FilePath(), size: t.File.FileSizeBytes(), shape: shape})
+	}
+}
+
+// decodes says which tasks r reads through the decoded-file cache.
 func (r Read) decodes() func(table.FileScanTask) bool {
 	cache := r.Caches.fileCache()
 	if r.Whole == nil || r.Table == nil || r.FS == nil || cache == nil {

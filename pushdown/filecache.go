@@ -83,14 +83,43 @@ type fileCache struct {
 
 	hits, misses int64
 
-	// The shape of the last scan read through the cache (shapeOf).
-	lastScan  *table.Scan
-	lastShape string
-	lastOK    bool
+	shapes map[shapeKey]string // decodedShape of the reads so far (shapeOf)
+	seen   map[decodedKey]bool // files native scans read once (wanted)
 }
 
+// maxSeen bounds the files wanted remembers; past it, it starts again.
+const maxSeen = 4096
+
+// wanted says a native scan is to read the file k names through the cache:
+// the cache holds it, or a scan read it before.
+func (c *fileCache) wanted(k decodedKey) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.byKey[k]; ok || c.seen[k] {
+		delete(c.seen, k)
+		return true
+	}
+	if len(c.seen) >= maxSeen {
+		clear(c.seen)
+	}
+	c.seen[k] = true
+	return false
+}
+
+// shapeKey names what a read's shape is made of: a table's metadata file
+// (its schemas, name mapping and properties) and the schema read.
+type shapeKey struct {
+	metadata string
+	updated  int64 // a table dropped and made again may reuse the file's name
+	schema   int
+	fields   int // a whole scan reads every field of its schema
+}
+
+// maxShapes bounds the shapes kept; past it they are made again.
+const maxShapes = 1024
+
 func newFileCache(limit int64) *fileCache {
-	return &fileCache{limit: limit, order: list.New(), byKey: map[decodedKey]*list.Element{}}
+	return &fileCache{limit: limit, order: list.New(), byKey: map[decodedKey]*list.Element{}, shapes: map[shapeKey]string{}, seen: map[decodedKey]bool{}}
 }
 
 // get returns the batches of the file k names, each retained for the
