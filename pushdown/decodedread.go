@@ -100,23 +100,33 @@ func (r Read) decoded(tasks []table.FileScanTask) ([]table.FileScanTask, *decode
 	if err != nil {
 		return nil, nil, err
 	}
+	proj, err := whole.Projection()
+	if err != nil {
+		return nil, nil, err
+	}
 	cache := r.Caches.fileCache()
-	shape, ok, err := cache.shapeOf(whole, r.Table)
+	shape, ok, err := cache.shapeOf(proj, r.Table)
 	if err != nil || !ok {
 		return tasks, nil, err
+	}
+	// A file storing a uuid column without its annotation is read through
+	// a view of the table (plainuuid.go), which a whole read is not.
+	cached, plainUUID, err := r.plainUUIDIn(proj, cached)
+	if err != nil {
+		return nil, nil, err
+	}
+	if rest = append(rest, plainUUID...); len(cached) == 0 {
+		return tasks, nil, nil
 	}
 	return rest, &decodedRead{cache: cache, whole: whole, shape: shape, fs: r.FS, tasks: cached}, nil
 }
 
-// shapeOf is the decodedShape of the whole scan over tbl; ok is false when
-// the scan's batches are not the files' alone (row lineage columns are made
-// from the task). Shapes are kept by the table's metadata file and the
-// schema read: every statement over an unchanged table asks for the same.
-func (c *fileCache) shapeOf(whole *table.Scan, tbl *table.Table) (shape string, ok bool, err error) {
-	proj, err := whole.Projection()
-	if err != nil {
-		return "", false, err
-	}
+// shapeOf is the decodedShape of a whole scan's projection proj over tbl;
+// ok is false when the scan's batches are not the files' alone (row lineage
+// columns are made from the task). Shapes are kept by the table's metadata
+// file and the schema read: every statement over an unchanged table asks
+// for the same.
+func (c *fileCache) shapeOf(proj *iceberg.Schema, tbl *table.Table) (shape string, ok bool, err error) {
 	if slices.ContainsFunc(proj.Fields(), func(f iceberg.NestedField) bool {
 		return f.ID == iceberg.RowIDFieldID || f.ID == iceberg.LastUpdatedSequenceNumberFieldID
 	}) {
@@ -157,8 +167,10 @@ func (r Read) nativeDecodes() func(table.FileScanTask) bool {
 		if !resolved {
 			resolved = true
 			if whole, err := r.Whole(); err == nil {
-				shape, usable, err = cache.shapeOf(whole, r.Table)
-				usable = usable && err == nil
+				if proj, err := whole.Projection(); err == nil {
+					shape, usable, err = cache.shapeOf(proj, r.Table)
+					usable = usable && err == nil
+				}
 			}
 		}
 		return usable && cache.wanted(decodedKey{path: t.File.FilePath(), size: t.File.FileSizeBytes(), shape: shape})
