@@ -52,7 +52,7 @@
 //   - ddl: partition specs, sort orders, table defaults, foreign keys.
 //   - regexlimit: bounded regular expressions.
 //
-// State belongs to an Engine: the scan plan and footer caches
+// State belongs to an Engine: the scan plan, footer and decoded-file caches
 // (pushdown.Caches), the memory budget and the server are fields of Engine,
 // so two engines in one process neither share nor fight over them. What
 // stays process-wide: pushdown's pooled buffers (sync.Pools, shared

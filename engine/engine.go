@@ -149,6 +149,7 @@ var newEngineMu sync.Mutex
 func newEngine(ctx context.Context, cfg Config, cat catalog.Catalog, root string) (*Engine, error) {
 	vecexec.AddVectorizeVar()
 	addDecorrelateVar()           // groupedsubquery.go
+	addFileCacheVar()             // filecache.go
 	wire.AddMaxStatementTimeVar() // wire/limits.go
 	sqlfunc.RegisterWindowValueFuncs()
 	e := &Engine{cfg: cfg, catalog: cat, procedures: procedures.Builtin(), root: root,
@@ -228,6 +229,7 @@ func newEngine(ctx context.Context, cfg Config, cat catalog.Catalog, root string
 	}
 	if e.budget != nil {
 		e.sqle.MemoryManager = sql.NewMemoryManager(e.budget)
+		e.limitDecodedFiles() // filecache.go
 	}
 	if err := setServerVariables(root, !cfg.NoLocalInfile); err != nil {
 		return nil, err

@@ -15,6 +15,9 @@ import (
 // reader reads), and filters that skip row groups by their statistics.
 func TestNativeDecodeMatchesRowPath(t *testing.T) {
 	_, conn, _ := openCounting(t)
+	// The native decoder is what is tested: small files are otherwise
+	// served decoded from memory (filecache_test.go).
+	mustExec(t, conn, "SET icesql_file_cache = OFF")
 	mustExec(t, conn, "CREATE DATABASE db", "USE db",
 		"CREATE TABLE nd (k INT, l BIGINT, d DECIMAL(12,2), s STRING, dt DATE, big DECIMAL(18,4)) "+
 			"TBLPROPERTIES ('write.parquet.row-group-limit'='1000', 'write.delete.mode'='merge-on-read')",

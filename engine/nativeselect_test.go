@@ -18,6 +18,8 @@ import (
 // selecting when the predicate keeps most rows.
 func TestLateMaterialisationMatchesRowPath(t *testing.T) {
 	_, conn, _ := openCounting(t)
+	// Native decoding is what is tested (see TestNativeDecodeMatchesRowPath).
+	mustExec(t, conn, "SET icesql_file_cache = OFF")
 	mustExec(t, conn, "CREATE DATABASE db", "USE db")
 	layouts := map[string]string{
 		"dict": "",

@@ -105,8 +105,8 @@ func TestEnginesOwnTheirCaches(t *testing.T) {
 		}
 	}
 	sa := engine.CacheStats(ea)
-	if sa.Plans == 0 || sa.PlanHits == 0 || sa.Footers == 0 {
-		t.Fatalf("engine a after a repeated statement: %+v, want plans, hits and footers kept", sa)
+	if sa.Plans == 0 || sa.PlanHits == 0 || sa.Footers == 0 || sa.DecodedFiles == 0 {
+		t.Fatalf("engine a after a repeated statement: %+v, want plans, hits, footers and decoded files kept", sa)
 	}
 	if sb := engine.CacheStats(eb); sb != bBefore {
 		t.Errorf("engine b's caches changed with engine a's statements: %+v, then %+v", bBefore, sb)

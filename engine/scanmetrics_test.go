@@ -53,6 +53,10 @@ func TestQueryEventScansAndCommits(t *testing.T) {
 	go srv.Start()
 	t.Cleanup(func() { srv.Close() })
 	a, b := wireConn(t, srv.Addr()), wireConn(t, srv.Addr())
+	// files_read and bytes_read count the files scans open: the
+	// decoded-file cache opens none (TestFileCacheCountsNoFileRead).
+	mustExec(t, a, "SET icesql_file_cache = OFF")
+	mustExec(t, b, "SET icesql_file_cache = OFF")
 
 	mustExec(t, a, "CREATE DATABASE db", "CREATE TABLE db.p (id INT, d DATE) PARTITIONED BY (days(d))",
 		"INSERT INTO db.p VALUES (1, '2024-01-01')", "INSERT INTO db.p VALUES (2, '2024-01-02')", "INSERT INTO db.p VALUES (3, '2024-01-03')")

@@ -282,7 +282,9 @@ func (t *Table) OpenBatches(ctx *sql.Context, cols []string, rowFiltered bool) (
 	widen := func(extra []string) (*table.Scan, error) {
 		return t.NewScan(ctx, planned, readOpts(append(slices.Clone(read), extra...))...)
 	}
-	batches, err := vecexec.OpenTasks(ctx, t.tbl, t.read(ctx, planned, t.tbl, scan, widen), tasks, read)
+	r := t.read(ctx, planned, t.tbl, scan, widen)
+	r.Whole = t.wholeScan(ctx, planned) // filecache.go
+	batches, err := vecexec.OpenTasks(ctx, t.tbl, r, tasks, read)
 	return batches, tasks, err
 }
 

@@ -52,6 +52,10 @@ type Read struct {
 	// Rows, when set, counts the rows the read hands up, one add per
 	// batch (Planned.Rows).
 	Rows *atomic.Int64
+	// Whole, when set, is the same scan with every column of its schema
+	// and no row filter: small files are then read through the
+	// decoded-file cache of Caches (decodedread.go).
+	Whole func() (*table.Scan, error)
 }
 
 // droppedAnchor is the name a dropped column is read under; the NUL bytes
@@ -360,11 +364,21 @@ func openRead(ctx context.Context, r Read, tasks []table.FileScanTask) (*arrow.S
 	if plain, plainUUID, err = r.splitPlainUUID(plain); err != nil {
 		return nil, nil, err
 	}
+	var decoded *decodedRead
+	if plain, decoded, err = r.decoded(plain); err != nil { // decodedread.go
+		return nil, nil, err
+	}
 	schema, seq, err := r.Scan.ReadTasks(ctx, splitForCores(plain))
-	if err != nil || len(lacking) == 0 && len(plainUUID) == 0 {
+	if err != nil || decoded == nil && len(lacking) == 0 && len(plainUUID) == 0 {
 		return schema, seq, err
 	}
-	segs := []iter.Seq2[arrow.RecordBatch, error]{seq}
+	var segs []iter.Seq2[arrow.RecordBatch, error]
+	if decoded != nil {
+		segs = append(segs, decoded.batches(ctx, schema))
+	}
+	if len(plain) > 0 {
+		segs = append(segs, seq)
+	}
 	if len(plainUUID) > 0 {
 		useq, err := r.readUUIDAsFixed(ctx, schema, plainUUID)
 		if err != nil {

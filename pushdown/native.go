@@ -110,8 +110,9 @@ func OpenNative(ctx context.Context, n Native, r Read, tasks []table.FileScanTas
 		return nil, nil
 	}
 	var native, fallback []table.FileScanTask
+	decodes := r.nativeDecodes() // decodedread.go
 	for _, t := range tasks {
-		if nativeTask(t) {
+		if nativeTask(t) && !decodes(t) {
 			native = append(native, t)
 		} else {
 			fallback = append(fallback, t)

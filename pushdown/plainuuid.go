@@ -52,6 +52,12 @@ func (r Read) splitPlainUUID(tasks []table.FileScanTask) (rest, plain []table.Fi
 	if err != nil {
 		return nil, nil, err
 	}
+	return r.plainUUIDIn(proj, tasks)
+}
+
+// plainUUIDIn separates from tasks those whose Parquet file stores a uuid
+// column of proj as a plain fixed_len_byte_array(16).
+func (r Read) plainUUIDIn(proj *iceberg.Schema, tasks []table.FileScanTask) (rest, plain []table.FileScanTask, err error) {
 	ids, err := uuidFieldIDs(proj)
 	if err != nil || len(ids) == 0 {
 		return tasks, nil, err

@@ -152,6 +152,13 @@ func fixtureName(dir string) string {
 // remapped, and returns a connection to it.
 func fixtureServer(t *testing.T, remap *storage.PathRemap) *gosql.Conn {
 	t.Helper()
+	_, conn := fixtureEngine(t, remap)
+	return conn
+}
+
+// fixtureEngine is fixtureServer's engine and connection.
+func fixtureEngine(t *testing.T, remap *storage.PathRemap) (*engine.Engine, *gosql.Conn) {
+	t.Helper()
 	e, err := engine.Open(context.Background(), engine.Config{
 		Warehouse: t.TempDir(),
 		Store:     storage.RemapStore{Store: storage.LocalStore{}, Remap: remap},
@@ -175,7 +182,7 @@ func fixtureServer(t *testing.T, remap *storage.PathRemap) *gosql.Conn {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return pinnedConn(t, gosql.OpenDB(connector))
+	return e, pinnedConn(t, gosql.OpenDB(connector))
 }
 
 // TestFixtures registers every table of tables.json with register_table and

@@ -25,6 +25,11 @@ func TestFixturesVectorized(t *testing.T) {
 	idx := loadFixtureIndex(t, fx)
 	conn := fixtureServer(t, fixtureRemap(fx, idx))
 	ctx := context.Background()
+	// The native decoder is what is tested: small files are otherwise
+	// served decoded from memory (TestFixturesFileCache compares those).
+	if _, err := conn.ExecContext(ctx, "SET icesql_file_cache = OFF"); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := conn.ExecContext(ctx, "CREATE DATABASE fx"); err != nil {
 		t.Fatal(err)
 	}

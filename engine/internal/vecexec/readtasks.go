@@ -67,7 +67,17 @@ func OpenTasks(ctx context.Context, tbl *table.Table, r pushdown.Read, tasks []t
 	if len(single) == 0 {
 		return pushdown.Open(ctx, r, tasks)
 	}
-	return &patchedBatches{ctx: ctx, tbl: tbl, read: r, bulk: bulk, single: single, fills: fills}, nil
+	p := &patchedBatches{ctx: ctx, tbl: tbl, read: r, bulk: bulk, fills: fills}
+	// The files the decoded-file cache serves are read together, each
+	// batch set as it is handed out (pushdown/decodedread.go).
+	decoded, rest, err := pushdown.OpenDecoded(ctx, r, single, func(rec arrow.RecordBatch, t table.FileScanTask) (arrow.RecordBatch, error) {
+		return p.patch(rec, &t)
+	})
+	if err != nil {
+		return nil, err
+	}
+	p.decoded, p.single = decoded, rest
+	return p, nil
 }
 
 // identityColumns lists the projected columns that some partition spec of
@@ -111,15 +121,17 @@ func partitionedBy(tbl *table.Table, f iceberg.DataFile, fills []identityFill) b
 	return false
 }
 
-// patchedBatches reads the bulk tasks, then each single task on its own
-// with its identity columns set from its partition value.
+// patchedBatches reads the single tasks the decoded-file cache serves
+// (set as they are handed out), the bulk tasks, then each other single
+// task on its own with its identity columns set from its partition value.
 type patchedBatches struct {
-	ctx    context.Context
-	tbl    *table.Table
-	read   pushdown.Read
-	bulk   []table.FileScanTask
-	single []table.FileScanTask
-	fills  []identityFill
+	ctx     context.Context
+	tbl     *table.Table
+	read    pushdown.Read
+	bulk    []table.FileScanTask
+	single  []table.FileScanTask
+	decoded *pushdown.Batches // single tasks from the decoded-file cache, already set
+	fills   []identityFill
 
 	cur     *pushdown.Batches
 	curTask *table.FileScanTask
@@ -155,6 +167,10 @@ func (p *patchedBatches) Next() (arrow.RecordBatch, error) {
 
 // openNext opens the bulk tasks first, then the single ones; io.EOF when done.
 func (p *patchedBatches) openNext() error {
+	if p.decoded != nil {
+		p.cur, p.curTask, p.decoded = p.decoded, nil, nil
+		return nil
+	}
 	var tasks []table.FileScanTask
 	switch {
 	case !p.started:
@@ -190,6 +206,10 @@ func (p *patchedBatches) Close() {
 	if p.cur != nil {
 		p.cur.Close()
 		p.cur = nil
+	}
+	if p.decoded != nil {
+		p.decoded.Close()
+		p.decoded = nil
 	}
 }
 
