@@ -44,6 +44,20 @@ func (b HashJoinBuilder) Build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.R
 	}
 	hl.Mutex.Lock()
 	defer hl.Mutex.Unlock()
+	if src, ok := hl.Child.(*OrSource); ok { // orjoin.go
+		if hl.Lookup == nil {
+			table, err := b.buildOrTable(ctx, hl, src, row)
+			if err != nil {
+				return nil, err
+			}
+			hl.Lookup = &table
+		}
+		rows, err := probeOr(ctx, hl, src, *hl.Lookup, row)
+		if err != nil {
+			return nil, err
+		}
+		return sql.RowsToRowIter(rows...), nil
+	}
 	if hl.Lookup == nil {
 		table, err := b.buildTable(ctx, hl, row)
 		if err != nil {

@@ -36,7 +36,11 @@ func GroupedJoinSides(next analyzer.RuleFunc) analyzer.RuleFunc {
 			return out, same && same2, err
 		}
 		hashed, same3, err := hashPartialJoins(ctx, out)
-		return hashed, same && same2 && same3, err
+		if err != nil {
+			return hashed, same && same2 && same3, err
+		}
+		keyed, same4, err := keyOrJoins(ctx, hashed) // orjoin.go
+		return keyed, same && same2 && same3 && same4, err
 	}
 }
 
