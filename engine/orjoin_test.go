@@ -32,6 +32,9 @@ var orJoinShapes = []string{
 	"SELECT l.id FROM o AS l WHERE NOT EXISTS (SELECT 1 FROM i AS q WHERE q.id = l.id OR l.k IS NULL)",
 	"SELECT a.id, b.id, c.id FROM o AS a LEFT JOIN i AS b ON a.id = b.k CROSS JOIN i AS c WHERE a.k = c.id AND b.s = 'w1' OR c.x BETWEEN 3 AND 4",
 	"SELECT l.id, (SELECT COUNT(*) FROM i AS a JOIN i AS b ON a.k = b.id OR a.s = b.s WHERE a.id = l.id) FROM o AS l",
+	"SELECT l.id, r.id FROM o AS l LEFT JOIN i AS r ON l.k = r.k AND r.x > 2 AND l.b OR l.s = r.s AND r.m < 5 OR l.id = r.k AND NOT r.b",
+	"SELECT l.id, r.id FROM o AS l JOIN i AS r ON l.k = r.k AND r.x <=> 3.25 OR l.k = r.k AND r.s = 'w1' OR r.id IN (9, 40, 77)",
+	"SELECT COUNT(*), COUNT(r.id) FROM o AS l LEFT JOIN i AS r ON l.d = r.d AND l.x < r.x AND l.m > 3 OR l.k = r.id AND l.x IS NOT NULL",
 }
 
 // Each shape answers as the nested loop does (icesql_decorrelate = OFF),

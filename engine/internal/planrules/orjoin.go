@@ -23,7 +23,9 @@ import (
 //
 // Only right rows for which some branch of the OR can be true can make the
 // condition true. A branch holding an equality of a left expression with a
-// right one is true only for the right rows of the left row's key; a branch
+// right one is true only for the right rows of the left row's key that
+// pass its conditions on the right side alone, and for none when its
+// conditions on the left side alone fail for the left row; a branch
 // reading only the right side is true for the same right rows whatever the
 // left row; one reading only the left side makes every right row a
 // candidate when it is true. keyOrJoins gives such a join a HashLookup
@@ -92,6 +94,7 @@ func orLookup(ctx *sql.Context, c sql.Expression, left sql.Schema, right sql.Nod
 	}
 	rs := right.Schema(ctx)
 	src := &OrSource{Source: right}
+	yes := expression.NewLiteral(true, types.Boolean)
 	var lefts, rights, rightOnly, leftOnly []sql.Expression
 	for _, b := range branches {
 		switch {
@@ -100,18 +103,24 @@ func orLookup(ctx *sql.Context, c sql.Expression, left sql.Schema, right sql.Nod
 		case readsNoColumnOutside(ctx, b, left):
 			leftOnly = append(leftOnly, b)
 		default:
-			l, r := equalityKeys(ctx, b, left, rs)
+			l, r, lf, rf := branchKeys(ctx, b, left, rs)
 			if len(l) == 0 {
 				return nil
 			}
 			lefts, rights = append(lefts, l...), append(rights, r...)
-			src.widths = append(src.widths, len(l))
+			br := orBranchShape{width: len(l)}
+			if br.rightFilter = rf != nil; br.rightFilter {
+				lefts, rights = append(lefts, yes), append(rights, expression.NewIsTrue(rf))
+			}
+			if br.leftFilter = lf != nil; br.leftFilter {
+				lefts, rights = append(lefts, expression.NewIsTrue(lf)), append(rights, yes)
+			}
+			src.shapes = append(src.shapes, br)
 		}
 	}
-	if len(src.widths) == 0 {
+	if len(src.shapes) == 0 {
 		return nil
 	}
-	yes := expression.NewLiteral(true, types.Boolean)
 	if src.rightOnly = len(rightOnly) > 0; src.rightOnly {
 		lefts, rights = append(lefts, yes), append(rights, expression.NewIsTrue(expression.JoinOr(rightOnly...)))
 	}
@@ -121,11 +130,23 @@ func orLookup(ctx *sql.Context, c sql.Expression, left sql.Schema, right sql.Nod
 	return plan.NewHashLookup(ctx, src, expression.Tuple(rights), expression.Tuple(lefts), plan.JoinTypeInner)
 }
 
-// equalityKeys are the conjuncts of branch b that equal an expression of
-// the left side (lefts) with one of the right side (rights), of types
-// the hash table compares exactly (as hashPartialJoins takes them).
-func equalityKeys(ctx *sql.Context, b sql.Expression, ls, rs sql.Schema) (lefts, rights []sql.Expression) {
+// branchKeys splits a keyed branch b into its keys, the conjuncts that
+// equal an expression of the left side (lefts) with one of the right side
+// (rights), of types the hash table compares exactly (as hashPartialJoins
+// takes them), and the AND of its conjuncts on the left side alone (lf)
+// and on the right side alone (rf), nil when none: a left row lf is not
+// true for, or a right row rf is not true for, cannot make b true.
+func branchKeys(ctx *sql.Context, b sql.Expression, ls, rs sql.Schema) (lefts, rights []sql.Expression, lf, rf sql.Expression) {
+	var lfs, rfs []sql.Expression
 	for _, c := range expression.SplitConjunction(ctx, b) {
+		switch {
+		case readsOnlyColumnsOf(ctx, c, rs):
+			rfs = append(rfs, c)
+			continue
+		case readsNoColumnOutside(ctx, c, ls):
+			lfs = append(lfs, c)
+			continue
+		}
 		eq, ok := c.(*expression.Equals)
 		if !ok {
 			continue
@@ -139,7 +160,13 @@ func equalityKeys(ctx *sql.Context, b sql.Expression, ls, rs sql.Schema) (lefts,
 			lefts, rights = append(lefts, l), append(rights, r)
 		}
 	}
-	return lefts, rights
+	if len(lfs) > 0 {
+		lf = expression.JoinAnd(lfs...)
+	}
+	if len(rfs) > 0 {
+		rf = expression.JoinAnd(rfs...)
+	}
+	return lefts, rights, lf, rf
 }
 
 // readsNoColumnOutside says c reads no column but those of schema (a
@@ -160,10 +187,19 @@ func readsNoColumnOutside(ctx *sql.Context, c sql.Expression, schema sql.Schema)
 // branches. HashJoinBuilder reads it into one table per branch.
 type OrSource struct {
 	Source sql.Node
-	widths []int // how many key columns each keyed branch has, in order
+	shapes []orBranchShape // the keyed branches, in order
 	// rightOnly: the keys end with whether a right-only branch holds;
 	// leftOnly: then with whether a left-only branch holds.
 	rightOnly, leftOnly bool
+}
+
+// orBranchShape is where a keyed branch's parts are in the lookup's key
+// tuples: width key columns, then, when rightFilter, the right row's
+// filter (TRUE on the left), then, when leftFilter, the left row's
+// (TRUE on the right).
+type orBranchShape struct {
+	width                   int
+	rightFilter, leftFilter bool
 }
 
 var (
@@ -201,7 +237,7 @@ func (o *OrSource) DescribeQuery(ctx *sql.Context, f sql.DescribeOptions) string
 
 // Note says how the join reads its right side, for EXPLAIN.
 func (o *OrSource) Note() string {
-	s := fmt.Sprintf("read once per statement into a hash table for each of the OR's %d keyed branches", len(o.widths))
+	s := fmt.Sprintf("read once per statement into a hash table for each of the OR's %d keyed branches", len(o.shapes))
 	if o.rightOnly {
 		s += ", and the rows its branches on the right side alone accept"
 	}
@@ -235,14 +271,16 @@ const (
 )
 
 // orBranch is one keyed branch of an OrSource lookup, with a hash lookup
-// of its own keys that hashes them as a hash join on them would.
+// of its own keys that hashes them as a hash join on them would, and its
+// filters on each side (nil when none).
 type orBranch struct {
-	hl   *plan.HashLookup
-	ints bool // hashesInts
+	hl                      *plan.HashLookup
+	ints                    bool // hashesInts
+	rightFilter, leftFilter sql.Expression
 }
 
 // branches splits hl's key tuples into the keyed branches of src, and the
-// right-only and left-only flags' expressions (nil when absent).
+// right-only and left-only branches' expressions (nil when absent).
 func (src *OrSource) branches(ctx *sql.Context, hl *plan.HashLookup) (out []orBranch, rightOnly, leftOnly sql.Expression, err error) {
 	rights, okr := hl.RightEntryKey.(expression.Tuple)
 	lefts, okl := hl.LeftProbeKey.(expression.Tuple)
@@ -250,10 +288,20 @@ func (src *OrSource) branches(ctx *sql.Context, hl *plan.HashLookup) (out []orBr
 		return nil, nil, nil, fmt.Errorf("OR lookup: keys %s and %s are not tuples of one length", hl.RightEntryKey, hl.LeftProbeKey)
 	}
 	at := 0
-	for _, w := range src.widths {
+	for _, shape := range src.shapes {
+		w := shape.width
 		b := plan.NewHashLookup(ctx, src.Source, expression.Tuple(rights[at:at+w]), expression.Tuple(lefts[at:at+w]), plan.JoinTypeInner)
-		out = append(out, orBranch{hl: b, ints: hashesInts(ctx, b)})
+		br := orBranch{hl: b, ints: hashesInts(ctx, b)}
 		at += w
+		if shape.rightFilter {
+			br.rightFilter = rights[at]
+			at++
+		}
+		if shape.leftFilter {
+			br.leftFilter = lefts[at]
+			at++
+		}
+		out = append(out, br)
 	}
 	if src.rightOnly {
 		rightOnly = rights[at]
@@ -265,9 +313,19 @@ func (src *OrSource) branches(ctx *sql.Context, hl *plan.HashLookup) (out []orBr
 	return out, rightOnly, leftOnly, nil
 }
 
+// holds says the filter f (an IS TRUE, or nil for none) holds for row.
+func holds(ctx *sql.Context, f sql.Expression, row sql.Row) (bool, error) {
+	if f == nil {
+		return true, nil
+	}
+	v, err := f.Eval(ctx, row)
+	return v == true, err
+}
+
 // buildOrTable reads src into hl's table: each row under its key in every
-// keyed branch, under orRightOnly when a right-only branch holds for it,
-// and under orEveryRow when there are left-only branches.
+// keyed branch whose right filter it passes, under orRightOnly when a
+// right-only branch holds for it, and under orEveryRow when there are
+// left-only branches.
 func (b HashJoinBuilder) buildOrTable(ctx *sql.Context, hl *plan.HashLookup, src *OrSource, row sql.Row) (table map[any][]sql.Row, err error) {
 	branches, rightOnly, _, err := src.branches(ctx, hl)
 	if err != nil {
@@ -292,6 +350,12 @@ func (b HashJoinBuilder) buildOrTable(ctx *sql.Context, hl *plan.HashLookup, src
 			return nil, err
 		}
 		for i, br := range branches {
+			if ok, err := holds(ctx, br.rightFilter, r); err != nil || !ok {
+				if err != nil {
+					return nil, err
+				}
+				continue
+			}
 			key, err := hashKey(ctx, br.hl, br.hl.RightEntryKey, r, br.ints)
 			if err != nil {
 				return nil, err
@@ -299,14 +363,10 @@ func (b HashJoinBuilder) buildOrTable(ctx *sql.Context, hl *plan.HashLookup, src
 			k := orKey{i, key}
 			table[k] = append(table[k], r)
 		}
-		if rightOnly != nil {
-			v, err := rightOnly.Eval(ctx, r)
-			if err != nil {
-				return nil, err
-			}
-			if v == true {
-				table[orKey{orRightOnly, nil}] = append(table[orKey{orRightOnly, nil}], r)
-			}
+		if ok, err := holds(ctx, rightOnly, r); err != nil {
+			return nil, err
+		} else if ok && rightOnly != nil {
+			table[orKey{orRightOnly, nil}] = append(table[orKey{orRightOnly, nil}], r)
 		}
 		if src.leftOnly {
 			table[orKey{orEveryRow, nil}] = append(table[orKey{orEveryRow, nil}], r)
@@ -316,35 +376,43 @@ func (b HashJoinBuilder) buildOrTable(ctx *sql.Context, hl *plan.HashLookup, src
 
 // probeOr returns the rows of table for the left row (row): every row
 // when a left-only branch holds, else the rows under its key in each
-// keyed branch and those a right-only branch accepts, each once: a row a
-// branch gives is left out of the later ones, by its key in the earlier
-// branches (equal keys, the table lookup's own test).
+// keyed branch whose left filter holds, and those a right-only branch
+// accepts, each once: a row a branch gives is left out of the later
+// ones, by the earlier branches' own test (its left filter, the row's
+// right filter, equal keys).
 func probeOr(ctx *sql.Context, hl *plan.HashLookup, src *OrSource, table map[any][]sql.Row, row sql.Row) ([]sql.Row, error) {
 	branches, _, leftOnly, err := src.branches(ctx, hl)
 	if err != nil {
 		return nil, err
 	}
 	if leftOnly != nil {
-		v, err := leftOnly.Eval(ctx, row)
-		if err != nil {
-			return nil, err
-		}
-		if v == true {
-			return table[orKey{orEveryRow, nil}], nil
+		if ok, err := holds(ctx, leftOnly, row); err != nil || ok {
+			return table[orKey{orEveryRow, nil}], err
 		}
 	}
 	keys := make([]any, len(branches))
+	active := make([]bool, len(branches))
+	// gave says branch j gave r to this left row.
+	gave := func(j int, r sql.Row) (bool, error) {
+		if !active[j] {
+			return false, nil
+		}
+		if ok, err := holds(ctx, branches[j].rightFilter, r); err != nil || !ok {
+			return false, err
+		}
+		k, err := hashKey(ctx, branches[j].hl, branches[j].hl.RightEntryKey, r, branches[j].ints)
+		return k == keys[j], err
+	}
 	var out []sql.Row
 	add := func(rows []sql.Row, before int) error {
 	rows:
 		for _, r := range rows {
 			for j := range before {
-				k, err := hashKey(ctx, branches[j].hl, branches[j].hl.RightEntryKey, r, branches[j].ints)
-				if err != nil {
-					return err
-				}
-				if k == keys[j] {
-					continue rows // branch j gave it
+				if dup, err := gave(j, r); err != nil || dup {
+					if err != nil {
+						return err
+					}
+					continue rows
 				}
 			}
 			out = append(out, r)
@@ -352,6 +420,12 @@ func probeOr(ctx *sql.Context, hl *plan.HashLookup, src *OrSource, table map[any
 		return nil
 	}
 	for i, br := range branches {
+		if active[i], err = holds(ctx, br.leftFilter, row); err != nil {
+			return nil, err
+		}
+		if !active[i] {
+			continue
+		}
 		if keys[i], err = hashKey(ctx, br.hl, br.hl.LeftProbeKey, row, br.ints); err != nil {
 			return nil, err
 		}
