@@ -216,6 +216,14 @@ func hashKey(ctx *sql.Context, hl *plan.HashLookup, e sql.Expression, row sql.Ro
 	return key, err
 }
 
+// HashableEquality says the hash tables of hashPartialJoins and
+// keyOrJoins may key an equality of l with r: the hash key compares their
+// values exactly when they have one type, or are integer columns
+// (intKey).
+func HashableEquality(ctx *sql.Context, l, r sql.Expression) bool {
+	return l.Type(ctx).Equals(r.Type(ctx)) || integerColumns(ctx, l) && integerColumns(ctx, r)
+}
+
 // hashesInts says both of hl's keys are one to four integer columns.
 func hashesInts(ctx *sql.Context, hl *plan.HashLookup) bool {
 	return integerColumns(ctx, hl.LeftProbeKey) && integerColumns(ctx, hl.RightEntryKey)

@@ -155,8 +155,7 @@ func branchKeys(ctx *sql.Context, b sql.Expression, ls, rs sql.Schema) (lefts, r
 		if readsOnlyColumnsOf(ctx, r, ls) && readsOnlyColumnsOf(ctx, l, rs) {
 			l, r = r, l
 		}
-		sameType := l.Type(ctx).Equals(r.Type(ctx)) || integerColumns(ctx, l) && integerColumns(ctx, r) // hashlookup.go's intKey
-		if readsOnlyColumnsOf(ctx, l, ls) && readsOnlyColumnsOf(ctx, r, rs) && sameType {
+		if readsOnlyColumnsOf(ctx, l, ls) && readsOnlyColumnsOf(ctx, r, rs) && HashableEquality(ctx, l, r) {
 			lefts, rights = append(lefts, l), append(rights, r)
 		}
 	}
@@ -237,12 +236,12 @@ func (o *OrSource) DescribeQuery(ctx *sql.Context, f sql.DescribeOptions) string
 
 // Note says how the join reads its right side, for EXPLAIN.
 func (o *OrSource) Note() string {
-	s := fmt.Sprintf("read once per statement into a hash table for each of the OR's %d keyed branches", len(o.shapes))
+	s := fmt.Sprintf("read once per statement into a hash table per branch of the OR with an equality of the two sides (%d)", len(o.shapes))
 	if o.rightOnly {
-		s += ", and the rows its branches on the right side alone accept"
+		s += ", and a list of the rows its branches on the right side alone accept"
 	}
 	if o.leftOnly {
-		s += "; a left row one of its branches on the left side alone holds for gets every row"
+		s += "; a left row a branch on the left side alone holds for gets every row"
 	}
 	return s + "; each left row gets the rows of its keys, each once, and the join checks its whole condition on them"
 }

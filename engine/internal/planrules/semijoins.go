@@ -80,8 +80,7 @@ func hashPartialJoins(ctx *sql.Context, n sql.Node) (sql.Node, transform.TreeIde
 			if readsOnlyColumnsOf(ctx, r, ls) && readsOnlyColumnsOf(ctx, l, rs) {
 				l, r = r, l
 			}
-			sameType := l.Type(ctx).Equals(r.Type(ctx)) || integerColumns(ctx, l) && integerColumns(ctx, r) // hashlookup.go's intKey
-			if !readsOnlyColumnsOf(ctx, l, ls) || !readsOnlyColumnsOf(ctx, r, rs) || !sameType {
+			if !readsOnlyColumnsOf(ctx, l, ls) || !readsOnlyColumnsOf(ctx, r, rs) || !HashableEquality(ctx, l, r) {
 				continue
 			}
 			lefts, rights = append(lefts, l), append(rights, r)
