@@ -232,6 +232,13 @@ func TestLeftJoinRejectingNullsIsInner(t *testing.T) {
 		{"COALESCE(r.m, 1.5) = 1.5", true},
 		{"r.m = 1.5 OR l.id = 1", true},
 		{"r.m NOT IN (SELECT m FROM r)", true},
+		{"ROUND(r.m) = 1 AND l.id > 0", false},
+		{"SUBSTRING(UPPER(r.m), 1, 1) = '1'", false},
+		{"r.id % 2 = 1 OR MONTH(DATE(r.id)) >= 1", false},
+		{"r.m IS NOT NULL", false},
+		{"r.m <=> 1.5", false},
+		{"r.m <=> NULL", true},
+		{"COALESCE(UPPER(r.m), 'x') = 'x'", true},
 	} {
 		plan := strings.Join(explainLines(t, conn, "SELECT l.id FROM l LEFT JOIN r ON l.b = r.b WHERE "+c.where), "\n")
 		if got := strings.Contains(plan, "LeftOuter"); got != c.outer {

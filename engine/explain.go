@@ -241,6 +241,11 @@ func joinPath(ctx *sql.Context, j *plan.JoinNode) string {
 		}
 	}
 	_, hashed := j.Right().(*plan.HashLookup)
+	if hl, ok := j.Right().(*plan.HashLookup); ok {
+		if src, ok := hl.Child.(*planrules.OrSource); ok { // planrules/orjoin.go
+			return "hash join per branch of the OR: the right side is " + src.Note()
+		}
+	}
 	switch {
 	case j.Op.IsHash():
 		return "hash join: the right side is read once per statement into a hash table the left side's rows probe"

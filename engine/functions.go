@@ -23,6 +23,9 @@ var providedFunctions = func() map[string]sql.Function {
 		"nth_value":                sqlfunc.NthValueFunc,      // sqlfunc/windowvalues.go
 		"cume_dist":                sqlfunc.CumeDistFunc,      // sqlfunc/windowvalues.go
 	}
+	for _, name := range []string{"floor", "ceil", "ceiling"} {
+		fs[name] = sqlfunc.DecimalArgCopiedFunction(name) // sqlfunc/floorceil.go
+	}
 	for _, name := range sqlfunc.TemporalTextFunctions { // sqlfunc/stringfuncs.go
 		fs[name] = sqlfunc.TextArgsFunction(name)
 	}

@@ -77,12 +77,16 @@ func TestShapesProfile(t *testing.T) {
 		}
 		var on, off []time.Duration
 		var rows int
+		var few [][]string
 		for range runs {
 			r := runQuery(ctx, h.sess.on, ice, opts.Timeout)
 			if r.Err != nil {
 				t.Logf("error (vector on): %v: %s", r.Err, ice)
 			}
 			rows = len(r.Rows)
+			if rows <= 3 {
+				few = r.Rows
+			}
 			on = append(on, r.Elapsed)
 			r = runQuery(ctx, h.sess.off, ice, opts.Timeout)
 			if r.Err != nil {
@@ -92,8 +96,21 @@ func TestShapesProfile(t *testing.T) {
 		}
 		slices.Sort(on)
 		slices.Sort(off)
-		t.Logf("profile: on %.1f ms, off %.1f ms, %d rows: %s", ms(on[len(on)/2]), ms(off[len(off)/2]), rows, ice)
+		t.Logf("profile: on %.1f ms, off %.1f ms, %d rows%s: %s", ms(on[len(on)/2]), ms(off[len(off)/2]), rows, fewRows(few), ice)
 	}
+}
+
+// fewRows shows the rows of an answer of at most three rows (a count, an
+// aggregate), "" for none.
+func fewRows(rows [][]string) string {
+	var parts []string
+	for _, r := range rows {
+		parts = append(parts, "("+strings.Join(r, ", ")+")")
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " " + strings.Join(parts, " ")
 }
 
 func readQueryFile(t *testing.T, path string) []string {

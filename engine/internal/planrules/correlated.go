@@ -406,6 +406,15 @@ func (k *KeyedSource) BuildRowIter(ctx *sql.Context, b sql.NodeExecBuilder, row 
 	return &prependIter{prefix: row, rows: rows[key], residual: residual}, nil
 }
 
+// OncePerStatement implements vecexec.ReadOnce, for EXPLAIN: "" when the
+// source is read per outer row (see split).
+func (k *KeyedSource) OncePerStatement(ctx *sql.Context) string {
+	if _, _, ok := k.split(ctx); !ok {
+		return ""
+	}
+	return "its rows fill the subquery's table by key"
+}
+
 // split is the source as a table read under the conjuncts on its own
 // columns, and the conjuncts on other (outer) columns; ok is false when
 // the source is something else, or a conjunct cannot be told apart.

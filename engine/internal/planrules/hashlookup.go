@@ -44,6 +44,20 @@ func (b HashJoinBuilder) Build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.R
 	}
 	hl.Mutex.Lock()
 	defer hl.Mutex.Unlock()
+	if src, ok := hl.Child.(*OrSource); ok { // orjoin.go
+		if hl.Lookup == nil {
+			table, err := b.buildOrTable(ctx, hl, src, row)
+			if err != nil {
+				return nil, err
+			}
+			hl.Lookup = &table
+		}
+		rows, err := probeOr(ctx, hl, src, *hl.Lookup, row)
+		if err != nil {
+			return nil, err
+		}
+		return sql.RowsToRowIter(rows...), nil
+	}
 	if hl.Lookup == nil {
 		table, err := b.buildTable(ctx, hl, row)
 		if err != nil {
@@ -200,6 +214,14 @@ func hashKey(ctx *sql.Context, hl *plan.HashLookup, e sql.Expression, row sql.Ro
 	}
 	key, _, err := hl.GetHashKey(ctx, e, row)
 	return key, err
+}
+
+// HashableEquality says the hash tables of hashPartialJoins and
+// keyOrJoins may key an equality of l with r: the hash key compares their
+// values exactly when they have one type, or are integer columns
+// (intKey).
+func HashableEquality(ctx *sql.Context, l, r sql.Expression) bool {
+	return l.Type(ctx).Equals(r.Type(ctx)) || integerColumns(ctx, l) && integerColumns(ctx, r)
 }
 
 // hashesInts says both of hl's keys are one to four integer columns.

@@ -36,7 +36,11 @@ func GroupedJoinSides(next analyzer.RuleFunc) analyzer.RuleFunc {
 			return out, same && same2, err
 		}
 		hashed, same3, err := hashPartialJoins(ctx, out)
-		return hashed, same && same2 && same3, err
+		if err != nil {
+			return hashed, same && same2 && same3, err
+		}
+		keyed, same4, err := keyOrJoins(ctx, hashed) // orjoin.go
+		return keyed, same && same2 && same3 && same4, err
 	}
 }
 
@@ -76,8 +80,7 @@ func hashPartialJoins(ctx *sql.Context, n sql.Node) (sql.Node, transform.TreeIde
 			if readsOnlyColumnsOf(ctx, r, ls) && readsOnlyColumnsOf(ctx, l, rs) {
 				l, r = r, l
 			}
-			sameType := l.Type(ctx).Equals(r.Type(ctx)) || integerColumns(ctx, l) && integerColumns(ctx, r) // hashlookup.go's intKey
-			if !readsOnlyColumnsOf(ctx, l, ls) || !readsOnlyColumnsOf(ctx, r, rs) || !sameType {
+			if !readsOnlyColumnsOf(ctx, l, ls) || !readsOnlyColumnsOf(ctx, r, rs) || !HashableEquality(ctx, l, r) {
 				continue
 			}
 			lefts, rights = append(lefts, l), append(rights, r)

@@ -142,7 +142,7 @@ func noteVectorFilters(ctx *sql.Context, n sql.Node) {
 	for _, t := range ScanTables(ctx, n) {
 		t.ScanRef().filterNote = ""
 	}
-	inner := innerFilters(ctx, n)
+	inner, once := innerFilters(ctx, n), onceFilters(ctx, n)
 	WalkPlan(ctx, n, func(n sql.Node) {
 		if j, ok := n.(*plan.JoinNode); ok && VectorizeOn(ctx) {
 			if vj, _ := NewVectorJoin(ctx, j, nil); vj != nil {
@@ -162,6 +162,8 @@ func noteVectorFilters(ctx *sql.Context, n sql.Node) {
 		switch _, why := newVectorFilter(ctx, f); {
 		case !VectorizeOn(ctx):
 			t.ScanRef().filterNote = "no, icesql_vectorize is OFF"
+		case once[f] != "":
+			t.ScanRef().filterNote = "no, the row path evaluates the WHERE clause once per statement, as " + once[f]
 		case inner[f]:
 			t.ScanRef().filterNote = "no, the row path evaluates the WHERE clause: the scan is read again for each outer row"
 		case why == "":
@@ -203,6 +205,59 @@ func innerFilters(ctx *sql.Context, n sql.Node) map[sql.Node]bool {
 		}
 	})
 	return inner
+}
+
+// ReadOnce is a plan node whose rows are read once per statement though
+// it is built again for each outer row: planrules' keyed sources and OR
+// lookups, whose rows fill tables that the outer rows probe.
+// OncePerStatement says what the rows fill, for EXPLAIN; "" when the node
+// reads its rows for each outer row after all.
+type ReadOnce interface {
+	OncePerStatement(ctx *sql.Context) string
+}
+
+// onceFilters is the Filters of n that are built with a parent row but
+// read once per statement, each with what their rows fill: those below a
+// hash join's table (HashLookup) or a ReadOnce node, and those of a
+// subquery that reads no outer column (go-mysql-server keeps its rows).
+// A nested-loop join's right side and the subqueries within are left to
+// innerFilters: they are read again for each of their outer rows.
+func onceFilters(ctx *sql.Context, n sql.Node) map[sql.Node]string {
+	once := map[sql.Node]string{}
+	var mark func(n sql.Node, what string)
+	mark = func(n sql.Node, what string) {
+		transform.Inspect(n, func(n sql.Node) bool {
+			switch n := n.(type) {
+			case *plan.Filter:
+				once[n] = what
+			case *plan.JoinNode:
+				mark(n.Left(), what)
+				return false
+			}
+			return true
+		})
+	}
+	WalkPlan(ctx, n, func(n sql.Node) {
+		switch r := n.(type) {
+		case *plan.HashLookup:
+			mark(r.Child, "its rows fill the join's hash table")
+		case ReadOnce:
+			if what := r.OncePerStatement(ctx); what != "" {
+				mark(n, what)
+			}
+		}
+		if ex, ok := n.(sql.Expressioner); ok {
+			for _, e := range ex.Expressions() {
+				transform.InspectExpr(ctx, e, func(ctx *sql.Context, e sql.Expression) bool {
+					if sq, ok := e.(*plan.Subquery); ok && sq.CanCacheResults() {
+						mark(sq.Query, "the subquery reads no outer column and its rows are kept")
+					}
+					return false
+				})
+			}
+		}
+	})
+	return once
 }
 
 // filteredScan is the Iceberg table a Filter's child scans, when the
