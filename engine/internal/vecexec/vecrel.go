@@ -619,7 +619,6 @@ type relProbe struct {
 	pi, bi []int32
 	all    []int32
 	sel    *vector.Selector
-	hit    []bool
 }
 
 func (r *vecRel) runJoin(ctx *sql.Context, workers int, need map[string]bool, fn relFunc) error {
